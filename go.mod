@@ -1,0 +1,3 @@
+module github.com/loopctl/loopctl-go
+
+go 1.26
