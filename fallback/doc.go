@@ -1,0 +1,36 @@
+// Package fallback is the model breaker: it keeps an agent's turns flowing when
+// its primary model keeps failing, by routing them to a chain of backup models
+// and, after a cooldown, carefully probing the primary until it has proven that
+// it recovered.
+//
+// A [Manager] is a three-state machine:
+//
+//   - [Primary]: turns go to the primary model; consecutive failed turns are
+//     counted, and the TripThreshold-th one trips the manager.
+//   - [Fallback]: turns go to the active chain entry, the first entry that is
+//     neither disabled with [Manager.SetAvailable] nor out of strikes (each entry
+//     may fail MaxFailCount turns). When every entry is spent, [Manager.Begin]
+//     fails fast with [ErrExhausted]. A manager with no chain never exhausts: it
+//     keeps serving the primary, and the trip is only bookkeeping.
+//   - [Recovering]: once RecoveryTimeout has passed since the trip, the next turn
+//     is a probe of the primary. At most one probe is in flight at a time; other
+//     turns started meanwhile are served by the chain. RecoverySuccessesNeeded
+//     consecutive probe successes return to Primary; a rate-limited probe re-trips
+//     at once, and TripThreshold consecutive transient probe failures re-trip too.
+//
+// Each turn starts with [Manager.Begin], which applies every due transition,
+// routes the turn and returns a [Turn] ticket naming the model to call. The caller
+// settles the ticket exactly once with [Turn.Success], [Turn.Failure] or
+// [Turn.Cancel]. The verdict applies to the model that served the ticket, and
+// results of tickets issued before the latest state change never close or re-open
+// anything, so concurrent turns cannot confuse the machine. A probe ticket holds a
+// lease (ProbeTimeout): a probe that is never settled frees its slot when the lease
+// ends and counts as one transient probe failure at the lease end.
+//
+// Time transitions are computed lazily from Settings.Now when the manager is
+// touched; there are no goroutines or timers. The pure reads ([Manager.State],
+// [Manager.ActiveModel], [Manager.Snapshot], [Manager.FallbackActivated]) change
+// nothing. Transition callbacks run outside every lock, in order.
+//
+// The normative semantics are section 3 of loopctl's SEMANTICS.md.
+package fallback

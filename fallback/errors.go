@@ -1,0 +1,79 @@
+package fallback
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrExhausted is FallbackExhausted: the manager is tripped, the chain is not
+// empty, and every chain entry has failed (or is disabled). [Manager.Begin]
+// returns it, as an [*ExhaustedError], before any request is sent. It is a hard
+// error: the run should end rather than retreat to the known-bad primary.
+var ErrExhausted = errors.New("fallback: every model in the fallback chain has failed (FallbackExhausted)")
+
+// ErrInvalidSettings is matched (with errors.Is) by every [SettingsError].
+var ErrInvalidSettings = errors.New("fallback: invalid settings")
+
+// ErrNotInChain is matched (with errors.Is) by the error [Manager.SetAvailable]
+// returns for a model that is not a chain entry (the primary or an unknown name).
+var ErrNotInChain = errors.New("fallback: model is not a chain entry")
+
+// ExhaustedError is what [Manager.Begin] returns (as *ExhaustedError) when the
+// fallback chain is spent. errors.Is(err, ErrExhausted) is true.
+type ExhaustedError struct {
+	// Primary is the primary model.
+	Primary string
+	// Chain is the fallback chain, in order (a copy).
+	Chain []string
+	// State is Fallback, or Recovering while a probe of the primary is in flight.
+	State State
+	// ProbeAt is when the primary is next expected to be tried: in Fallback the
+	// end of the cooldown (trip time + RecoveryTimeout); in Recovering the end
+	// of the lease of the probe in flight (it frees earlier if the probe settles
+	// earlier). Exhaustion never moves it.
+	ProbeAt time.Time
+	// RetryIn is ProbeAt minus the time of the refusal, never negative.
+	RetryIn time.Duration
+}
+
+// Error returns text such as
+//
+//	fallback: every model in the fallback chain has failed (FallbackExhausted): chain [gpt-b gpt-c]; primary "gpt-a" may be probed in 42s
+func (e *ExhaustedError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrExhausted.Error())
+	b.WriteString(": chain [")
+	b.WriteString(strings.Join(e.Chain, " "))
+	b.WriteString("]; primary ")
+	b.WriteString(strconv.Quote(e.Primary))
+	if e.State == Recovering {
+		b.WriteString(" is being probed; probe lease ends in ")
+	} else {
+		b.WriteString(" may be probed in ")
+	}
+	b.WriteString(e.RetryIn.String())
+	return b.String()
+}
+
+// Is reports whether target is [ErrExhausted].
+func (e *ExhaustedError) Is(target error) bool { return target == ErrExhausted }
+
+// SettingsError reports one problem with a [Settings] value. It matches
+// [ErrInvalidSettings] with errors.Is. [New] joins one SettingsError per problem
+// found (errors.Join), so errors.As finds the first.
+type SettingsError struct {
+	// Field names the offending field, e.g. "Primary" or "Chain[1]".
+	Field string
+	// Problem says what is wrong, e.g. `"gpt-b" duplicates Chain[0]`.
+	Problem string
+}
+
+// Error returns "fallback: " + Field + " " + Problem, e.g.
+//
+//	fallback: Chain[1] "gpt-b" duplicates Chain[0]
+func (e *SettingsError) Error() string { return "fallback: " + e.Field + " " + e.Problem }
+
+// Is reports whether target is [ErrInvalidSettings].
+func (e *SettingsError) Is(target error) bool { return target == ErrInvalidSettings }

@@ -1,0 +1,254 @@
+package fallback
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/loopctl/loopctl-go/internal/notify"
+)
+
+// Manager is the model breaker: it routes each turn to the primary model or to
+// a backup from the fallback chain, as described in the package documentation.
+// Create one with [New]. A Manager is safe for concurrent use.
+type Manager struct {
+	cfg          config
+	now          func() time.Time
+	onTransition func(Transition)
+	queue        *notify.Queue[Transition] // nil when onTransition is nil
+
+	mu   sync.Mutex
+	mc   machine
+	free []*slot // settled tickets' slots, reused by Begin
+}
+
+// New returns a Manager in state Primary. It returns an error (matching
+// [ErrInvalidSettings], one [*SettingsError] per problem, joined) if the primary
+// is empty or blank, a chain entry is blank, duplicates an earlier entry or is
+// the primary, or a number is negative.
+func New(s Settings) (*Manager, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	m := &Manager{cfg: newConfig(s), now: s.Now, onTransition: s.OnTransition}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.onTransition != nil {
+		m.queue = new(notify.Queue[Transition])
+	}
+	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models))}
+	return m, nil
+}
+
+// Begin starts a turn. Atomically, it applies the lazy probe-lease expiry, moves
+// Fallback to Recovering once RecoveryTimeout has passed since the trip, and
+// routes the turn:
+//
+//   - Primary: to the primary.
+//   - Recovering with no probe in flight: to the primary, as the probe
+//     ([Turn.IsProbe] is true).
+//   - Recovering with a probe in flight, and Fallback: to the active chain
+//     entry; to the primary if the chain is empty; if the chain is spent, Begin
+//     returns an [*ExhaustedError] (matching [ErrExhausted]) and a zero Turn.
+//
+// The caller sends the turn to [Turn.Model] and settles the ticket once. Begin
+// and the settlements do not allocate, except to deliver a transition, to return
+// an error, or to replace the bookkeeping of tickets that were never settled.
+func (m *Manager) Begin() (Turn, error) {
+	rec := recorder{q: m.queue}
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	r := m.mc.begin(&clk, &rec)
+	if r.exhausted {
+		err := m.exhausted(&clk)
+		m.mu.Unlock()
+		m.drain(&rec)
+		return Turn{}, err
+	}
+	s := m.takeSlot()
+	t := Turn{m: m, slot: s, seq: s.seq, gen: m.mc.gen, epoch: m.mc.epoch, probe: r.probe, entry: r.entry}
+	m.mu.Unlock()
+	m.drain(&rec)
+	return t, nil
+}
+
+// exhausted builds the refusal; m.mu is held.
+func (m *Manager) exhausted(clk *clock) error {
+	now := clk.now()
+	e := &ExhaustedError{Primary: m.cfg.primary, Chain: append([]string(nil), m.cfg.models...), State: m.mc.state}
+	if m.mc.state == Recovering {
+		e.ProbeAt = m.mc.probeStart.Add(m.cfg.probeTimeout)
+	} else {
+		e.ProbeAt = m.mc.trippedAt.Add(m.cfg.recoveryTimeout)
+	}
+	e.RetryIn = max(e.ProbeAt.Sub(now), 0)
+	return e
+}
+
+// ActiveModel returns the model the next Begin would route to at this instant,
+// or "" if it would return ErrExhausted. It is a pure read: it changes nothing.
+// Once the cooldown has passed it names the primary, although the state stays
+// Fallback until the next Begin.
+func (m *Manager) ActiveModel() string {
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	c := m.mc // shallow copy: begin does not write to chain
+	r := c.begin(&clk, nil)
+	m.mu.Unlock()
+	switch {
+	case r.exhausted:
+		return ""
+	case r.entry < 0:
+		return m.cfg.primary
+	}
+	return m.cfg.models[r.entry]
+}
+
+// State returns the current state as if every lazy transition due by now had
+// happened (an expired probe lease and the re-trip it may cause); the cooldown
+// transition to Recovering happens only in Begin, so a manager whose cooldown has
+// passed still reads Fallback. It is a pure read: it changes nothing.
+func (m *Manager) State() State {
+	return m.pure().state
+}
+
+// FallbackActivated reports whether the manager has tripped since New or the
+// last Reset (the sticky "ever tripped" flag). It is a pure read.
+func (m *Manager) FallbackActivated() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mc.activated
+}
+
+// pure returns a copy of the machine with the lazy lease expiry applied. The
+// copy shares chain with the real machine: do not write to it.
+func (m *Manager) pure() machine {
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	c := m.mc
+	c.expireLease(&clk, nil)
+	m.mu.Unlock()
+	return c
+}
+
+// Snapshot is a consistent view of a [Manager] at one instant.
+type Snapshot struct {
+	// State is as [Manager.State] reports it.
+	State State
+	// ConsecutiveFailures counts consecutive failed turns on the primary
+	// (Primary) or consecutive transient probe failures (Recovering).
+	ConsecutiveFailures int
+	// ProbeSuccesses counts consecutive probe successes (Recovering).
+	ProbeSuccesses int
+	// TrippedAt is when the manager last tripped; zero unless tripped.
+	TrippedAt time.Time
+	// FallbackActivated is the sticky "ever tripped" flag.
+	FallbackActivated bool
+	// Chain describes every chain entry, in order (a fresh copy).
+	Chain []Entry
+	// ProbeStartedAt is when the probe in flight was granted; zero if no probe
+	// is in flight (or its lease has expired).
+	ProbeStartedAt time.Time
+}
+
+// Entry describes one chain entry in a [Snapshot].
+type Entry struct {
+	// Model is the entry's model.
+	Model string
+	// Attempts is the number of failed turns it served since the last recovery
+	// or Reset.
+	Attempts int
+	// Available is false if the entry was disabled with SetAvailable.
+	Available bool
+	// Failed is true if the entry is disabled or Attempts >= MaxFailCount.
+	Failed bool
+}
+
+// Snapshot returns the manager's state as [Manager.State] sees it, with the
+// counters and the chain. It is a pure read: it changes nothing.
+func (m *Manager) Snapshot() Snapshot {
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.mc
+	c.expireLease(&clk, nil)
+	s := Snapshot{
+		State:               c.state,
+		ConsecutiveFailures: c.failures,
+		ProbeSuccesses:      c.probeSuccesses,
+		TrippedAt:           c.trippedAt,
+		FallbackActivated:   c.activated,
+		Chain:               make([]Entry, len(c.chain)),
+		ProbeStartedAt:      c.probeStart,
+	}
+	for i, e := range c.chain {
+		s.Chain[i] = Entry{
+			Model:     m.cfg.models[i],
+			Attempts:  e.attempts,
+			Available: !e.disabled,
+			Failed:    e.disabled || e.attempts >= m.cfg.maxFail,
+		}
+	}
+	return s
+}
+
+// SetAvailable enables or disables a chain entry by hand. A disabled entry is
+// failed: routing skips it. Manual disables survive recovery and Reset. If the
+// active entry changes while in Fallback, a Fallback -> Fallback transition
+// fires. The primary, or a model not in the chain, is an error matching
+// [ErrNotInChain].
+func (m *Manager) SetAvailable(model string, available bool) error {
+	i := m.index(model)
+	if i < 0 {
+		return m.notInChain(model)
+	}
+	rec := recorder{q: m.queue}
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	m.mc.setAvailable(i, available, &clk, &rec)
+	m.mu.Unlock()
+	m.drain(&rec)
+	return nil
+}
+
+func (m *Manager) index(model string) int {
+	for i, c := range m.cfg.models {
+		if c == model {
+			return i
+		}
+	}
+	return -1
+}
+
+type notInChainError struct{ msg string }
+
+func (e *notInChainError) Error() string        { return e.msg }
+func (e *notInChainError) Is(target error) bool { return target == ErrNotInChain }
+
+func (m *Manager) notInChain(model string) error {
+	if model == m.cfg.primary {
+		return &notInChainError{"fallback: " + strconv.Quote(model) + " is the primary, not a chain entry"}
+	}
+	return &notInChainError{"fallback: " + strconv.Quote(model) + " is not in the fallback chain"}
+}
+
+// Reset returns the manager to Primary: it clears the counters, the trip time,
+// the fallback-activated flag and every entry's attempt count, and keeps manual
+// disables. A transition fires if the state changed. Tickets issued before Reset
+// are ignored when settled.
+func (m *Manager) Reset() {
+	rec := recorder{q: m.queue}
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	m.mc.reset(&clk, &rec)
+	m.mu.Unlock()
+	m.drain(&rec)
+}
+
+// drain delivers the transitions recorded by the calling method, outside the lock.
+func (m *Manager) drain(rec *recorder) {
+	if rec.pushed {
+		m.queue.Drain(m.onTransition)
+	}
+}

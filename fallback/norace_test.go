@@ -1,0 +1,5 @@
+//go:build !race
+
+package fallback
+
+const raceEnabled = false

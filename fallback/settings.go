@@ -1,0 +1,213 @@
+package fallback
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// State is the state of a [Manager].
+type State int
+
+// The states of a [Manager].
+const (
+	// Primary: turns go to the primary model. The initial state.
+	Primary State = iota
+	// Fallback: tripped; turns go to the active chain entry.
+	Fallback
+	// Recovering: the cooldown has passed; probe turns test the primary.
+	Recovering
+)
+
+// String returns "primary", "fallback" or "recovering".
+func (s State) String() string {
+	switch s {
+	case Primary:
+		return "primary"
+	case Fallback:
+		return "fallback"
+	case Recovering:
+		return "recovering"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Kind is the kind of a failed turn.
+type Kind int
+
+// The kinds of failed turns.
+const (
+	// Transient: any failure that is not a rate-limit escalation.
+	Transient Kind = iota
+	// RateLimit: the provider kept answering "too many requests" (the retry
+	// ladder escalated). A rate-limited probe re-trips at once.
+	RateLimit
+)
+
+// String returns "transient" or "rate-limit".
+func (k Kind) String() string {
+	switch k {
+	case Transient:
+		return "transient"
+	case RateLimit:
+		return "rate-limit"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Default values used when a [Settings] field is zero.
+const (
+	DefaultTripThreshold           = 3
+	DefaultRecoveryTimeout         = 60 * time.Second
+	DefaultRecoverySuccessesNeeded = 2
+	DefaultMaxFailCount            = 2
+	DefaultProbeTimeout            = 5 * time.Minute
+)
+
+// Settings configures a [Manager].
+type Settings struct {
+	// Primary is the primary model. Required: empty or blank is an error.
+	Primary string
+	// Chain lists the backup models, in order. Zero (nil): no chain; the manager
+	// still trips (bookkeeping and events) but keeps routing to the primary and
+	// never returns ErrExhausted. Blank entries, duplicates and the primary
+	// itself are errors. [New] copies the slice.
+	Chain []string
+	// TripThreshold is the number of consecutive failed turns on the primary
+	// that trips the manager, and of consecutive transient probe failures that
+	// re-trips it. Zero: 3. Negative: an error.
+	TripThreshold int
+	// RecoveryTimeout is the cooldown: how long after the trip the next turn
+	// probes the primary. Zero: 60s. Negative: an error.
+	RecoveryTimeout time.Duration
+	// RecoverySuccessesNeeded is the number of consecutive probe successes that
+	// returns the manager to Primary. Zero: 2. Negative: an error.
+	RecoverySuccessesNeeded int
+	// MaxFailCount is each chain entry's budget of failed turns (strikes); an
+	// entry with this many is failed. Zero: 2. Negative: an error.
+	MaxFailCount int
+	// ProbeTimeout is the lease of a probe turn: a probe not settled after this
+	// long frees its slot and counts as one Transient probe failure at the lease
+	// end. Zero: 5m. Negative: an error.
+	ProbeTimeout time.Duration
+	// Now is the clock. Zero (nil): time.Now. Now must not call into the manager.
+	Now func() time.Time
+	// OnTransition, if not nil, is called after every transition, outside every
+	// lock, in the order of the transitions; with one caller at a time it has
+	// returned before the call that caused the transition returns. It may call
+	// back into the manager. A transition that happened lazily (the re-trip
+	// caused by an expired probe lease) is delivered by the next Begin,
+	// settlement, SetAvailable or Reset, with At the time it happened; pure reads
+	// deliver nothing. Zero (nil): no callbacks, and no bookkeeping for them.
+	OnTransition func(Transition)
+}
+
+// Transition describes one state change of a [Manager], or a chain advance
+// (From == To == Fallback).
+type Transition struct {
+	// From and To are the states before and after.
+	From, To State
+	// FromModel and ToModel are the models the states route to before and after:
+	// the primary for Primary and Recovering; for Fallback the active chain entry,
+	// "" when the chain is spent, or the primary when there is no chain.
+	FromModel, ToModel string
+	// At is when the transition happened: the time of the call that caused it,
+	// or the end of the lease of an unsettled probe whose expiry re-tripped.
+	At time.Time
+}
+
+// String returns text such as
+//
+//	primary -> fallback ("gpt-a" -> "gpt-b") at 2026-01-01T00:00:00Z
+func (t Transition) String() string {
+	return t.From.String() + " -> " + t.To.String() +
+		" (" + strconv.Quote(t.FromModel) + " -> " + strconv.Quote(t.ToModel) + ") at " +
+		t.At.Format(time.RFC3339Nano)
+}
+
+// validate returns every problem of s, joined, or nil.
+func (s Settings) validate() error {
+	var errs []error
+	bad := func(field, problem string) {
+		errs = append(errs, &SettingsError{Field: field, Problem: problem})
+	}
+	switch {
+	case s.Primary == "":
+		bad("Primary", "must not be empty")
+	case strings.TrimSpace(s.Primary) == "":
+		bad("Primary", strconv.Quote(s.Primary)+" is blank")
+	}
+	seen := make(map[string]int, len(s.Chain))
+	for i, c := range s.Chain {
+		field := "Chain[" + strconv.Itoa(i) + "]"
+		if strings.TrimSpace(c) == "" {
+			bad(field, strconv.Quote(c)+" is blank")
+			continue
+		}
+		if c == s.Primary {
+			bad(field, strconv.Quote(c)+" is the primary")
+			continue
+		}
+		if j, dup := seen[c]; dup {
+			bad(field, strconv.Quote(c)+" duplicates Chain["+strconv.Itoa(j)+"]")
+			continue
+		}
+		seen[c] = i
+	}
+	negInt := func(field string, v int) {
+		if v < 0 {
+			bad(field, "must not be negative (got "+strconv.Itoa(v)+")")
+		}
+	}
+	negDur := func(field string, v time.Duration) {
+		if v < 0 {
+			bad(field, "must not be negative (got "+v.String()+")")
+		}
+	}
+	negInt("TripThreshold", s.TripThreshold)
+	negDur("RecoveryTimeout", s.RecoveryTimeout)
+	negInt("RecoverySuccessesNeeded", s.RecoverySuccessesNeeded)
+	negInt("MaxFailCount", s.MaxFailCount)
+	negDur("ProbeTimeout", s.ProbeTimeout)
+	return errors.Join(errs...)
+}
+
+// config is the immutable part of a Manager, with defaults applied.
+type config struct {
+	primary         string
+	models          []string // the chain; never mutated after New
+	tripThreshold   int
+	successesNeeded int
+	maxFail         int
+	recoveryTimeout time.Duration
+	probeTimeout    time.Duration
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orDur(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func newConfig(s Settings) config {
+	models := make([]string, len(s.Chain))
+	copy(models, s.Chain)
+	return config{
+		primary:         s.Primary,
+		models:          models,
+		tripThreshold:   orInt(s.TripThreshold, DefaultTripThreshold),
+		successesNeeded: orInt(s.RecoverySuccessesNeeded, DefaultRecoverySuccessesNeeded),
+		maxFail:         orInt(s.MaxFailCount, DefaultMaxFailCount),
+		recoveryTimeout: orDur(s.RecoveryTimeout, DefaultRecoveryTimeout),
+		probeTimeout:    orDur(s.ProbeTimeout, DefaultProbeTimeout),
+	}
+}

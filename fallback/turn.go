@@ -1,0 +1,90 @@
+package fallback
+
+// slot lets a Turn detect its second settlement without allocating per ticket:
+// seq changes when the ticket holding the slot is settled, and the slot is then
+// reused by a later ticket. Guarded by Manager.mu. A slot of a ticket that is
+// never settled is never reused.
+type slot struct{ seq uint64 }
+
+// takeSlot returns a free slot; m.mu is held.
+func (m *Manager) takeSlot() *slot {
+	if n := len(m.free); n > 0 {
+		s := m.free[n-1]
+		m.free[n-1] = nil
+		m.free = m.free[:n-1]
+		return s
+	}
+	return new(slot)
+}
+
+// Turn is the ticket [Manager.Begin] hands out for one turn. It names the model
+// to call and remembers who served it, in which generation, and whether it is
+// the probe. Settle it exactly once with [Turn.Success], [Turn.Failure] or
+// [Turn.Cancel]; the verdict applies to the model that served the ticket.
+//
+// Settling is idempotent: only the first settlement of a ticket (or of any copy
+// of it) counts, and later ones do nothing. The zero Turn names no model and
+// settling it does nothing. A ticket that is never settled (lost) does no harm,
+// except that a lost probe holds the probe slot until its lease ends.
+type Turn struct {
+	m     *Manager
+	slot  *slot
+	seq   uint64
+	gen   uint64 // the manager's generation when the ticket was issued
+	epoch uint64 // the chain-budget epoch when the ticket was issued
+	probe uint64 // the probe's number; 0 if not a probe
+	entry int    // the chain entry that serves the turn; -1 for the primary
+}
+
+// Model returns the model to send the turn to ("" for the zero Turn).
+func (t Turn) Model() string {
+	switch {
+	case t.m == nil:
+		return ""
+	case t.entry < 0:
+		return t.m.cfg.primary
+	}
+	return t.m.cfg.models[t.entry]
+}
+
+// IsProbe reports whether the turn is the probe of the primary (Recovering).
+// Only a probe's verdict moves the manager towards recovery.
+func (t Turn) IsProbe() bool { return t.probe != 0 }
+
+// Success reports that the turn succeeded. On the primary in Primary it zeroes
+// the consecutive failures; for the probe it extends the probe success streak,
+// and the RecoverySuccessesNeeded-th consecutive success returns to Primary. A
+// success served by a chain entry changes nothing.
+func (t Turn) Success() { t.settle(success, Transient) }
+
+// Failure reports that the turn failed, with its kind (any value other than
+// RateLimit counts as Transient). On the primary in Primary it counts toward
+// TripThreshold; for the probe, a RateLimit failure re-trips at once and a
+// Transient one resets the success streak and counts toward TripThreshold; on a
+// chain entry it spends one of the entry's strikes (unless a recovery or Reset
+// has renewed the budgets since the ticket was issued).
+func (t Turn) Failure(k Kind) { t.settle(failure, k) }
+
+// Cancel reports that the caller gave up (context.Canceled): no verdict, no
+// counter changes. A cancelled probe frees the probe slot at once, so the next
+// Begin gets the probe.
+func (t Turn) Cancel() { t.settle(cancel, Transient) }
+
+func (t Turn) settle(v verdict, k Kind) {
+	m := t.m
+	if m == nil || t.slot == nil {
+		return
+	}
+	rec := recorder{q: m.queue}
+	clk := clock{f: m.now}
+	m.mu.Lock()
+	if t.slot.seq != t.seq {
+		m.mu.Unlock()
+		return // settled before
+	}
+	t.slot.seq++
+	m.free = append(m.free, t.slot)
+	m.mc.settle(&t, v, k, &clk, &rec)
+	m.mu.Unlock()
+	m.drain(&rec)
+}

@@ -1,0 +1,167 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Class is the rung of the ladder an error belongs to; see [Classify].
+type Class int
+
+const (
+	// Transient errors are retried with exponential backoff and jitter.
+	Transient Class = iota
+	// RateLimited errors (HTTP 429) are retried on their own budget,
+	// honouring the server's Retry-After hint, and eventually escalate.
+	RateLimited
+	// Permanent errors are never retried.
+	Permanent
+)
+
+// String returns "transient", "rate-limited" or "permanent"
+// ("Class(n)" for any other value).
+func (c Class) String() string {
+	switch c {
+	case Transient:
+		return "transient"
+	case RateLimited:
+		return "rate-limited"
+	case Permanent:
+		return "permanent"
+	}
+	return "Class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Classify reports how the ladder treats err. The whole chain of err is
+// searched (errors.Is / errors.As), in this order:
+//
+//   - an error marked with [Unrecoverable]: Permanent;
+//   - context.Canceled: Permanent (cancellation is never retried);
+//   - an [*EscalationError]: RateLimited;
+//   - a [*StatusError]: 429 is RateLimited; 408 and every 5xx (500, 502,
+//     503, 504, 529, ...) are Transient; every other 4xx is Permanent; any
+//     other code (1xx, 2xx, 3xx, nonsense) is Transient;
+//   - everything else, including context.DeadlineExceeded, net.Error
+//     timeouts, connection errors (refused, reset, closed) and
+//     io.ErrUnexpectedEOF: Transient. An error the ladder does not
+//     recognise is given the benefit of the doubt.
+//
+// Classify(nil) returns Transient, the zero Class; nil is not a failure and
+// [Do] never classifies it.
+func Classify(err error) Class {
+	if err == nil {
+		return Transient
+	}
+	if _, ok := errors.AsType[*unrecoverableError](err); ok {
+		return Permanent
+	}
+	if errors.Is(err, context.Canceled) {
+		return Permanent
+	}
+	if _, ok := errors.AsType[*EscalationError](err); ok {
+		return RateLimited
+	}
+	if se, ok := errors.AsType[*StatusError](err); ok {
+		return classifyCode(se.Code)
+	}
+	return Transient
+}
+
+// classifyCode classifies an HTTP status code.
+func classifyCode(code int) Class {
+	switch {
+	case code == http.StatusTooManyRequests:
+		return RateLimited
+	case code == http.StatusRequestTimeout:
+		return Transient
+	case code >= 400 && code < 500:
+		return Permanent
+	default: // 5xx and anything that is not a client error
+		return Transient
+	}
+}
+
+// StatusError is how adapters report an HTTP failure: the response's status
+// code, the server's Retry-After hint and the underlying error (typically the
+// SDK's error, or the response body). [Classify] uses Code; [Do] uses
+// RetryAfter for rate-limited retries.
+type StatusError struct {
+	// Code is the HTTP status code.
+	Code int
+	// RetryAfter is the server's hint of when to try again
+	// (see [RetryAfterFromHeader]); 0 means no hint.
+	RetryAfter time.Duration
+	// Err is the underlying error; it may be nil.
+	Err error
+}
+
+// Error returns a message like "retry: HTTP 503 Service Unavailable: <Err>".
+func (e *StatusError) Error() string {
+	s := "retry: HTTP " + strconv.Itoa(e.Code)
+	if t := http.StatusText(e.Code); t != "" {
+		s += " " + t
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *StatusError) Unwrap() error { return e.Err }
+
+// ErrRateLimitEscalation is matched (errors.Is) by every [*EscalationError].
+var ErrRateLimitEscalation = errors.New("retry: rate limit escalation")
+
+// EscalationError is what [Do] returns when the rate-limit budget is spent:
+// the (RateLimitRetries+1)-th rate-limited response stops the ladder so the
+// caller can switch models instead of waiting. errors.Is(err,
+// ErrRateLimitEscalation) is true, and Unwrap gives the last error (so
+// errors.As still finds its [*StatusError]).
+type EscalationError struct {
+	// Attempts is the number of rate-limited responses received
+	// (RateLimitRetries+1: 4 by default).
+	Attempts int
+	// RetryAfter is the last response's Retry-After hint, uncapped;
+	// 0 if it gave none.
+	RetryAfter time.Duration
+	// Err is the last rate-limited error.
+	Err error
+}
+
+// Error returns a message like "retry: rate limit escalation after 4
+// rate-limited attempts (retry after 2m0s): <Err>".
+func (e *EscalationError) Error() string {
+	s := "retry: rate limit escalation after " + strconv.Itoa(e.Attempts) + " rate-limited attempts"
+	if e.RetryAfter > 0 {
+		s += " (retry after " + e.RetryAfter.String() + ")"
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Is reports whether target is [ErrRateLimitEscalation].
+func (e *EscalationError) Is(target error) bool { return target == ErrRateLimitEscalation }
+
+// Unwrap returns Err.
+func (e *EscalationError) Unwrap() error { return e.Err }
+
+// Unrecoverable marks err so that it is never retried: [Classify] reports
+// it as Permanent wherever it sits in an error chain. The result has err's
+// message, and errors.Is/As see err through it. Unrecoverable(nil) is nil.
+func Unrecoverable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &unrecoverableError{err: err}
+}
+
+type unrecoverableError struct{ err error }
+
+func (e *unrecoverableError) Error() string { return e.err.Error() }
+func (e *unrecoverableError) Unwrap() error { return e.err }
