@@ -1,0 +1,26 @@
+package breaker
+
+import (
+	"testing"
+	"time"
+)
+
+// TestHotPathsDoNotAllocate checks the allocation goals (their speed is
+// measured by the benchmarks).
+func TestHotPathsDoNotAllocate(t *testing.T) {
+	closed, _ := New(Settings{})
+	fixed := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	open, _ := New(Settings{FailureThreshold: 1, Now: func() time.Time { return fixed }})
+	p, _ := open.Allow()
+	p.Failure()
+	for name, fn := range map[string]func(){
+		"closed Allow+Success": func() { p, _ := closed.Allow(); p.Success() },
+		"open refusal":         func() { _, _ = open.Allow() },
+		"WouldAllow":           func() { _ = open.WouldAllow() },
+		"State":                func() { _ = open.State() },
+	} {
+		if n := testing.AllocsPerRun(1000, fn); n != 0 {
+			t.Errorf("%s: %v allocations per call", name, n)
+		}
+	}
+}

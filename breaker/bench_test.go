@@ -1,0 +1,93 @@
+package breaker
+
+import (
+	"testing"
+	"time"
+)
+
+func BenchmarkClosedAllowSuccess(b *testing.B) {
+	br, _ := New(Settings{Name: "bench"})
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := br.Allow()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Success()
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				p, _ := br.Allow()
+				p.Success()
+			}
+		})
+	})
+}
+
+// benchOpen returns a breaker that stays open for the whole benchmark.
+func benchOpen(b *testing.B, now func() time.Time) *Breaker {
+	br, err := New(Settings{Name: "bench", FailureThreshold: 1, RecoveryDuration: time.Hour, Now: now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := br.Allow()
+	p.Failure()
+	return br
+}
+
+func BenchmarkOpenRefusal(b *testing.B) {
+	fixed := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, clock := range []struct {
+		name string
+		now  func() time.Time
+	}{
+		{"default-clock", nil},
+		{"fixed-Now", func() time.Time { return fixed }}, // the breaker's own cost
+	} {
+		br := benchOpen(b, clock.now)
+		b.Run(clock.name+"/serial", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := br.Allow(); err == nil {
+					b.Fatal("granted")
+				}
+			}
+		})
+		b.Run(clock.name+"/parallel", func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					_, _ = br.Allow()
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkWouldAllowOpen(b *testing.B) {
+	br := benchOpen(b, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if br.WouldAllow() {
+			b.Fatal("would allow")
+		}
+	}
+}
+
+func BenchmarkClockReads(b *testing.B) {
+	epoch := time.Now()
+	b.Run("time.Now", func(b *testing.B) {
+		for b.Loop() {
+			_ = time.Now()
+		}
+	})
+	b.Run("time.Since(monotonic)", func(b *testing.B) {
+		for b.Loop() {
+			_ = time.Since(epoch)
+		}
+	})
+}

@@ -1,0 +1,318 @@
+package breaker
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopctl/loopctl-go/internal/notify"
+)
+
+// State is the state of a [Breaker].
+type State int
+
+// The states of a [Breaker].
+const (
+	// Closed: calls flow and consecutive failures are counted.
+	Closed State = iota
+	// Open: calls are refused until the cooldown has passed.
+	Open
+	// HalfOpen: one probe call tests whether the tool recovered.
+	HalfOpen
+)
+
+// String returns "closed", "open" or "half-open".
+func (s State) String() string {
+	switch s {
+	case Closed:
+		return "closed"
+	case Open:
+		return "open"
+	case HalfOpen:
+		return "half-open"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Default values used when a [Settings] field is zero.
+const (
+	DefaultFailureThreshold = 3
+	DefaultRecoveryDuration = 30 * time.Second
+	DefaultProbeTimeout     = 30 * time.Second
+)
+
+// Settings configures a [Breaker]. The zero value is usable: every zero field
+// means its documented default.
+type Settings struct {
+	// Name names the breaker (the tool) in errors and events. Zero: "".
+	Name string
+	// FailureThreshold is the number of consecutive failures that trips a
+	// closed breaker. Zero: 3. Negative: an error.
+	FailureThreshold int
+	// RecoveryDuration is the cooldown: how long after the last failure an
+	// open breaker waits before it grants a probe. Zero: 30s. Negative: an error.
+	RecoveryDuration time.Duration
+	// ProbeTimeout is the probe's lease: a probe that has not reported after
+	// this long counts as failed at the lease's end. Zero: 30s. Negative: an error.
+	ProbeTimeout time.Duration
+	// Now is the clock. Zero (nil): time.Now, read through its monotonic
+	// reading. Now must not call into the breaker.
+	Now func() time.Time
+	// OnStateChange, if not nil, is called after every state change, outside
+	// every lock, in the order of the changes; with one caller at a time it has
+	// returned before the call that caused the change returns. It may call back
+	// into the breaker. Zero (nil): no callbacks, and no bookkeeping for them.
+	OnStateChange func(name string, from, to State)
+}
+
+// Validate reports the first negative field of s as a [*SettingsError].
+func (s Settings) Validate() error {
+	switch {
+	case s.FailureThreshold < 0:
+		return &SettingsError{Field: "FailureThreshold", Value: strconv.Itoa(s.FailureThreshold)}
+	case s.RecoveryDuration < 0:
+		return &SettingsError{Field: "RecoveryDuration", Value: s.RecoveryDuration.String()}
+	case s.ProbeTimeout < 0:
+		return &SettingsError{Field: "ProbeTimeout", Value: s.ProbeTimeout.String()}
+	}
+	return nil
+}
+
+// mode is the internal state: HalfOpen is split by whether the probe slot is held.
+type mode uint64
+
+const (
+	mClosed    mode = iota // Closed
+	mOpen                  // Open
+	mHalfProbe             // HalfOpen, a probe in flight (its lease may have expired)
+	mHalfFree              // HalfOpen, probe slot free (the holder cancelled)
+)
+
+// Layout of Breaker.word, the published state read by the lock-free paths.
+const (
+	modeMask = 3
+	failBit  = 1 << 2 // the consecutive-failure count is not zero
+	busyBit  = 1 << 3 // a writer is updating until: readers take the slow path
+	genShift = 4
+	millis   = int64(time.Millisecond)
+)
+
+// transition is one state change waiting for delivery to OnStateChange.
+type transition struct{ from, to State }
+
+// Breaker is a circuit breaker for one tool. Create it with [New]. A Breaker is
+// safe for concurrent use.
+type Breaker struct {
+	// Published state, read without the lock. word packs mode, failBit,
+	// busyBit and the generation; until is, in Open, when a probe may be
+	// granted and, with a probe in flight, when its lease ends (clock offsets
+	// in nanoseconds since epoch). Writers follow a seqlock protocol: they set
+	// busyBit, store until, then store a word with a new generation.
+	word    atomic.Uint64
+	until   atomic.Int64
+	lastErr atomic.Pointer[OpenError] // the last refusal, reused while it still says the truth
+
+	name      string
+	threshold int
+	recovery  int64 // ns
+	lease     int64 // ns
+	nowFn     func() time.Time
+	epoch     time.Time
+	epochSec  int64 // epoch's Unix seconds and nanoseconds, for now()
+	epochNsec int64
+	onChange  func(name string, from, to State)
+	deliver   func(transition)
+	events    notify.Queue[transition]
+
+	mu          sync.Mutex
+	mode        mode
+	gen         uint64
+	failures    int
+	hasFailure  bool
+	lastFailure int64 // ns since epoch
+	probeStart  int64 // ns since epoch; meaningful in mHalfProbe
+}
+
+// New returns a closed breaker configured by s. A negative FailureThreshold,
+// RecoveryDuration or ProbeTimeout is an error (a [*SettingsError] naming the field).
+func New(s Settings) (*Breaker, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Breaker{
+		name:      s.Name,
+		threshold: s.FailureThreshold,
+		recovery:  int64(s.RecoveryDuration),
+		lease:     int64(s.ProbeTimeout),
+		nowFn:     s.Now,
+		onChange:  s.OnStateChange,
+	}
+	if b.threshold == 0 {
+		b.threshold = DefaultFailureThreshold
+	}
+	if b.recovery == 0 {
+		b.recovery = int64(DefaultRecoveryDuration)
+	}
+	if b.lease == 0 {
+		b.lease = int64(DefaultProbeTimeout)
+	}
+	if b.nowFn != nil {
+		b.epoch = b.nowFn()
+		b.epochSec, b.epochNsec = b.epoch.Unix(), int64(b.epoch.Nanosecond())
+	} else {
+		b.epoch = time.Now()
+	}
+	if b.onChange != nil {
+		b.deliver = func(t transition) { b.onChange(b.name, t.from, t.to) }
+	}
+	b.gen = 1
+	b.word.Store(b.gen << genShift)
+	return b, nil
+}
+
+// Name returns Settings.Name.
+func (b *Breaker) Name() string { return b.name }
+
+// now reads the clock as nanoseconds since b.epoch. Without Settings.Now it
+// uses only the monotonic clock, which is cheaper than a full time.Now. With
+// Settings.Now it measures on the wall (Unix) values of the times Now returns,
+// which for times within ±136 years of the first reading is cheaper than
+// time.Time.Sub (and saturates like it beyond).
+func (b *Breaker) now() int64 {
+	if b.nowFn == nil {
+		return int64(time.Since(b.epoch))
+	}
+	t := b.nowFn()
+	if s := t.Unix() - b.epochSec; s > -1<<32 && s < 1<<32 {
+		return s*1e9 + int64(t.Nanosecond()) - b.epochNsec
+	}
+	return int64(t.Sub(b.epoch))
+}
+
+// at converts a clock offset back to a time.Time.
+func (b *Breaker) at(off int64) time.Time { return b.epoch.Add(time.Duration(off)) }
+
+// setMode changes the state, bumps the generation and queues the callback.
+// b.mu must be held.
+func (b *Breaker) setMode(m mode) {
+	from, to := b.mode.state(), m.state()
+	b.mode = m
+	b.gen++
+	if from != to && b.onChange != nil {
+		b.events.Push(transition{from, to})
+	}
+}
+
+// state maps an internal mode to its public State.
+func (m mode) state() State {
+	switch m {
+	case mClosed:
+		return Closed
+	case mOpen:
+		return Open
+	}
+	return HalfOpen
+}
+
+// expire applies a lazily expired probe lease at clock offset now: the breaker
+// re-opens with lastFailure backdated to the lease's end. b.mu must be held.
+func (b *Breaker) expire(now int64) {
+	if b.mode == mHalfProbe && now >= satAdd(b.probeStart, b.lease) {
+		b.lastFailure = satAdd(b.probeStart, b.lease)
+		b.hasFailure = true
+		b.probeStart = 0
+		b.setMode(mOpen)
+	}
+}
+
+// untilFor returns the published deadline for the current state. b.mu must be held.
+func (b *Breaker) untilFor() int64 {
+	switch b.mode {
+	case mOpen:
+		return satAdd(b.lastFailure, b.recovery)
+	case mHalfProbe:
+		return satAdd(b.probeStart, b.lease)
+	}
+	return 0
+}
+
+// publish stores the current state for the lock-free readers. b.mu must be held.
+func (b *Breaker) publish() {
+	old := b.word.Load()
+	u := b.untilFor()
+	if u != b.until.Load() {
+		if b.gen == old>>genShift {
+			b.gen++ // readers must see a new word whenever until changes
+		}
+		b.word.Store(old | busyBit)
+		b.until.Store(u)
+	}
+	w := b.gen<<genShift | uint64(b.mode)
+	if b.failures > 0 {
+		w |= failBit
+	}
+	if w != old {
+		b.word.Store(w)
+	}
+}
+
+// unlock publishes the state, releases b.mu and delivers queued callbacks.
+func (b *Breaker) unlock() {
+	b.publish()
+	b.mu.Unlock()
+	if b.onChange != nil {
+		b.events.Drain(b.deliver)
+	}
+}
+
+// load returns a consistent (word, until) pair read without the lock, and
+// false if a writer was busy (the caller should then take the lock).
+func (b *Breaker) load() (w uint64, until int64, ok bool) {
+	w = b.word.Load()
+	if w&busyBit != 0 {
+		return 0, 0, false
+	}
+	until = b.until.Load()
+	return w, until, b.word.Load() == w
+}
+
+// refusal returns the *OpenError for a refusal in state st that may be retried
+// in d nanoseconds, reusing the last one when it says the same thing.
+func (b *Breaker) refusal(st State, d int64) *OpenError {
+	r := time.Duration(roundUpMillis(d))
+	if e := b.lastErr.Load(); e != nil && e.RetryIn == r && e.State == st {
+		return e
+	}
+	e := &OpenError{Name: b.name, State: st, RetryIn: r}
+	b.lastErr.Store(e)
+	return e
+}
+
+// roundUpMillis rounds d (nanoseconds) up to a whole millisecond; d <= 0 gives 0.
+func roundUpMillis(d int64) int64 {
+	if d <= 0 {
+		return 0
+	}
+	q := d / millis
+	if d%millis != 0 {
+		q++
+	}
+	if q > math.MaxInt64/millis {
+		return d
+	}
+	return q * millis
+}
+
+// satAdd returns a+b, saturating instead of overflowing.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return s
+}

@@ -1,0 +1,68 @@
+package breaker_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+)
+
+func Example() {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC) // a fake clock
+	b, err := breaker.New(breaker.Settings{
+		Name:             "search",
+		FailureThreshold: 2,
+		RecoveryDuration: 30 * time.Second,
+		Now:              func() time.Time { return now },
+		OnStateChange: func(name string, from, to breaker.State) {
+			fmt.Printf("%s: %v -> %v\n", name, from, to)
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	// Two consecutive failures trip the breaker.
+	for range 2 {
+		p, _ := b.Allow()
+		p.Failure()
+	}
+
+	// While open, calls are refused softly.
+	now = now.Add(18 * time.Second)
+	_, err = b.Allow()
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, breaker.ErrOpen), b.WouldAllow())
+
+	// After the cooldown the next caller is the probe; everyone else waits.
+	now = now.Add(12 * time.Second)
+	probe, _ := b.Allow()
+	fmt.Println("probe:", probe.IsProbe())
+	_, err = b.Allow()
+	fmt.Println(err)
+
+	// The probe's success proves recovery.
+	probe.Success()
+	fmt.Println(b.State())
+
+	// Output:
+	// search: closed -> open
+	// tool temporarily unavailable: circuit breaker open for "search"; next probe in 12s
+	// true false
+	// search: open -> half-open
+	// probe: true
+	// tool temporarily unavailable: circuit breaker open for "search" (a probe is in flight); next probe in 30s
+	// search: half-open -> closed
+	// closed
+}
+
+func ExampleDo() {
+	b, _ := breaker.New(breaker.Settings{Name: "weather"})
+	forecast, err := breaker.Do(context.Background(), b, func(ctx context.Context) (string, error) {
+		return "sunny", nil // call the tool with ctx here
+	})
+	fmt.Println(forecast, err)
+	// Output: sunny <nil>
+}

@@ -1,0 +1,125 @@
+package breaker
+
+import "time"
+
+// Snapshot is a consistent view of a [Breaker], as returned by
+// [Breaker.Snapshot]. It is comparable with ==.
+type Snapshot struct {
+	// State is the state, with an expired probe lease reported as Open.
+	State State
+	// ConsecutiveFailures counts failures since the last counted success.
+	ConsecutiveFailures int
+	// LastFailure is the time of the last failure (for an expired lease: the
+	// lease's end); zero if there has been none.
+	LastFailure time.Time
+	// ProbeStartedAt is when the probe in flight was granted; zero if no probe
+	// is in flight.
+	ProbeStartedAt time.Time
+}
+
+// view is the state as of clock offset now, with lazy transitions applied but
+// not stored.
+type view struct {
+	mode        mode
+	failures    int
+	hasFailure  bool
+	lastFailure int64
+	probeStart  int64
+}
+
+// viewAt returns the state as of now without changing anything. b.mu must be held.
+func (b *Breaker) viewAt(now int64) view {
+	v := view{b.mode, b.failures, b.hasFailure, b.lastFailure, b.probeStart}
+	if v.mode == mHalfProbe && now >= satAdd(v.probeStart, b.lease) {
+		v.mode, v.hasFailure, v.lastFailure = mOpen, true, satAdd(v.probeStart, b.lease)
+	}
+	return v
+}
+
+// wait returns how long (in ns) until the gate would grant a call; 0 if now.
+func (b *Breaker) wait(v view, now int64) int64 {
+	switch v.mode {
+	case mOpen:
+		return max(0, satAdd(v.lastFailure, b.recovery)-now)
+	case mHalfProbe:
+		return max(0, satAdd(v.probeStart, b.lease)-now)
+	}
+	return 0
+}
+
+// WouldAllow reports whether [Breaker.Allow] would grant a call at this
+// instant, without changing anything (it never takes the probe slot). At every
+// instant it equals the answer of an immediately following Allow.
+func (b *Breaker) WouldAllow() bool {
+	w := b.word.Load()
+	switch mode(w & modeMask) {
+	case mClosed, mHalfFree:
+		if w&busyBit == 0 {
+			return true
+		}
+	default:
+		now := b.now()
+		if w, until, ok := b.load(); ok {
+			switch mode(w & modeMask) {
+			case mClosed, mHalfFree:
+				return true
+			case mOpen:
+				return now >= until
+			case mHalfProbe: // expired lease: re-opened at its end, then the cooldown
+				return now >= satAdd(until, b.recovery)
+			}
+		}
+	}
+	return b.RetryIn() == 0
+}
+
+// RetryIn returns how long until the gate may grant a call, rounded up to a
+// whole millisecond: 0 when [Breaker.WouldAllow] is true. It is pure.
+func (b *Breaker) RetryIn() time.Duration {
+	b.mu.Lock()
+	now := b.now()
+	v := b.viewAt(now)
+	b.mu.Unlock()
+	return time.Duration(roundUpMillis(b.wait(v, now)))
+}
+
+// State returns the current state without changing anything. A half-open
+// breaker whose probe lease has expired reads as Open.
+func (b *Breaker) State() State {
+	w := b.word.Load()
+	if w&busyBit == 0 {
+		switch m := mode(w & modeMask); m {
+		case mHalfProbe:
+			now := b.now()
+			if w2, until, ok := b.load(); ok && w2 == w {
+				if now >= until {
+					return Open
+				}
+				return HalfOpen
+			}
+		default:
+			return m.state()
+		}
+	}
+	b.mu.Lock()
+	st := b.viewAt(b.now()).mode.state()
+	b.mu.Unlock()
+	return st
+}
+
+// Snapshot returns a consistent view of the breaker without changing anything.
+// A half-open breaker whose probe lease has expired reads as Open with
+// LastFailure at the lease's end, exactly as the next call would find it.
+func (b *Breaker) Snapshot() Snapshot {
+	b.mu.Lock()
+	v := b.viewAt(b.now())
+	b.mu.Unlock()
+	s := Snapshot{State: v.mode.state(), ConsecutiveFailures: v.failures}
+	if v.hasFailure {
+		s.LastFailure = b.at(v.lastFailure)
+	}
+	if v.mode == mHalfProbe {
+		s.ProbeStartedAt = b.at(v.probeStart)
+	}
+	return s
+}

@@ -1,0 +1,26 @@
+package health
+
+import (
+	"testing"
+
+	"github.com/loopctl/loopctl-go/breaker"
+)
+
+// TestHotPathsDoNotAllocate checks the allocation goals for known tools (their
+// speed is measured by the benchmarks).
+func TestHotPathsDoNotAllocate(t *testing.T) {
+	r, _ := NewRegistry(breaker.Settings{})
+	rt := NewRouter(r, map[string][]string{"a": {"b"}})
+	r.Breaker("a")
+	r.Breaker("b")
+	for name, fn := range map[string]func(){
+		"Allow+Success": func() { p, _ := r.Allow("a"); p.Success() },
+		"WouldAllow":    func() { _ = r.WouldAllow("a") },
+		"Status":        func() { _ = r.Status("a") },
+		"Resolve":       func() { _, _ = rt.Resolve("a") },
+	} {
+		if n := testing.AllocsPerRun(1000, fn); n != 0 {
+			t.Errorf("%s: %v allocations per call", name, n)
+		}
+	}
+}

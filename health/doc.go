@@ -1,0 +1,23 @@
+// Package health keeps one circuit breaker and a running health record per
+// tool, and routes calls away from sick tools.
+//
+// A [Registry] creates a [breaker.Breaker] for each tool name on first use,
+// all with the registry's settings. Its gate, [Registry.Allow], returns a
+// [Permit]; settling the permit reports the verdict to the tool's breaker and
+// records the call's outcome and duration (from the gate to the settlement) in
+// the tool's [Stats]: calls, successes, failures, total and maximum duration,
+// and an exponentially weighted moving average (EWMA) of success. The stats
+// give each tool a score (0.3·success rate + 0.7·EWMA) and a [Status]: a tool
+// whose breaker is open is Unhealthy; otherwise it is Healthy from a score of
+// 0.8, Degraded from 0.5, and Unhealthy below.
+//
+// A [Router] maps a tool to an ordered list of backups and, using only pure
+// reads, picks the first candidate that would be allowed and is not Unhealthy,
+// else the first that would be allowed, else refuses softly with an error
+// matching [breaker.ErrOpen]. The caller then takes the gate on the resolved
+// name and settles under that same name.
+//
+// Lookups of known tools take no global lock and do not allocate; pure reads
+// (WouldAllow, Stats, Status, Summary) never create a tool. The semantics are
+// in SEMANTICS.md, section 2.
+package health
