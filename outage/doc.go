@@ -1,0 +1,50 @@
+// Package outage measures what a circuit breaker buys during an outage, instead of
+// asserting it.
+//
+// [Simulate] runs a deterministic discrete-event simulation in virtual time: N callers
+// each call one service on a schedule; the service is down for an outage window, and
+// every attempt that reaches the dead service hangs for the full timeout and then fails.
+// The same scenario runs under two policies:
+//
+//   - [PlainRetries]: every call goes through the retry ladder alone; every attempt
+//     reaches the service.
+//   - [WithBreaker]: the same ladder, but every attempt first asks one shared tool
+//     breaker (package breaker) for a permit. A refusal is instant and ends the call
+//     (an agent routes around a refused tool instead of retrying it); an allowed attempt
+//     settles its permit with its outcome, and the ladder still retries transient
+//     failures of allowed attempts.
+//
+// The breaker is the real [breaker.Breaker], driven by a virtual clock through
+// [breaker.Settings.Now]. The ladder's arithmetic and classification are the real ones
+// ([retry.Policy.Delay] for every backoff wait, [retry.Classify] on every failure);
+// only [retry.Do] is not used, because it sleeps on a real timer.
+//
+// # Model
+//
+// Each caller has at most one call in flight: a caller that is still waiting when its
+// next tick comes skips that tick (counted in [Metrics.Skipped]) and calls again at the
+// first tick after its call ends. Caller phases are drawn from a PCG seeded with
+// [Scenario.Seed], so both policies see the same callers; the backoff jitter comes from a
+// second PCG stream with the same seed. Events are ordered by virtual time, ties by the
+// order in which they were scheduled, so a run is a pure function of its [Scenario].
+//
+// Whether an attempt hangs is decided when it reaches the service: an attempt that
+// arrives during the outage hangs for [Scenario.Timeout] and fails even if the service
+// is fixed meanwhile (the connection it holds is dead); an attempt that arrives after the
+// fix succeeds after [Scenario.Latency].
+//
+// Calls are concurrent in virtual time, so when the breaker trips many attempts are
+// still hanging. Their failures arrive later and, as the breaker's semantics require
+// (a failure while open restarts the cooldown), push the next probe back; the same holds
+// for a probe whose lease expired while it hangs. The simulation measures this rather
+// than working around it ([Metrics.LateFailures]).
+//
+// # Recovery
+//
+// The fix is the end of the outage window. [Metrics.FirstSuccess] is the time from the
+// fix until the first attempt succeeds. [Metrics.FullFlow] is the time from the fix until
+// traffic flows fully again: the instant of the last bad outcome (an attempt failing
+// after hanging on the dead service, or a refusal), after which every attempt reaches the
+// service and succeeds. For plain retries that is when the backlog of hanging attempts
+// drains; with the breaker it is also when the breaker stops refusing.
+package outage

@@ -1,0 +1,256 @@
+package outage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/simulate.golden")
+
+func TestGolden(t *testing.T) {
+	res, err := Simulate(context.Background(), DefaultScenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := res.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "simulate.golden")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("table differs from %s (run go test -update if intended):\n%s", golden, buf.Bytes())
+	}
+}
+
+func TestHungErrorIsTransient(t *testing.T) {
+	if c := retry.Classify(&hungError{time.Minute}); c != retry.Transient {
+		t.Fatalf("Classify(hung) = %v, want transient: the ladder would not retry timeouts", c)
+	}
+}
+
+// phase is the first tick of caller i, drawn as the simulation draws it.
+func phase(s Scenario, i int) time.Duration {
+	r := rand.New(rand.NewPCG(s.Seed, 1))
+	var p time.Duration
+	for range i + 1 {
+		p = time.Duration(r.Int64N(int64(s.Interval)))
+	}
+	return p
+}
+
+// TestOneCaller checks a run small enough to work out by hand: one caller every 10s,
+// down for the first 30s, 5s timeouts, no retries, a breaker that trips on the first
+// failure with a 12s cooldown. Ticks at p, p+10, ..., p+40 (p is the caller's phase).
+func TestOneCaller(t *testing.T) {
+	s := Scenario{
+		Callers: 1, Interval: 10 * time.Second, Warmup: 0, Outage: 30 * time.Second, Tail: 20 * time.Second,
+		Timeout: 5 * time.Second, Latency: time.Second,
+		FailureThreshold: 1, Cooldown: 12 * time.Second, ProbeTimeout: 100 * time.Second,
+		Retries: 0, RetryBase: 100 * time.Millisecond, RetryMax: 10 * time.Second, Seed: 7, Bucket: time.Second,
+	}
+	res, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := phase(s, 0)
+	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
+	hangingAtFix := 0
+	if p+sec(25) > sec(30) {
+		hangingAtFix = 1
+	}
+	// Plain: p, p+10, p+20 hang and fail; p+30 and p+40 succeed after 1s.
+	wantPlain := Metrics{
+		Calls: 5, Succeeded: 2, Failed: 3, Reached: 5, ReachedDead: 3,
+		Waiting: sec(15), HangingAtFix: hangingAtFix, LastHang: max(0, p-sec(5)),
+		FirstSuccess: p + sec(1), FullFlow: max(0, p-sec(5)), Recovered: true, BreakerClosed: -1,
+	}
+	// Breaker: p hangs and trips it (open from p+5); p+10 refused (5s < 12s); p+20 is
+	// the probe, hangs, fails (open from p+25); p+30 refused; p+40 probes and closes.
+	wantBreaker := Metrics{
+		Calls: 5, Succeeded: 1, Failed: 2, Refused: 2, Reached: 3, ReachedDead: 2, Probes: 2, Trips: 1,
+		Waiting: sec(10), HangingAtFix: hangingAtFix, LastHang: max(0, p-sec(5)),
+		FirstSuccess: p + sec(11), FullFlow: p, Recovered: true, BreakerClosed: p + sec(11),
+	}
+	if got := res.Plain.Metrics; got != wantPlain {
+		t.Errorf("plain (phase %v):\n got %+v\nwant %+v", p, got, wantPlain)
+	}
+	if got := res.Breaker.Metrics; got != wantBreaker {
+		t.Errorf("breaker (phase %v):\n got %+v\nwant %+v", p, got, wantBreaker)
+	}
+	wantBand := []Segment{
+		{0, p + sec(5), breaker.Closed},
+		{p + sec(5), p + sec(20), breaker.Open},
+		{p + sec(20), p + sec(25), breaker.HalfOpen},
+		{p + sec(25), p + sec(40), breaker.Open},
+		{p + sec(40), p + sec(41), breaker.HalfOpen},
+		{p + sec(41), sec(50), breaker.Closed},
+	}
+	if !reflect.DeepEqual(res.Breaker.Band, wantBand) {
+		t.Errorf("band:\n got %v\nwant %v", res.Breaker.Band, wantBand)
+	}
+	if res.Plain.Band != nil {
+		t.Errorf("plain run has a band: %v", res.Plain.Band)
+	}
+}
+
+// TestLateFailureRestartsCooldown: two callers hang on the dead service at once (both
+// phases are within one interval, shorter than the timeout); the first
+// failure trips the breaker, the second arrives while it is open and restarts the
+// cooldown, so the first probe comes a cooldown after the late failure.
+func TestLateFailureRestartsCooldown(t *testing.T) {
+	s := DefaultScenario()
+	s.Callers, s.Warmup, s.Retries, s.FailureThreshold = 2, 0, 0, 1
+	s.Timeout, s.Interval, s.Cooldown = 20*time.Second, 10*time.Second, 7*time.Second
+	res, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0, p1 := phase(s, 0), phase(s, 1)
+	late := max(p0, p1) + s.Timeout
+	if p0 == p1 {
+		t.Fatal("equal phases: pick another seed")
+	}
+	m := res.Breaker.Metrics
+	if m.Trips != 1 || m.LateFailures < 1 {
+		t.Fatalf("trips %d, late failures %d; want 1 and at least 1", m.Trips, m.LateFailures)
+	}
+	band := res.Breaker.Band
+	if band[1].State != breaker.Open || band[1].From != min(p0, p1)+s.Timeout {
+		t.Fatalf("band[1] = %v, want open from the first failure %v", band[1], min(p0, p1)+s.Timeout)
+	}
+	if band[2].State != breaker.HalfOpen || band[2].From < late+s.Cooldown {
+		t.Fatalf("first probe %v, want half-open no earlier than %v (late failure %v + cooldown)", band[2], late+s.Cooldown, late)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	s := DefaultScenario()
+	s.Seed = 42
+	a, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("two runs of the same scenario differ")
+	}
+	s.Seed = 43
+	c, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a.Breaker.Buckets, c.Breaker.Buckets) {
+		t.Fatal("seeds 42 and 43 give the same buckets")
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Simulate(ctx, DefaultScenario()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		field string
+		edit  func(*Scenario)
+	}{
+		{"Callers", func(s *Scenario) { s.Callers = 0 }},
+		{"Callers", func(s *Scenario) { s.Callers = maxCallers + 1 }},
+		{"Interval", func(s *Scenario) { s.Interval = 0 }},
+		{"Interval", func(s *Scenario) { s.Interval = time.Microsecond }},
+		{"Warmup", func(s *Scenario) { s.Warmup = -time.Second }},
+		{"Outage", func(s *Scenario) { s.Outage = 0 }},
+		{"Tail", func(s *Scenario) { s.Tail = -1 }},
+		{"Timeout", func(s *Scenario) { s.Timeout = -time.Minute }},
+		{"Timeout", func(s *Scenario) { s.Timeout = 365 * 24 * time.Hour }},
+		{"Latency", func(s *Scenario) { s.Latency = s.Timeout }},
+		{"FailureThreshold", func(s *Scenario) { s.FailureThreshold = 0 }},
+		{"Cooldown", func(s *Scenario) { s.Cooldown = 0 }},
+		{"ProbeTimeout", func(s *Scenario) { s.ProbeTimeout = -1 }},
+		{"Retries", func(s *Scenario) { s.Retries = -1 }},
+		{"Retries", func(s *Scenario) { s.Retries = maxRetries + 1 }},
+		{"RetryBase", func(s *Scenario) { s.RetryBase = 0 }},
+		{"RetryMax", func(s *Scenario) { s.RetryMax = -1 }},
+		{"Bucket", func(s *Scenario) { s.Bucket = 0 }},
+		{"Bucket", func(s *Scenario) { s.Bucket = time.Millisecond }},
+	}
+	if err := DefaultScenario().Validate(); err != nil {
+		t.Fatalf("default scenario: %v", err)
+	}
+	for _, tt := range tests {
+		s := DefaultScenario()
+		tt.edit(&s)
+		err := s.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.field {
+			t.Errorf("%s: err = %v, want a FieldError for %s", tt.field, err, tt.field)
+			continue
+		}
+		if _, err := Simulate(context.Background(), s); !errors.As(err, &fe) {
+			t.Errorf("%s: Simulate accepted an invalid scenario", tt.field)
+		}
+	}
+}
+
+func TestDefaultScenarioShowsTheComparison(t *testing.T) {
+	res, err := Simulate(context.Background(), DefaultScenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := res.Plain.Metrics, res.Breaker.Metrics
+	if b.ReachedDead >= a.ReachedDead || b.Waiting >= a.Waiting || b.Refused == 0 || b.Probes == 0 || b.Trips == 0 {
+		t.Fatalf("the breaker did not help:\nplain   %+v\nbreaker %+v", a, b)
+	}
+	if !a.Recovered || !b.Recovered || b.BreakerClosed < 0 {
+		t.Fatalf("not recovered:\nplain   %+v\nbreaker %+v", a, b)
+	}
+}
+
+func BenchmarkSimulateDefault(b *testing.B) {
+	b.ReportAllocs()
+	s := DefaultScenario()
+	for b.Loop() {
+		if _, err := Simulate(context.Background(), s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSimulateDefaultParallel(b *testing.B) {
+	b.ReportAllocs()
+	s := DefaultScenario()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := Simulate(context.Background(), s); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,303 @@
+package outage
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// epoch is the wall-clock instant the virtual clock starts at; only differences matter.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// hungError is the failure of an attempt that hung on the dead service until the
+// caller's timeout. It is a net.Error-style timeout, which retry.Classify treats as
+// transient.
+type hungError struct{ timeout time.Duration }
+
+func (e *hungError) Error() string { return "outage: call timed out after " + e.timeout.String() }
+func (e *hungError) Timeout() bool { return true }
+
+// callerState is one caller's call in flight.
+type callerState struct {
+	busy    bool           // a call is in flight (hanging, backing off, or healthy)
+	retries int            // retries used by the current call
+	dead    bool           // the attempt in flight hangs on the dead service
+	permit  breaker.Permit // the attempt's permit (WithBreaker)
+}
+
+// sim is one policy's run.
+type sim struct {
+	s       Scenario
+	policy  Policy
+	q       eventQueue
+	now     time.Duration
+	callers []callerState
+	b       *breaker.Breaker
+	ladder  retry.Policy
+	jitter  *rand.Rand
+	hung    error
+
+	m       Metrics
+	buckets []Bucket
+
+	probeHolder  int           // caller holding the current probe, or -1
+	lastBad      time.Duration // last failure or refusal
+	lastHang     time.Duration // last failure of an attempt that hung
+	haveBad      bool
+	lastGood     time.Duration // last success
+	firstSuccess time.Duration // first success at or after the fix
+	haveFirst    bool
+
+	band      []Segment
+	bandState breaker.State
+	leaseEnd  time.Duration // lease end of the probe last seen in flight
+	lastClose time.Duration // last transition into Closed
+}
+
+// newLadder returns the retry policy whose arithmetic the simulation uses.
+func newLadder(s Scenario) retry.Policy {
+	n := s.Retries
+	if n == 0 {
+		n = -1 // retry.Policy: zero means the default, negative means none
+	}
+	return retry.Policy{MaxRetries: n, BaseDelay: s.RetryBase, MaxDelay: s.RetryMax}
+}
+
+// run simulates one policy. The scenario must be valid.
+func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
+	sm := &sim{
+		s:           s,
+		policy:      p,
+		callers:     make([]callerState, s.Callers),
+		ladder:      newLadder(s),
+		jitter:      rand.New(rand.NewPCG(s.Seed, 2)),
+		hung:        &hungError{s.Timeout},
+		probeHolder: -1,
+		buckets:     make([]Bucket, 0, int(s.horizon()/s.Bucket)+1),
+	}
+	if p == WithBreaker {
+		b, err := breaker.New(breaker.Settings{
+			Name:             "service",
+			FailureThreshold: s.FailureThreshold,
+			RecoveryDuration: s.Cooldown,
+			ProbeTimeout:     s.ProbeTimeout,
+			Now:              func() time.Time { return epoch.Add(sm.now) },
+			OnStateChange:    sm.onStateChange,
+		})
+		if err != nil {
+			return Outcome{}, err
+		}
+		sm.b = b
+		sm.band = []Segment{{From: 0, State: breaker.Closed}}
+	}
+	phases := rand.New(rand.NewPCG(s.Seed, 1))
+	for i := range sm.callers {
+		sm.q.push(time.Duration(phases.Int64N(int64(s.Interval))), evTick, i)
+	}
+	horizon := s.horizon()
+	for n := 0; sm.q.len() > 0; n++ {
+		if n&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return Outcome{}, err
+			}
+		}
+		ev := sm.q.pop()
+		sm.now = ev.at
+		i := int(ev.caller)
+		switch ev.kind {
+		case evTick:
+			if next := ev.at + s.Interval; next < horizon {
+				sm.q.push(next, evTick, i)
+			}
+			if sm.callers[i].busy {
+				sm.m.Skipped++
+				break
+			}
+			sm.callers[i] = callerState{busy: true}
+			sm.m.Calls++
+			sm.attempt(i)
+		case evAttempt:
+			sm.attempt(i)
+		case evAttemptEnd:
+			sm.attemptEnd(i)
+		}
+		if sm.b != nil {
+			sm.sampleState()
+		}
+	}
+	return sm.outcome(), nil
+}
+
+// bucket returns the bucket holding the current instant.
+func (sm *sim) bucket() *Bucket {
+	k := int(sm.now / sm.s.Bucket)
+	for len(sm.buckets) <= k {
+		sm.buckets = append(sm.buckets, Bucket{Start: time.Duration(len(sm.buckets)) * sm.s.Bucket})
+	}
+	return &sm.buckets[k]
+}
+
+// attempt starts an attempt of caller i's call now.
+func (sm *sim) attempt(i int) {
+	c := &sm.callers[i]
+	if sm.b != nil {
+		permit, err := sm.b.Allow()
+		if err != nil {
+			sm.bucket().Refused++
+			sm.bad()
+			if c.retries == 0 {
+				sm.m.Refused++
+			} else {
+				sm.m.Failed++
+			}
+			c.busy = false
+			return
+		}
+		if permit.IsProbe() {
+			sm.m.Probes++
+			sm.probeHolder = i
+		}
+		c.permit = permit
+	}
+	sm.m.Reached++
+	c.dead = sm.s.down(sm.now)
+	if c.dead {
+		sm.m.ReachedDead++
+		sm.m.Waiting += sm.s.Timeout
+		if sm.now+sm.s.Timeout > sm.s.fix() {
+			sm.m.HangingAtFix++
+		}
+		sm.bucket().Dead++
+		sm.q.push(sm.now+sm.s.Timeout, evAttemptEnd, i)
+		return
+	}
+	sm.bucket().Healthy++
+	sm.q.push(sm.now+sm.s.Latency, evAttemptEnd, i)
+}
+
+// attemptEnd delivers the outcome of caller i's attempt: it settles the permit and
+// either ends the call or schedules the next attempt after the ladder's backoff.
+func (sm *sim) attemptEnd(i int) {
+	c := &sm.callers[i]
+	var err error
+	if c.dead {
+		err = sm.hung
+	}
+	if sm.b != nil {
+		if err != nil {
+			if st := sm.b.State(); st == breaker.Open || (st == breaker.HalfOpen && sm.probeHolder != i) {
+				sm.m.LateFailures++
+			}
+		}
+		if sm.probeHolder == i {
+			sm.probeHolder = -1
+		}
+		c.permit.Done(err)
+		c.permit = breaker.Permit{}
+	}
+	if err == nil {
+		sm.m.Succeeded++
+		sm.lastGood = sm.now
+		if !sm.haveFirst && sm.now >= sm.s.fix() {
+			sm.firstSuccess, sm.haveFirst = sm.now, true
+		}
+		c.busy = false
+		return
+	}
+	sm.bad()
+	sm.lastHang = sm.now
+	if retry.Classify(err) == retry.Transient && c.retries < sm.s.Retries {
+		d := sm.ladder.Delay(c.retries, sm.jitter.Float64())
+		c.retries++
+		sm.m.Waiting += d
+		sm.q.push(sm.now+d, evAttempt, i)
+		return
+	}
+	sm.m.Failed++
+	c.busy = false
+}
+
+// bad records a failure or refusal now.
+func (sm *sim) bad() { sm.lastBad, sm.haveBad = sm.now, true }
+
+// onStateChange counts trips. It runs synchronously (one caller at a time).
+func (sm *sim) onStateChange(_ string, from, to breaker.State) {
+	if from == breaker.Closed && to == breaker.Open {
+		sm.m.Trips++
+	}
+}
+
+// sampleState extends the state band with the breaker's state now. A lease that
+// expired since the last event is placed at its end, where the breaker's semantics
+// put it (State reads an expired lease as Open).
+func (sm *sim) sampleState() {
+	st := sm.b.State()
+	var probeStart time.Duration
+	if st == breaker.HalfOpen {
+		probeStart = sm.b.Snapshot().ProbeStartedAt.Sub(epoch)
+	}
+	prev := sm.bandState
+	switch {
+	case st == prev && st != breaker.HalfOpen:
+		return
+	case st == breaker.HalfOpen && prev == breaker.HalfOpen:
+		if probeStart+sm.s.ProbeTimeout == sm.leaseEnd {
+			return
+		}
+		// The lease expired and a fresh probe was granted by the same gate call.
+		sm.addSegment(sm.leaseEnd, breaker.Open)
+		sm.addSegment(probeStart, breaker.HalfOpen)
+	case st == breaker.HalfOpen:
+		sm.addSegment(probeStart, st)
+	case prev == breaker.HalfOpen && st == breaker.Open && sm.leaseEnd <= sm.now:
+		sm.addSegment(sm.leaseEnd, st)
+	default:
+		sm.addSegment(sm.now, st)
+	}
+	if st == breaker.HalfOpen {
+		sm.leaseEnd = probeStart + sm.s.ProbeTimeout
+	}
+	if st == breaker.Closed {
+		sm.lastClose = sm.now
+	}
+	sm.bandState = st
+}
+
+// addSegment starts a band segment in state st at t, closing the previous one. A
+// segment may last no time (two transitions at one instant); it is kept so that the
+// band shows every transition.
+func (sm *sim) addSegment(t time.Duration, st breaker.State) {
+	sm.band[len(sm.band)-1].To = t
+	sm.band = append(sm.band, Segment{From: t, State: st})
+}
+
+// outcome finishes the run's figures.
+func (sm *sim) outcome() Outcome {
+	end := max(sm.now, sm.s.horizon())
+	m := sm.m
+	fix := sm.s.fix()
+	m.FirstSuccess = -1
+	if sm.haveFirst {
+		m.FirstSuccess = sm.firstSuccess - fix
+	}
+	m.Recovered = !sm.haveBad || sm.lastGood > sm.lastBad
+	m.FullFlow = -1
+	if m.Recovered {
+		m.FullFlow = 0
+		if sm.haveBad && sm.lastBad > fix {
+			m.FullFlow = sm.lastBad - fix
+		}
+	}
+	m.LastHang = max(0, sm.lastHang-fix)
+	m.BreakerClosed = -1
+	if sm.b != nil {
+		sm.band[len(sm.band)-1].To = end
+		if sm.bandState == breaker.Closed {
+			m.BreakerClosed = max(0, sm.lastClose-fix)
+		}
+	}
+	return Outcome{Policy: sm.policy, Metrics: m, Buckets: sm.buckets, Band: sm.band, End: end}
+}

@@ -1,0 +1,217 @@
+package outage
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Chart geometry, in SVG user units.
+const (
+	svgWidth    = 960.0
+	svgLeft     = 64.0 // left margin: y-axis labels
+	svgRight    = 24.0
+	svgTop      = 80.0 // title and legend
+	panelHeight = 250.0
+	bandTop     = 26.0 // offsets inside a panel
+	bandHeight  = 14.0
+	plotTop     = 48.0
+	plotHeight  = 160.0
+)
+
+// svgStyle styles the chart by CSS class: series, breaker states and shading. Every
+// bar, band segment and shaded window carries one of them; tests look them up.
+const svgStyle = `
+.healthy{fill:#4878a8}.dead{fill:#c0392b}.refused{fill:#a0a0a0}
+.outage{fill:#000;fill-opacity:.08}
+.closed{fill:#5aa469}.open{fill:#c0392b}.half-open{fill:#f0a830}
+.axis{stroke:#333;stroke-width:1}.grid{stroke:#ddd;stroke-width:1}
+text{font-family:sans-serif;font-size:11px;fill:#222}.title{font-size:13px;font-weight:bold}
+`
+
+// WriteSVG writes a self-contained SVG chart of the result: per policy a panel with,
+// per time bucket, stacked bars of attempts that reached the healthy service, attempts
+// that reached the dead service and attempts the breaker refused, the outage window
+// shaded, and for the breaker policy a band of the breaker's state over time
+// (closed, open, half-open). Panels share their scales. Elements carry ids
+// ("plain-healthy", "breaker-band", ...) and classes ("healthy", "open", ...).
+// r must come from [Simulate]; a Result with an invalid Scenario is an error.
+func (r *Result) WriteSVG(w io.Writer) error {
+	if err := r.Scenario.Validate(); err != nil {
+		return err
+	}
+	end := max(r.Plain.End, r.Breaker.End)
+	if rem := end % r.Scenario.Bucket; rem != 0 {
+		end += r.Scenario.Bucket - rem
+	}
+	peak := 1
+	for _, o := range []*Outcome{&r.Plain, &r.Breaker} {
+		for _, b := range o.Buckets {
+			peak = max(peak, b.Healthy+b.Dead+b.Refused)
+		}
+	}
+	c := &chart{r: r, end: end, yStep: niceStep(float64(peak) / 4)}
+	c.yMax = c.yStep * float64(int(float64(peak)/c.yStep+0.999999))
+	height := svgTop + 2*panelHeight + 8
+
+	c.f(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	c.f(`<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f">`+"\n",
+		svgWidth, height, svgWidth, height)
+	c.f("<title>%s</title>\n<style>%s</style>\n", esc(r.Header()), svgStyle)
+	c.f(`<rect width="100%%" height="100%%" fill="#fff"/>` + "\n")
+	c.f(`<text class="title" x="%.0f" y="18">Outage simulation: plain retries vs breaker</text>`+"\n", svgLeft)
+	c.f(`<text x="%.0f" y="34">%s</text>`+"\n", svgLeft, esc(r.Scenario.load()))
+	c.f(`<text x="%.0f" y="48">%s</text>`+"\n", svgLeft, esc(r.Scenario.settings()))
+	c.legend(68)
+	c.panel(&r.Plain, "plain", "Plain retries (the retry ladder alone)", svgTop)
+	c.panel(&r.Breaker, "breaker", "Breaker in front of the ladder", svgTop+panelHeight)
+	c.f("</svg>\n")
+	if c.err != nil {
+		return c.err
+	}
+	_, err := w.Write(c.buf.Bytes())
+	return err
+}
+
+// chart accumulates the SVG text.
+type chart struct {
+	r     *Result
+	end   time.Duration
+	yMax  float64
+	yStep float64
+	buf   bytes.Buffer
+	err   error
+}
+
+func (c *chart) f(format string, args ...any) {
+	if c.err == nil {
+		_, c.err = fmt.Fprintf(&c.buf, format, args...)
+	}
+}
+
+// x maps a time offset to a horizontal coordinate.
+func (c *chart) x(t time.Duration) float64 {
+	return svgLeft + (svgWidth-svgLeft-svgRight)*float64(t)/float64(c.end)
+}
+
+// legend draws the swatches of every class at height y.
+func (c *chart) legend(y float64) {
+	items := []struct{ class, label string }{
+		{"healthy", "reached the healthy service"},
+		{"dead", "reached the dead service (hung)"},
+		{"refused", "refused by the breaker"},
+		{"outage", "outage"},
+		{"closed", "breaker closed"},
+		{"open", "open"},
+		{"half-open", "half-open"},
+	}
+	c.f(`<g id="legend">`)
+	x := svgLeft
+	for _, it := range items {
+		c.f(`<rect class="%s" x="%.1f" y="%.1f" width="10" height="10"/><text x="%.1f" y="%.1f">%s</text>`,
+			it.class, x, y-9, x+14, y, esc(it.label))
+		x += 14 + 6.2*float64(len(it.label)) + 16
+	}
+	c.f("</g>\n")
+}
+
+// panel draws one policy's panel with its top at y0.
+func (c *chart) panel(o *Outcome, id, title string, y0 float64) {
+	s := c.r.Scenario
+	top, bottom := y0+plotTop, y0+plotTop+plotHeight
+	left, right := svgLeft, svgWidth-svgRight
+	yOf := func(v float64) float64 { return bottom - plotHeight*v/c.yMax }
+
+	c.f(`<g id="%s" class="panel">`+"\n", id)
+	c.f(`<text class="title" x="%.1f" y="%.1f">%s</text>`+"\n", left, y0+16, esc(title))
+	// Grid and y axis labels.
+	for v := 0.0; v <= c.yMax+c.yStep/2; v += c.yStep {
+		y := yOf(v)
+		c.f(`<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f" text-anchor="end">%g</text>`+"\n",
+			left, y, right, y, left-6, y+4, v)
+	}
+	// Outage window.
+	c.f(`<rect id="%s-outage" class="outage" x="%.1f" y="%.1f" width="%.1f" height="%.1f"/>`+"\n",
+		id, c.x(s.outageStart()), top, c.x(s.fix())-c.x(s.outageStart()), plotHeight)
+	c.f(`<text x="%.1f" y="%.1f">outage</text>`+"\n", c.x(s.outageStart())+4, top+12)
+	// Stacked bars: dead at the bottom, then healthy, then refused.
+	bw := c.x(s.Bucket) - c.x(0)
+	gap := 0.0
+	if bw > 3 {
+		gap = 1
+	}
+	series := []struct {
+		class string
+		value func(Bucket) int
+		below func(Bucket) int
+	}{
+		{"dead", func(b Bucket) int { return b.Dead }, func(Bucket) int { return 0 }},
+		{"healthy", func(b Bucket) int { return b.Healthy }, func(b Bucket) int { return b.Dead }},
+		{"refused", func(b Bucket) int { return b.Refused }, func(b Bucket) int { return b.Dead + b.Healthy }},
+	}
+	for _, se := range series {
+		c.f(`<g id="%s-%s" class="series %s">`, id, se.class, se.class)
+		for _, b := range o.Buckets {
+			v := se.value(b)
+			if v == 0 {
+				continue
+			}
+			lo, hi := yOf(float64(se.below(b))), yOf(float64(se.below(b)+v))
+			c.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s: %d</title></rect>`,
+				c.x(b.Start), hi, bw-gap, lo-hi, b.Start, v)
+		}
+		c.f("</g>\n")
+	}
+	// Breaker state band.
+	if len(o.Band) > 0 {
+		c.f(`<text x="%.1f" y="%.1f" text-anchor="end">state</text>`, left-6, y0+bandTop+11)
+		c.f(`<g id="%s-band" class="band">`, id)
+		for _, seg := range o.Band {
+			if seg.To <= seg.From {
+				continue
+			}
+			c.f(`<rect class="state %s" x="%.2f" y="%.1f" width="%.2f" height="%.1f"><title>%s from %v to %v</title></rect>`,
+				seg.State, c.x(seg.From), y0+bandTop, c.x(seg.To)-c.x(seg.From), bandHeight,
+				seg.State, seg.From.Round(time.Millisecond), seg.To.Round(time.Millisecond))
+		}
+		c.f("</g>\n")
+	}
+	// Axes, time ticks and titles.
+	c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, left, bottom, right, bottom)
+	c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`+"\n", left, top, left, bottom)
+	step := time.Duration(niceStep(float64(c.end)/12/float64(time.Minute)) * float64(time.Minute))
+	if step <= 0 {
+		step = time.Minute
+	}
+	for t := time.Duration(0); t <= c.end; t += step {
+		c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f" text-anchor="middle">%g</text>`,
+			c.x(t), bottom, c.x(t), bottom+4, c.x(t), bottom+16, t.Minutes())
+	}
+	c.f("\n"+`<text x="%.1f" y="%.1f" text-anchor="middle">time (minutes)</text>`+"\n", (left+right)/2, bottom+30)
+	c.f(`<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">attempts per %v</text>`+"\n",
+		(top+bottom)/2, (top+bottom)/2, s.Bucket)
+	c.f("</g>\n")
+}
+
+// niceStep rounds v up to 1, 2 or 5 times a power of ten (at least 1e-3).
+func niceStep(v float64) float64 {
+	p := 1e-3
+	for p*10 <= v {
+		p *= 10
+	}
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// esc escapes s for XML text and attribute values.
+func esc(s string) string {
+	var b bytes.Buffer
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
