@@ -1,0 +1,10 @@
+// Command loopctl is the loopctl command line; see package internal/cli.
+package main
+
+import (
+	"os"
+
+	"github.com/loopctl/loopctl-go/internal/cli"
+)
+
+func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,0 +1,287 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/health"
+	"github.com/loopctl/loopctl-go/internal/fakellm"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/story.golden")
+
+// playStory plays the scripted story on a fake clock and returns the summary
+// and the output.
+func playStory(t *testing.T, cfg Config) (*Summary, string) {
+	t.Helper()
+	var out bytes.Buffer
+	cfg.Out = &out
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	return sum, out.String()
+}
+
+func TestStoryTransitions(t *testing.T) {
+	sum, out := playStory(t, fakeConfig(newFakeClock()))
+	if len(sum.Missing) != 0 {
+		t.Errorf("missing: %q", sum.Missing)
+	}
+	if len(sum.Transitions) != len(expected) {
+		t.Errorf("%d transitions, want %d: %v", len(sum.Transitions), len(expected), sum.Transitions)
+	}
+	for i, want := range expected {
+		if i < len(sum.Transitions) && !sum.Transitions[i].same(want) {
+			t.Errorf("transition %d = %v, want %v", i, sum.Transitions[i], want)
+		}
+	}
+	// Every scripted transition is listed in the printed summary.
+	_, tail, ok := strings.Cut(out, "\nTransitions\n")
+	if !ok {
+		t.Fatalf("no transitions in the summary:\n%s", out)
+	}
+	for _, want := range expected {
+		if !strings.Contains(tail, want.String()) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+	if sum.Runs != 7 || sum.Answered != 7 || len(sum.Failures) != 0 {
+		t.Errorf("runs %d, answered %d, failures %q", sum.Runs, sum.Answered, sum.Failures)
+	}
+	if sum.ModelState != fallback.Primary || sum.Trips != 1 {
+		t.Errorf("model breaker ends %v after %d trips, want primary after 1", sum.ModelState, sum.Trips)
+	}
+}
+
+func TestStoryOutput(t *testing.T) {
+	_, out := playStory(t, fakeConfig(newFakeClock()))
+	for _, want := range []string{
+		// the ladder retries the dead primary, then the turns fail
+		"gpt-primary   attempt 1  failed: HTTP 500 after 4 requests (waited",
+		// escalation on the rate-limited backup
+		"gpt-backup-1  attempt 5  failed: HTTP 429 after 4 requests (waited 1ms, 1ms, 1ms), escalated (the server asked to wait 1s)",
+		"model breaker  fallback -> fallback  (gpt-backup-1 -> gpt-backup-2)  chain advance",
+		"gpt-backup-2  attempt 6  ok",
+		// backup routing, then the soft refusal the model reads, and its answer
+		"search -> search_backup      ok (backup)",
+		"search -> (none)             refused: tool temporarily unavailable: circuit breaker open for tool 'search'",
+		`search "circuit breaker cooldown": unavailable (circuit breaker open), skipped; 365 * 24 = 8760.`,
+		// the probes
+		"gpt-primary   attempt 1  ok  (probe)",
+		"search -> search             ok (probe)",
+		"wait      1.5s for the cooldowns (model breaker: 6s after its trip",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "\033") {
+		t.Error("plain output has ANSI escapes")
+	}
+}
+
+func TestStorySummaryTables(t *testing.T) {
+	sum, _ := playStory(t, fakeConfig(newFakeClock()))
+	wantModels := []ModelRow{
+		{Model: modelPrimary, Role: "primary", Served: 13, Failed: 3, Requests: 25, Probes: 2, Now: "active"},
+		{Model: modelBackup1, Role: "backup 1", Served: 0, Failed: 2, Requests: 8, Now: "standby"},
+		{Model: modelBackup2, Role: "backup 2", Served: 15, Failed: 0, Requests: 15, Now: "standby"},
+	}
+	if len(sum.Models) != len(wantModels) {
+		t.Fatalf("models %+v", sum.Models)
+	}
+	for i, w := range wantModels {
+		if sum.Models[i] != w {
+			t.Errorf("model row %d = %+v, want %+v", i, sum.Models[i], w)
+		}
+	}
+	wantTools := []ToolRow{
+		{Tool: toolSearch, Calls: 9, OK: 6, Failures: 3, Refusals: 1, Backup: 4, State: breaker.Closed, Status: health.Degraded},
+		{Tool: toolSearchBack, Calls: 4, OK: 1, Failures: 3, State: breaker.Open, Status: health.Unhealthy},
+		{Tool: toolCalculator, Calls: 7, OK: 7, State: breaker.Closed, Status: health.Healthy},
+	}
+	if len(sum.Tools) != len(wantTools) {
+		t.Fatalf("tools %+v", sum.Tools)
+	}
+	for i, w := range wantTools {
+		if sum.Tools[i] != w {
+			t.Errorf("tool row %d = %+v, want %+v", i, sum.Tools[i], w)
+		}
+	}
+}
+
+// TestStoryGolden pins the whole plain output (go test -update rewrites it).
+func TestStoryGolden(t *testing.T) {
+	_, out := playStory(t, fakeConfig(newFakeClock()))
+	path := filepath.Join("testdata", "story.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("output differs from %s (go test -update to accept):\n%s", path, out)
+	}
+}
+
+// With a clock that never moves, the cooldowns never pass: the story cannot
+// recover, and Run says what is missing.
+func TestStoryIncomplete(t *testing.T) {
+	c := newFakeClock()
+	cfg := fakeConfig(c)
+	cfg.Wait = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	var out bytes.Buffer
+	cfg.Out = &out
+	sum, err := Run(context.Background(), cfg)
+	if !errors.Is(err, ErrIncomplete) {
+		t.Fatalf("err = %v, want ErrIncomplete", err)
+	}
+	want := []string{expected[4].String(), expected[5].String(), expected[6].String(), expected[7].String()}
+	if strings.Join(sum.Missing, "\n") != strings.Join(want, "\n") {
+		t.Errorf("missing %q, want %q", sum.Missing, want)
+	}
+	if !strings.Contains(out.String(), "The story did not play out as scripted; missing:") {
+		t.Errorf("output does not say what is missing:\n%s", out.String())
+	}
+}
+
+func TestColor(t *testing.T) {
+	cfg := fakeConfig(newFakeClock())
+	cfg.Color = true
+	_, out := playStory(t, cfg)
+	for _, want := range []string{bold + cyan + "[1/6]", red + "failed: HTTP 500", bold + magenta + "model breaker" + reset,
+		bold + red + "closed -> open" + reset, green + "ok" + reset} {
+		if !strings.Contains(out, want) {
+			t.Errorf("coloured output lacks %q", want)
+		}
+	}
+}
+
+func TestSpinner(t *testing.T) {
+	var out bytes.Buffer
+	c := newFakeClock()
+	v := newView(&out, false, true, c.Now)
+	stop := v.startSpinner()
+	v.waiting(3*time.Second, "next run in")
+	v.mu.Lock()
+	v.drawSpinner()
+	v.mu.Unlock()
+	v.runStart(1, "hi")
+	stop()
+	got := out.String()
+	if !strings.HasPrefix(got, "\r\033[K"+spinFrames[0]+" next run in: 3.0s\r\033[K") {
+		t.Errorf("spinner line not drawn, then cleared before the next line: %q", got)
+	}
+	if !strings.Contains(got, "run 1     user: hi\n") {
+		t.Errorf("no run line: %q", got)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newFakeClock()
+	cfg := fakeConfig(c)
+	pauses := 0
+	cfg.Wait = func(ctx context.Context, d time.Duration) error {
+		if pauses++; pauses == 3 {
+			cancel()
+		}
+		return c.Wait(ctx, d)
+	}
+	var out bytes.Buffer
+	cfg.Out = &out
+	sum, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if sum == nil || sum.Runs != 3 || sum.Answered != 3 || len(sum.Missing) == 0 {
+		t.Fatalf("summary after cancel: %+v", sum)
+	}
+	if !strings.Contains(out.String(), "Summary (3 runs, 3 answered") {
+		t.Errorf("no summary of the runs played:\n%s", out.String())
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"negative cooldown", Config{Timing: Timing{ModelCooldown: -1}}, "Timing.ModelCooldown must not be negative"},
+		{"negative beat", Config{Timing: Timing{Beat: -time.Second}}, "Timing.Beat"},
+		{"max below base", Config{Timing: Timing{RetryBase: time.Second, RetryMax: time.Millisecond}}, "RetryMax"},
+		{"negative request timeout", Config{RequestTimeout: -time.Second}, "RequestTimeout"},
+		{"bad scheme", Config{BaseURL: "ftp://x", Model: "m"}, "BaseURL must start with http"},
+		{"no model", Config{BaseURL: "http://127.0.0.1:1/v1"}, "Model is required"},
+		{"blank fallback", Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Fallback: []string{"a", " "}}, "Fallback[1] is blank"},
+		{"model in chain", Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Fallback: []string{"m"}}, "Models"},
+	}
+	for _, tt := range tests {
+		sum, err := Run(context.Background(), tt.cfg)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) || sum != nil {
+			t.Errorf("%s: Run = %v, %v; want ErrConfig mentioning %q", tt.name, sum, err, tt.want)
+		}
+	}
+}
+
+// The real-server mode runs the same prompts and tools against a given base
+// URL: here a fakellm server answering like the scripted models, whose primary
+// is down, so the breaker trips to the chain without any scripted fault of ours.
+func TestBaseURL(t *testing.T) {
+	srv := fakellm.NewOpenAI(func(r fakellm.Request) fakellm.Reply {
+		if r.Model == "live-primary" {
+			return fakellm.Error(http.StatusServiceUnavailable)
+		}
+		return answer(r.Messages, plans())
+	})
+	defer srv.Close()
+	c := newFakeClock()
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), Config{Out: &out, Now: c.Now, Timing: fastTiming,
+		BaseURL: srv.BaseURL(), APIKey: "sekrit", Model: "live-primary", Fallback: []string{"live-backup", "live-spare"}})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	if n := srv.Count("live-primary"); n != 12 {
+		t.Errorf("%d requests to the primary, want 12 (3 failed turns of 4 requests)", n)
+	}
+	if srv.Count("live-backup") == 0 || srv.Count("live-spare") != 0 || srv.Count(modelPrimary) != 0 {
+		t.Errorf("requests by model: %q", srv.Models())
+	}
+	for _, r := range srv.Requests() {
+		if got := r.Header.Get("Authorization"); got != "Bearer sekrit" {
+			t.Fatalf("Authorization %q", got)
+		}
+	}
+	want := Transition{Breaker: "model", From: "primary", To: "fallback", FromModel: "live-primary", ToModel: "live-backup"}
+	if len(sum.Transitions) != 1 || !sum.Transitions[0].same(want) {
+		t.Errorf("transitions %v, want only %v", sum.Transitions, want)
+	}
+	if sum.Runs != 7 || sum.Answered != 7 || len(sum.Missing) != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	got := out.String()
+	if !strings.Contains(got, srv.BaseURL()+" (no scripted faults)") || strings.Contains(got, "[1/6]") || strings.Contains(got, "wait ") {
+		t.Errorf("real-server output names no base URL, or plays scripted acts:\n%s", got)
+	}
+}

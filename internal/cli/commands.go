@@ -1,0 +1,8 @@
+package cli
+
+// commands is the command table, in the order the usage lists them. Adding a command
+// is one entry here plus its run function.
+var commands = []Command{
+	{Name: "demo", Summary: "watch the breakers trip and recover on a scripted in-process model server", Run: runDemo},
+	{Name: "simulate", Summary: "measure plain retries against a breaker during a simulated outage", Run: runSimulate},
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/loopctl/loopctl-go/outage"
+)
+
+func TestSimulateDefaultsMatchGolden(t *testing.T) {
+	code, out, errs := run(t, "simulate")
+	if code != ExitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "outage", "testdata", "simulate.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("loopctl simulate differs from outage/testdata/simulate.golden:\n%s", out)
+	}
+}
+
+func TestSimulateFlagDefaults(t *testing.T) {
+	s := outage.DefaultScenario()
+	fs, svg := simulateFlagSet(&s)
+	if err := fs.Parse(nil); err != nil || *svg != "" || !reflect.DeepEqual(s, outage.DefaultScenario()) {
+		t.Fatalf("flags change the defaults: %v %+v", err, s)
+	}
+	for field, name := range simulateFlags {
+		if fs.Lookup(name) == nil {
+			t.Errorf("field %s maps to missing flag --%s", field, name)
+		}
+	}
+	code, out, _ := run(t, "simulate", "--help")
+	for _, want := range []string{"-callers", "(default 100)", "-timeout", "(default 2m0s)", "-svg FILE", "-seed uint", "(default 1)"} {
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("simulate --help (exit %d) lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+func TestSimulateFlags(t *testing.T) {
+	code, out, errs := run(t, "simulate", "--callers", "5", "--outage=1m", "--timeout=30s", "--seed", "9", "--retries", "0")
+	if code != ExitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	s := outage.DefaultScenario()
+	s.Callers, s.Outage, s.Timeout, s.Seed, s.Retries = 5, 60e9, 30e9, 9, 0
+	res, err := outage.Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	res.WriteTable(&want)
+	if out != want.String() {
+		t.Errorf("got\n%s\nwant\n%s", out, want.String())
+	}
+}
+
+func TestSimulateBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--bogus"}, []string{"-bogus"}},
+		{[]string{"--timeout=abc"}, []string{"-timeout", "abc"}},
+		{[]string{"--callers", "many"}, []string{"-callers", "many"}},
+		{[]string{"--callers=0"}, []string{"--callers must be at least 1 (got 0)"}},
+		{[]string{"--callers=-4"}, []string{"--callers must be at least 1"}},
+		{[]string{"--outage=-1s"}, []string{"--outage must not be negative"}},
+		{[]string{"--outage=0s"}, []string{"--outage must be positive"}},
+		{[]string{"--interval=0"}, []string{"--interval"}},
+		{[]string{"--warmup=-2m"}, []string{"--warmup"}},
+		{[]string{"--tail=-1ns"}, []string{"--tail"}},
+		{[]string{"--latency=3m"}, []string{"--latency must be below"}},
+		{[]string{"--failure-threshold=0"}, []string{"--failure-threshold"}},
+		{[]string{"--cooldown=-30s"}, []string{"--cooldown"}},
+		{[]string{"--probe-timeout=0s"}, []string{"--probe-timeout"}},
+		{[]string{"--retries=-1"}, []string{"--retries"}},
+		{[]string{"--retry-base=0s"}, []string{"--retry-base"}},
+		{[]string{"--retry-max=-1s"}, []string{"--retry-max"}},
+		{[]string{"--bucket=1ns"}, []string{"--bucket"}},
+		{[]string{"--seed=-1"}, []string{"-seed"}},
+		{[]string{"extra"}, []string{`unexpected argument "extra"`}},
+	}
+	for _, tt := range tests {
+		code, out, errs := run(t, append([]string{"simulate"}, tt.args...)...)
+		if code != ExitUsage || out != "" {
+			t.Errorf("%q: exit %d, stdout %q; want 2 and nothing", tt.args, code, out)
+		}
+		oneLine(t, errs, append(tt.want, "loopctl simulate:")...)
+	}
+}
+
+func TestSimulateSVG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chart.svg")
+	code, out, errs := run(t, "simulate", "--svg", path, "--callers=10")
+	if code != ExitOK || errs != "" || !strings.Contains(out, "10 callers") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("chart is not well-formed: %v", err)
+		}
+	}
+	if !bytes.Contains(data, []byte(`id="breaker-band"`)) {
+		t.Error("chart has no breaker band")
+	}
+
+	code, _, errs = run(t, "simulate", "--svg", filepath.Join(t.TempDir(), "missing", "chart.svg"))
+	if code != ExitFailure {
+		t.Errorf("unwritable --svg: exit %d, want %d", code, ExitFailure)
+	}
+	oneLine(t, errs, "chart.svg")
+}
+
+func TestSimulateCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	if code := Run(ctx, []string{"simulate"}, &out, &errb); code != ExitFailure || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q", code, out.String())
+	}
+	oneLine(t, errb.String(), "canceled")
+}
