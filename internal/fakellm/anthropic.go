@@ -1,0 +1,263 @@
+package fakellm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// anthropicWire is the Anthropic Messages format.
+type anthropicWire struct{}
+
+func (anthropicWire) matches(path string) bool { return strings.HasSuffix(path, "/v1/messages") }
+
+type anRequest struct {
+	Model     string          `json:"model"`
+	MaxTokens int             `json:"max_tokens"`
+	System    json.RawMessage `json:"system"` // string or array of text blocks
+	Messages  []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"` // string or array of blocks
+	} `json:"messages"`
+	Tools []struct {
+		Type        string          `json:"type"`
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	} `json:"tools"`
+}
+
+type anBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"` // tool_result: string or array of blocks
+}
+
+// blocks decodes a content field: a string is one text block.
+func blocks(raw json.RawMessage) ([]anBlock, bool) {
+	raw = bytes.TrimSpace(raw)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []anBlock{{Type: "text", Text: &s}}, true
+	}
+	var bs []anBlock
+	if json.Unmarshal(raw, &bs) != nil {
+		return nil, false
+	}
+	return bs, true
+}
+
+// blockText concatenates the text of text blocks.
+func blockText(bs []anBlock) string {
+	var b strings.Builder
+	for _, x := range bs {
+		if x.Type == "text" && x.Text != nil {
+			b.WriteString(*x.Text)
+		}
+	}
+	return b.String()
+}
+
+func (anthropicWire) decode(body []byte) (Request, string, error) {
+	var in anRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return Request{}, "", err
+	}
+	r := Request{Model: in.Model, MaxTokens: in.MaxTokens}
+	var problem string
+	note := func(format string, args ...any) {
+		if problem == "" {
+			problem = fmt.Sprintf(format, args...)
+		}
+	}
+	if in.Model == "" {
+		note("model: Field required")
+	}
+	if in.MaxTokens < 1 {
+		note("max_tokens: Field required (at least 1)")
+	}
+	if len(in.System) > 0 && string(in.System) != "null" {
+		sys, ok := blocks(in.System)
+		if !ok {
+			note("system: Input should be a valid string or list of text blocks")
+		}
+		for _, b := range sys {
+			r.Messages = append(r.Messages, Message{Role: "system", Content: blockText([]anBlock{b})})
+		}
+	}
+	if len(in.Messages) == 0 {
+		note("messages: at least one message is required")
+	} else if in.Messages[0].Role != "user" {
+		note("messages: first message must use the \"user\" role")
+	}
+	var pending []string // tool_use ids of the previous assistant message
+	for i, m := range in.Messages {
+		bs, ok := blocks(m.Content)
+		if !ok || len(bs) == 0 {
+			note("messages.%d: all messages must have non-empty content", i)
+		}
+		switch m.Role {
+		case "user":
+			results := true // tool_result blocks must come first
+			for j, b := range bs {
+				switch b.Type {
+				case "tool_result":
+					if !results {
+						note("messages.%d.content.%d: tool_result blocks must come before any other content", i, j)
+					}
+					k := indexOf(pending, b.ToolUseID)
+					if k < 0 {
+						note("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+					} else {
+						pending = append(pending[:k], pending[k+1:]...)
+					}
+					content, ok := toolResultText(b.Content)
+					if !ok {
+						note("messages.%d.content.%d.content: Input should be a valid string or list of blocks", i, j)
+					}
+					r.Messages = append(r.Messages, Message{Role: "tool", ToolCallID: b.ToolUseID, IsError: b.IsError, Content: content})
+				case "text":
+					results = false
+					if b.Text == nil || *b.Text == "" {
+						note("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+					}
+				default:
+					results = false
+				}
+			}
+			if t := blockText(bs); t != "" || !hasType(bs, "tool_result") {
+				r.Messages = append(r.Messages, Message{Role: "user", Content: t})
+			}
+		case "assistant":
+			msg := Message{Role: "assistant", Content: blockText(bs)}
+			for j, b := range bs {
+				switch b.Type {
+				case "tool_use":
+					if b.ID == "" || b.Name == "" {
+						note("messages.%d.content.%d: tool_use blocks need id and name", i, j)
+					}
+					if !isObject(b.Input) {
+						note("messages.%d.content.%d.input: Input should be a valid dictionary", i, j)
+					}
+					msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+				case "text":
+					if b.Text == nil || *b.Text == "" {
+						note("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+					}
+				}
+			}
+			r.Messages = append(r.Messages, msg)
+		default:
+			note("messages.%d.role: Input should be 'user' or 'assistant'", i)
+		}
+		if len(pending) > 0 {
+			note("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(pending, ", "))
+		}
+		pending = nil
+		if m.Role == "assistant" {
+			for _, b := range bs {
+				if b.Type == "tool_use" {
+					pending = append(pending, b.ID)
+				}
+			}
+		}
+	}
+	for i, t := range in.Tools {
+		if t.Name == "" {
+			note("tools.%d.name: Field required", i)
+		}
+		var schema struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(t.InputSchema, &schema) != nil || schema.Type != "object" {
+			note("tools.%d.input_schema.type: Input should be 'object'", i)
+		}
+		r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+	}
+	return r, problem, nil
+}
+
+// toolResultText decodes a tool_result's content: absent, a string, or blocks.
+func toolResultText(raw json.RawMessage) (string, bool) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "", true
+	}
+	bs, ok := blocks(raw)
+	return blockText(bs), ok
+}
+
+func hasType(bs []anBlock, typ string) bool {
+	for _, b := range bs {
+		if b.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+func (anthropicWire) reply(w http.ResponseWriter, r Request, rep Reply) {
+	content := []any{}
+	if rep.Text != "" {
+		content = append(content, map[string]any{"type": "text", "text": rep.Text})
+	}
+	for i, c := range rep.ToolCalls {
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("toolu_%d_%d", r.Seq, i)
+		}
+		var input any = json.RawMessage(c.Arguments)
+		if c.Arguments == "" {
+			input = map[string]any{}
+		} else if !json.Valid([]byte(c.Arguments)) {
+			input = c.Arguments // not JSON: sent as a string
+		}
+		content = append(content, map[string]any{"type": "tool_use", "id": id, "name": c.Name, "input": input})
+	}
+	stop := "end_turn"
+	if len(rep.ToolCalls) > 0 {
+		stop = "tool_use"
+	}
+	b, _ := json.Marshal(map[string]any{
+		"id":            fmt.Sprintf("msg_fake_%d", r.Seq),
+		"type":          "message",
+		"role":          "assistant",
+		"model":         r.Model,
+		"content":       content,
+		"stop_reason":   stop,
+		"stop_sequence": nil,
+		"usage": map[string]any{
+			"input_tokens":  rep.Usage.InputTokens,
+			"output_tokens": rep.Usage.OutputTokens,
+		},
+	})
+	writeJSON(w, http.StatusOK, nil, string(b))
+}
+
+func (anthropicWire) errorBody(status int, msg string) string {
+	typ := "api_error"
+	switch status {
+	case http.StatusBadRequest:
+		typ = "invalid_request_error"
+	case http.StatusUnauthorized:
+		typ = "authentication_error"
+	case http.StatusForbidden:
+		typ = "permission_error"
+	case http.StatusNotFound:
+		typ = "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		typ = "request_too_large"
+	case http.StatusTooManyRequests:
+		typ = "rate_limit_error"
+	case 529:
+		typ = "overloaded_error"
+	}
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+	return string(b)
+}

@@ -1,0 +1,28 @@
+// Package fakellm is a scripted fake model server for tests and demos. It
+// speaks the OpenAI Chat Completions wire format ([NewOpenAI]) and the
+// Anthropic Messages wire format ([NewAnthropic]) on a loopback
+// httptest server, so the real provider adapters (and their SDKs) can be
+// driven through every path: text answers, tool calls, HTTP errors with
+// Retry-After hints, malformed bodies and requests that hang until the
+// client gives up.
+//
+// Each request is decoded into a [Request] (model, conversation, tools),
+// checked against the wire format's rules the real services enforce (a bad
+// conversation gets the 400 a real server would send, without calling the
+// script), logged, and answered by a [Script]:
+//
+//	srv := fakellm.NewOpenAI(fakellm.ByModel(map[string]fakellm.Script{
+//		"primary": fakellm.Always(fakellm.Error(503)),
+//		"backup": fakellm.Sequence(
+//			fakellm.Calls(fakellm.Call("search", `{"q":"go"}`)),
+//			fakellm.Text("done"),
+//		),
+//	}))
+//	defer srv.Close()
+//	p, _ := openai.New(openai.Config{BaseURL: srv.BaseURL(), APIKey: "test"})
+//	// ... run the agent against p ...
+//	fmt.Println(srv.Count("primary"), srv.Count("backup"))
+//
+// The package does not depend on the agent package, so any test package can
+// use it.
+package fakellm

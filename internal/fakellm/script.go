@@ -1,0 +1,164 @@
+package fakellm
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+)
+
+// Message is one conversation entry as the server decoded it from the wire.
+// Both wire formats decode to the same shape: system prompts are messages
+// with Role "system" (Anthropic's system parameter comes first), and every
+// tool result is its own message with Role "tool" (Anthropic's tool_result
+// blocks are split out of their user message, in order).
+type Message struct {
+	Role       string     // "system", "user", "assistant" or "tool" (OpenAI's "developer" reads "system")
+	Content    string     // the text; text blocks or parts are concatenated
+	ToolCalls  []ToolCall // an assistant message's tool calls, in order
+	ToolCallID string     // a tool message's call id (tool_call_id / tool_use_id)
+	IsError    bool       // a tool message's is_error flag (Anthropic only)
+}
+
+// ToolCall is one tool call, in a request's assistant message or in a [Reply].
+type ToolCall struct {
+	ID        string // "" in a Reply: the server makes one ("call_<seq>_<i>" / "toolu_<seq>_<i>")
+	Name      string
+	Arguments string // JSON text; sent verbatim on the OpenAI wire, even when invalid
+}
+
+// Tool is a tool the request offered the model.
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // OpenAI "parameters" / Anthropic "input_schema"
+}
+
+// Request is one decoded request.
+type Request struct {
+	Seq       int    // 1-based arrival number on its Handler
+	Model     string // the model the request named
+	Messages  []Message
+	Tools     []Tool
+	MaxTokens int         // max_tokens (or OpenAI's max_completion_tokens); 0 when absent
+	Header    http.Header // the request headers
+	Body      []byte      // the raw JSON body
+}
+
+// Last returns the request's last message (the zero Message if none).
+func (r Request) Last() Message {
+	if len(r.Messages) == 0 {
+		return Message{}
+	}
+	return r.Messages[len(r.Messages)-1]
+}
+
+// Usage is the token count a Reply reports.
+type Usage struct {
+	InputTokens, OutputTokens int64
+}
+
+// Reply is a scripted answer: a completion (Text and/or ToolCalls) or, when
+// Fault is set, a failure.
+type Reply struct {
+	Text      string
+	ToolCalls []ToolCall
+	Usage     Usage  // reported as is (zero: zero)
+	Fault     *Fault // non-nil: answer with the fault instead
+
+	// Gate, when non-nil, holds the answer until it is closed. If the
+	// request ends first (the client gave up) or the Handler is released,
+	// the connection is dropped without a response.
+	Gate <-chan struct{}
+}
+
+// Fault is a failure the server answers with.
+type Fault struct {
+	// Status is the HTTP status. 0: 500.
+	Status int
+	// Header holds extra response headers, e.g. "Retry-After" or
+	// "retry-after-ms". nil: none.
+	Header http.Header
+	// Body is the response body, sent with Content-Type application/json.
+	// "": the wire format's error object for Status, carrying Message.
+	Body string
+	// Message is the error message in the generated error object.
+	// "": "fakellm: <status text>".
+	Message string
+	// Hang makes the server wait until the request's context ends (the
+	// client's deadline or cancellation) or the Handler is released, then
+	// drop the connection without a response. Status, Header, Body and
+	// Message are then unused.
+	Hang bool
+}
+
+// Text returns a Reply with text only.
+func Text(s string) Reply { return Reply{Text: s} }
+
+// Calls returns a Reply that calls tools, in order.
+func Calls(calls ...ToolCall) Reply { return Reply{ToolCalls: calls} }
+
+// Call returns a ToolCall with a server-made id.
+func Call(name, args string) ToolCall { return ToolCall{Name: name, Arguments: args} }
+
+// Error returns a Reply that fails with HTTP status and the wire format's
+// error object.
+func Error(status int) Reply { return Reply{Fault: &Fault{Status: status}} }
+
+// RateLimit returns a Reply that fails with 429 and, unless retryAfter is
+// "", the header "Retry-After: <retryAfter>" (seconds or an HTTP-date).
+func RateLimit(retryAfter string) Reply {
+	f := &Fault{Status: http.StatusTooManyRequests}
+	if retryAfter != "" {
+		f.Header = http.Header{"Retry-After": {retryAfter}}
+	}
+	return Reply{Fault: f}
+}
+
+// Hang returns a Reply that never answers: the server waits until the
+// request's context ends.
+func Hang() Reply { return Reply{Fault: &Fault{Hang: true}} }
+
+// Malformed returns a Reply whose body is cut-off JSON with status 200.
+func Malformed() Reply { return Raw(http.StatusOK, `{"id":"broken","choi`) }
+
+// Raw returns a Reply with this status and body, sent as application/json.
+func Raw(status int, body string) Reply {
+	return Reply{Fault: &Fault{Status: status, Body: body}}
+}
+
+// Script answers a request. It is called on the server's goroutines, one
+// call per request (concurrently for concurrent requests), and must be safe
+// for that.
+type Script func(Request) Reply
+
+// Always answers every request with r.
+func Always(r Reply) Script { return func(Request) Reply { return r } }
+
+// Sequence answers the n-th request it sees (counted per Sequence) with
+// replies[n-1]; once they run out the last one repeats. With no replies it
+// answers 500.
+func Sequence(replies ...Reply) Script {
+	var n atomic.Int64
+	return func(Request) Reply {
+		if len(replies) == 0 {
+			return Error(http.StatusInternalServerError)
+		}
+		i := int(n.Add(1)) - 1
+		return replies[min(i, len(replies)-1)]
+	}
+}
+
+// ByModel answers each request with the script of its model. A model not
+// in scripts gets 404 with the wire format's "model not found" error.
+func ByModel(scripts map[string]Script) Script {
+	return func(r Request) Reply {
+		if s, ok := scripts[r.Model]; ok {
+			return s(r)
+		}
+		return Reply{Fault: &Fault{
+			Status:  http.StatusNotFound,
+			Message: "fakellm: model " + strconv.Quote(r.Model) + " not found",
+		}}
+	}
+}

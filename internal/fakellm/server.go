@@ -1,0 +1,206 @@
+package fakellm
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// wire is one wire format.
+type wire interface {
+	// matches reports whether the URL path is the format's endpoint.
+	matches(path string) bool
+	// decode decodes a request body. problem is the message of the 400 a
+	// real server would answer a request breaking the format's rules with.
+	decode(body []byte) (r Request, problem string, err error)
+	// reply writes a completion.
+	reply(w http.ResponseWriter, r Request, rep Reply)
+	// errorBody returns the format's error object.
+	errorBody(status int, msg string) string
+}
+
+// Handler is the http.Handler of a fake model server. It is safe for
+// concurrent use.
+type Handler struct {
+	wire   wire
+	script Script
+
+	mu       sync.Mutex
+	log      []Request
+	released chan struct{}
+	once     sync.Once
+}
+
+// NewOpenAIHandler returns a Handler that speaks OpenAI Chat Completions
+// (POST .../chat/completions) and answers with script.
+func NewOpenAIHandler(script Script) *Handler { return newHandler(openaiWire{}, script) }
+
+// NewAnthropicHandler returns a Handler that speaks Anthropic Messages
+// (POST .../v1/messages) and answers with script.
+func NewAnthropicHandler(script Script) *Handler { return newHandler(anthropicWire{}, script) }
+
+func newHandler(w wire, s Script) *Handler {
+	if s == nil {
+		s = Sequence()
+	}
+	return &Handler{wire: w, script: s, released: make(chan struct{})}
+}
+
+// ServeHTTP decodes, checks, logs and answers one request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.wire.matches(r.URL.Path) {
+		writeJSON(w, http.StatusNotFound, nil, h.wire.errorBody(http.StatusNotFound, "fakellm: no endpoint "+r.URL.Path))
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeJSON(w, http.StatusMethodNotAllowed, nil, h.wire.errorBody(http.StatusMethodNotAllowed, "fakellm: method "+r.Method))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away
+	}
+	req, problem, err := h.wire.decode(body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, nil, h.wire.errorBody(http.StatusBadRequest, "fakellm: request is not valid JSON: "+err.Error()))
+		return
+	}
+	req.Header = r.Header.Clone()
+	req.Body = body
+	h.mu.Lock()
+	req.Seq = len(h.log) + 1
+	h.log = append(h.log, req)
+	h.mu.Unlock()
+	if problem != "" {
+		writeJSON(w, http.StatusBadRequest, nil, h.wire.errorBody(http.StatusBadRequest, problem))
+		return
+	}
+
+	rep := h.script(req)
+	if rep.Gate != nil {
+		select {
+		case <-rep.Gate:
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-h.released:
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if f := rep.Fault; f != nil {
+		if f.Hang {
+			select {
+			case <-r.Context().Done():
+			case <-h.released:
+			}
+			panic(http.ErrAbortHandler) // drop the connection: no response at all
+		}
+		status := f.Status
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		b := f.Body
+		if b == "" {
+			msg := f.Message
+			if msg == "" {
+				msg = "fakellm: status " + strconv.Itoa(status)
+				if t := http.StatusText(status); t != "" {
+					msg = "fakellm: " + strings.ToLower(t)
+				}
+			}
+			b = h.wire.errorBody(status, msg)
+		}
+		writeJSON(w, status, f.Header, b)
+		return
+	}
+	h.wire.reply(w, req, rep)
+}
+
+// Requests returns a copy of the request log, in arrival order. Requests
+// the server refused as malformed (400) are logged too; requests it could
+// not decode are not.
+func (h *Handler) Requests() []Request {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.log)
+}
+
+// Count returns the number of logged requests for model; "" counts all.
+func (h *Handler) Count(model string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if model == "" {
+		return len(h.log)
+	}
+	n := 0
+	for _, r := range h.log {
+		if r.Model == model {
+			n++
+		}
+	}
+	return n
+}
+
+// Models returns the model of each logged request, in arrival order.
+func (h *Handler) Models() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, len(h.log))
+	for i, r := range h.log {
+		out[i] = r.Model
+	}
+	return out
+}
+
+// Release ends every hanging or gated request now, and every later one
+// at once: their connections are dropped without a response. It is
+// idempotent.
+func (h *Handler) Release() { h.once.Do(func() { close(h.released) }) }
+
+// Server is a Handler on a started loopback httptest.Server.
+type Server struct {
+	*httptest.Server
+	*Handler
+	base string
+}
+
+// NewOpenAI starts a loopback server speaking OpenAI Chat Completions.
+// Give [Server.BaseURL] to the OpenAI provider (or SDK) and Close it when done.
+func NewOpenAI(script Script) *Server {
+	h := NewOpenAIHandler(script)
+	s := httptest.NewServer(h)
+	return &Server{Server: s, Handler: h, base: s.URL + "/v1"}
+}
+
+// NewAnthropic starts a loopback server speaking Anthropic Messages.
+// Give [Server.BaseURL] to the Anthropic provider (or SDK) and Close it when done.
+func NewAnthropic(script Script) *Server {
+	h := NewAnthropicHandler(script)
+	s := httptest.NewServer(h)
+	return &Server{Server: s, Handler: h, base: s.URL}
+}
+
+// BaseURL is the API root to configure a client with: URL+"/v1" for
+// OpenAI (the SDK appends "chat/completions"), URL for Anthropic (the SDK
+// appends "v1/messages").
+func (s *Server) BaseURL() string { return s.base }
+
+// Close releases hanging requests, then shuts the server down.
+func (s *Server) Close() {
+	s.Handler.Release()
+	s.Server.Close()
+}
+
+func writeJSON(w http.ResponseWriter, status int, extra http.Header, body string) {
+	for k, vs := range extra {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}

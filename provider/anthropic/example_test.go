@@ -1,0 +1,45 @@
+package anthropic_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/loopctl/loopctl-go/agent"
+	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/provider/anthropic"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+func Example() {
+	// A fake Messages server: overloaded once, then it answers.
+	srv := fakellm.NewAnthropic(fakellm.Sequence(
+		fakellm.Error(529),
+		fakellm.Reply{Text: "Paris.", Usage: fakellm.Usage{InputTokens: 14, OutputTokens: 2}},
+	))
+	defer srv.Close()
+
+	p, err := anthropic.New(anthropic.Config{BaseURL: srv.BaseURL(), APIKey: "sk-ant-test"})
+	if err != nil {
+		panic(err)
+	}
+	req := agent.Request{
+		Model: "claude-sonnet-4-5",
+		Messages: []agent.Message{
+			{Role: agent.RoleSystem, Content: "Answer in one word."},
+			{Role: agent.RoleUser, Content: "Capital of France?"},
+		},
+	}
+	_, err = p.Complete(context.Background(), req)
+	fmt.Println(retry.Classify(err))
+
+	resp, err := p.Complete(context.Background(), req)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(resp.Message.Content, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	fmt.Println(srv.Requests()[1].Messages[0].Role, srv.Requests()[1].MaxTokens)
+	// Output:
+	// transient
+	// Paris. 14 2
+	// system 4096
+}

@@ -1,0 +1,147 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/loopctl/loopctl-go/agent"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// ErrBadResponse is wrapped by the error of a 2xx response that cannot be
+// understood: a body that is not JSON, or a completion without choices. The
+// retry ladder treats it as transient.
+var ErrBadResponse = errors.New("openai: malformed response")
+
+// Config configures a [Provider]. The zero value talks to api.openai.com with
+// the key in OPENAI_API_KEY.
+type Config struct {
+	// BaseURL is the API root, e.g. "http://localhost:8000/v1" for a vLLM
+	// server. "": the SDK default (OPENAI_BASE_URL, else
+	// https://api.openai.com/v1).
+	BaseURL string
+
+	// APIKey is sent as a bearer token. "": the SDK default (OPENAI_API_KEY);
+	// local servers usually accept any value.
+	APIKey string
+
+	// HTTPClient sends the requests. nil: a new &http.Client{} with
+	// http.DefaultTransport and no timeout (the context bounds each call).
+	HTTPClient *http.Client
+
+	// MaxTokens caps the answer when [agent.Request.MaxTokens] is 0.
+	// 0: no cap is sent and the server decides.
+	MaxTokens int
+
+	// LegacyMaxTokens sends the cap as "max_tokens" instead of
+	// "max_completion_tokens", for servers that only know the older name.
+	// false: "max_completion_tokens".
+	LegacyMaxTokens bool
+
+	// Options are extra SDK request options (headers, organization, ...),
+	// applied after the ones built from the fields above. The provider's own
+	// "no SDK retries" and "no SDK timeout" options are applied last and win.
+	// nil: none.
+	Options []option.RequestOption
+
+	// Now reads the clock for Retry-After HTTP-dates. nil: time.Now.
+	Now func() time.Time
+}
+
+// Provider is an [agent.Provider] for the Chat Completions API. It is safe
+// for concurrent use.
+type Provider struct {
+	client    sdk.Client
+	maxTokens int
+	legacy    bool
+	now       func() time.Time
+}
+
+var _ agent.Provider = (*Provider)(nil)
+
+// New returns a Provider for c. It makes no request.
+func New(c Config) (*Provider, error) {
+	if c.MaxTokens < 0 {
+		return nil, fmt.Errorf("openai: MaxTokens must not be negative (got %d)", c.MaxTokens)
+	}
+	hc := c.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	opts := []option.RequestOption{option.WithHTTPClient(hc)}
+	if c.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(c.BaseURL))
+	}
+	if c.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(c.APIKey))
+	}
+	opts = append(opts, c.Options...)
+	opts = append(opts,
+		option.WithMaxRetries(0),
+		option.WithRequestTimeout(0),
+	)
+	now := c.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Provider{
+		client:    sdk.NewClient(opts...),
+		maxTokens: c.MaxTokens,
+		legacy:    c.LegacyMaxTokens,
+		now:       now,
+	}, nil
+}
+
+// Complete sends req as one Chat Completions request and returns the first
+// choice. It makes exactly one HTTP request.
+func (p *Provider) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return agent.Response{}, retry.Unrecoverable(err)
+	}
+	var raw *http.Response
+	res, err := p.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
+	if err != nil {
+		return agent.Response{}, p.mapError(ctx, err, raw)
+	}
+	if res == nil || len(res.Choices) == 0 {
+		return agent.Response{}, fmt.Errorf("%w: no choices", ErrBadResponse)
+	}
+	return response(res), nil
+}
+
+// mapError turns an SDK error into the error the retry ladder expects.
+func (p *Provider) mapError(ctx context.Context, err error, raw *http.Response) error {
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(err, cerr) {
+			return err
+		}
+		return fmt.Errorf("openai: %w (%w)", cerr, err)
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		var h http.Header
+		if apiErr.Response != nil {
+			h = apiErr.Response.Header
+		}
+		return &retry.StatusError{Code: apiErr.StatusCode, RetryAfter: retry.RetryAfterFromHeader(h, p.now()), Err: err}
+	}
+	if raw == nil {
+		return err // no response: a connection error or timeout, as it is
+	}
+	if raw.StatusCode >= 400 {
+		// An error status whose body the SDK could not read as the API's error JSON.
+		return &retry.StatusError{
+			Code:       raw.StatusCode,
+			RetryAfter: retry.RetryAfterFromHeader(raw.Header, p.now()),
+			Err:        fmt.Errorf("openai: HTTP %d: %w", raw.StatusCode, err),
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrBadResponse, err)
+}
