@@ -1,0 +1,49 @@
+// Package agent runs an LLM agent loop that keeps working when the things it
+// calls break.
+//
+// An [Agent] composes the pieces of loopctl (SEMANTICS.md, section 6):
+//
+//   - per turn (one model request): the model breaker's gate
+//     ([fallback.Manager.Begin]: cooldown check, routing, exhaustion), the retry
+//     ladder ([retry.Do]) around the request to the routed model, and the verdict
+//     on the turn ticket;
+//   - per tool call: the router ([health.Router.Resolve], pure reads), the tool
+//     breaker's gate on the resolved tool ([health.Registry.Allow]; a refusal
+//     becomes a soft error and is not recorded as a failure), the call itself
+//     (with a timeout and panic isolation), and the verdict on the permit.
+//
+// Soft errors (a refused, unknown, failing, panicking or hanging tool, or bad
+// arguments) become tool results flagged with [Message.IsError]: the run goes
+// on and the model reads the text and adapts. Hard errors (the fallback chain is
+// exhausted, a turn failed on every model it was allowed to try, the caller
+// cancelled, the turn limit was reached) end the run and are returned as a
+// [*RunError].
+//
+// The texts the model reads for soft errors (x is the tool the model asked
+// for, or for a panic or a timeout the tool that ran, which differs when the
+// router picked a backup):
+//
+//	tool temporarily unavailable: circuit breaker open for tool 'x'; retry in 30s; backup tools: y (unavailable)
+//	tool temporarily unavailable: circuit breaker open for tool 'x'; retry in 30s; no backup tool
+//	tool 'x' is not available; available tools: a, b
+//	<the tool's error text>
+//	tool 'x' panicked: <the panic value>
+//	tool 'x' timed out after 30s
+//	invalid arguments for tool 'x': <why>
+//
+// A refusal, an unknown tool and bad arguments touch no breaker: bad arguments
+// are the model's mistake, not the tool's. An error, a panic and a timeout
+// (the tool failed after its own Config.ToolTimeout passed) are failures for
+// the tool's breaker. A tool that returns a result is a success, even if it
+// returned after its deadline. When the caller cancels, the calls in flight get
+// "tool 'x' was cancelled" (so the conversation can be resumed) and no verdict.
+//
+// Within a turn, a failed attempt is tried again on whatever the model breaker
+// routes to next; an attempt that ends with a permanent error (an HTTP 4xx
+// other than 408 and 429, see [retry.Classify]) still counts as a failed turn
+// for the model breaker, but is never repeated on the same model in that turn.
+//
+// Breaker state belongs to the Agent, not to a run: it outlives a failed run and
+// is shared by every concurrent [Agent.Run]. Cancellation never counts against
+// either breaker.
+package agent

@@ -1,0 +1,196 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// Result is what a run produced. Run returns it even when the run ends with an
+// error, holding everything up to that point.
+type Result struct {
+	// Messages is the full conversation: the messages given to Run, then every
+	// assistant message and tool result, in order. After a cancellation during
+	// tool calls it ends with their (cancelled) results, so it can be resumed.
+	Messages []Message
+	// Answer is the text of the final assistant message (one without tool
+	// calls); "" if the run ended with an error.
+	Answer string
+	// Turns is the number of turns taken (turns that reached the model breaker).
+	Turns int
+	// Attempts records every model attempt, in order: a turn that failed over to
+	// another model has several.
+	Attempts []TurnRecord
+	// Usage sums the token usage of every successful response.
+	Usage Usage
+}
+
+// TurnRecord describes one model attempt of a turn.
+type TurnRecord struct {
+	Turn     int           // 1-based turn number
+	Attempt  int           // 1-based attempt within the turn
+	Model    string        // the model the model breaker routed the attempt to
+	Probe    bool          // the attempt was the model breaker's recovery probe
+	Requests int           // requests the retry ladder sent
+	Duration time.Duration // from the gate to the verdict
+	Err      error         // nil on success
+	Usage    Usage         // the response's usage (zero on failure)
+}
+
+// Run runs the agent loop on msgs until the model answers without asking for
+// tools, and returns the conversation and the answer.
+//
+// Each turn goes through the model breaker, the retry ladder and the routed
+// model's Provider; the tools the model asks for run concurrently and their
+// results are appended in the model's order. Soft errors go back to the model;
+// a hard error ends the run as a [*RunError] (see ErrTurnFailed, ErrCanceled,
+// ErrMaxTurns and fallback.ErrExhausted). The returned Result is never nil.
+//
+// Cancelling ctx stops the run promptly: the provider and the tools get ctx,
+// open turn tickets and tool permits are settled as cancelled (neither breaker
+// counts it), and Run returns an error satisfying errors.Is(err, ErrCanceled)
+// and errors.Is(err, ctx.Err()). Run does not return before every tool call it
+// started has returned: tools must honour their context.
+func (a *Agent) Run(ctx context.Context, msgs []Message) (*Result, error) {
+	res := &Result{Messages: slices.Clone(msgs)}
+	for n := 1; ; n++ {
+		if n > a.maxTurns {
+			return res, &RunError{Turn: n - 1, Reason: ErrMaxTurns}
+		}
+		if err := ctx.Err(); err != nil {
+			return res, &RunError{Turn: n, Reason: ErrCanceled, Err: err}
+		}
+		res.Turns = n
+		msg, err := a.turn(ctx, n, res)
+		if err != nil {
+			return res, err
+		}
+		res.Messages = append(res.Messages, msg)
+		if len(msg.ToolCalls) == 0 {
+			res.Answer = msg.Content
+			return res, nil
+		}
+		res.Messages = append(res.Messages, a.runTools(ctx, n, msg.ToolCalls)...)
+		if err := ctx.Err(); err != nil {
+			return res, &RunError{Turn: n, Reason: ErrCanceled, Err: err}
+		}
+	}
+}
+
+// turn sends one turn to the model breaker's routed model, failing over to
+// whatever it routes to next, up to the attempt budget.
+func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
+	req := Request{
+		Messages:  res.Messages[:len(res.Messages):len(res.Messages)], // a provider's append cannot clobber ours
+		Tools:     a.specs,
+		MaxTokens: a.maxTokens,
+	}
+	var (
+		lastErr   error
+		lastModel string
+		permanent []string // models that answered this turn with a permanent error
+	)
+	for attempt := 1; attempt <= a.turnAttempts; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return Message{}, &RunError{Turn: n, Model: lastModel, Reason: ErrCanceled, Err: err}
+		}
+		ticket, err := a.models.Begin()
+		if err != nil { // fallback.ErrExhausted: no request is sent
+			return Message{}, &RunError{Turn: n, Model: lastModel, Reason: err, Err: lastErr}
+		}
+		model := ticket.Model()
+		if slices.Contains(permanent, model) {
+			// Never repeat a permanent error on the same model within a turn.
+			ticket.Cancel()
+			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: lastErr}
+		}
+		rec, msg, err := a.attempt(ctx, n, attempt, ticket, req)
+		res.Attempts = append(res.Attempts, rec)
+		if err == nil {
+			res.Usage.InputTokens += rec.Usage.InputTokens
+			res.Usage.OutputTokens += rec.Usage.OutputTokens
+			return msg, nil
+		}
+		if cancelled(ctx, err) {
+			cause := ctx.Err()
+			if cause == nil {
+				cause = err
+			}
+			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrCanceled, Err: cause}
+		}
+		lastErr, lastModel = err, model
+		if retry.Classify(err) == retry.Permanent {
+			permanent = append(permanent, model)
+		}
+	}
+	return Message{}, &RunError{Turn: n, Model: lastModel, Reason: ErrTurnFailed, Err: lastErr}
+}
+
+// attempt runs the retry ladder around one model request and settles the ticket.
+func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Turn, req Request) (TurnRecord, Message, error) {
+	model := ticket.Model()
+	rec := TurnRecord{Turn: n, Attempt: attempt, Model: model, Probe: ticket.IsProbe()}
+	p, ok := a.providers[model]
+	if !ok { // unreachable: New checks every model of the chain
+		ticket.Cancel()
+		rec.Err = errors.New("agent: no provider for model " + model)
+		return rec, Message{}, retry.Unrecoverable(rec.Err)
+	}
+	req.Model = model
+	a.emit(Event{Kind: EventTurnStarted, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe})
+
+	pol := a.retry
+	if userRetry := pol.OnRetry; a.onEvent != nil || a.logger != nil {
+		pol.OnRetry = func(at retry.Attempt) {
+			if userRetry != nil {
+				userRetry(at)
+			}
+			a.emit(Event{Kind: EventRetry, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
+				Requests: at.Number, Err: at.Err, Duration: at.Delay})
+		}
+	}
+	start := time.Now()
+	resp, err := retry.Do(ctx, pol, func(ctx context.Context) (Response, error) {
+		rec.Requests++
+		if a.requestTimeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, a.requestTimeout)
+			defer cancel()
+		}
+		return p.Complete(ctx, req)
+	})
+	rec.Duration = time.Since(start)
+	rec.Err = err
+	if err == nil {
+		rec.Usage = resp.Usage
+	}
+	switch {
+	case err == nil:
+		ticket.Success()
+	case cancelled(ctx, err):
+		ticket.Cancel() // no verdict: cancellation never counts against the breaker
+	case errors.Is(err, retry.ErrRateLimitEscalation):
+		ticket.Failure(fallback.RateLimit)
+	default:
+		ticket.Failure(fallback.Transient)
+	}
+	// The verdict comes first, so a transition it causes is delivered before
+	// the event that reports the attempt.
+	a.emit(Event{Kind: EventTurnFinished, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
+		Requests: rec.Requests, Duration: rec.Duration, Err: err})
+	msg := resp.Message
+	if msg.Role == "" {
+		msg.Role = RoleAssistant
+	}
+	return rec, msg, err
+}
+
+// cancelled reports whether err means the caller gave up: ctx is done, or the
+// error is a plain context.Canceled.
+func cancelled(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}

@@ -1,0 +1,201 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+)
+
+// runTools runs the calls of one turn concurrently and returns their results
+// in the model's order. It returns only when every call has returned.
+func (a *Agent) runTools(ctx context.Context, n int, calls []ToolCall) []Message {
+	out := make([]Message, len(calls))
+	if len(calls) == 1 {
+		out[0] = a.callTool(ctx, n, calls[0])
+		return out
+	}
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { out[i] = a.callTool(ctx, n, calls[i]) })
+	}
+	wg.Wait()
+	return out
+}
+
+// callTool runs one tool call through the router, the tool breaker's gate and
+// the tool itself, settles the permit and returns the tool result message.
+func (a *Agent) callTool(ctx context.Context, n int, call ToolCall) Message {
+	ev := Event{Kind: EventToolCall, Turn: n, CallID: call.ID, Tool: call.Name}
+	start := time.Now()
+	content := a.dispatch(ctx, call, &ev)
+	ev.Duration = time.Since(start)
+	a.emit(ev)
+	return Message{Role: RoleTool, Content: content, ToolCallID: call.ID, ToolName: call.Name,
+		IsError: ev.Outcome != OutcomeOK}
+}
+
+// dispatch fills in ev's outcome, soft error text and error, and returns the
+// content of the tool result message: the tool's output or the soft error text.
+func (a *Agent) dispatch(ctx context.Context, call ToolCall, ev *Event) (content string) {
+	defer func() {
+		if ev.Outcome != OutcomeOK {
+			content = ev.Text
+		}
+	}()
+	soft := func(o Outcome, text string, err error) {
+		ev.Outcome, ev.Text, ev.Err = o, text, err
+	}
+	if err := ctx.Err(); err != nil {
+		soft(OutcomeCancelled, fmt.Sprintf("tool '%s' was cancelled", call.Name), err)
+		return
+	}
+	if _, ok := a.byName[call.Name]; !ok {
+		soft(OutcomeUnknown, a.unknownText(call.Name), nil)
+		return
+	}
+	args, err := objectArgs(call.Arguments)
+	if err != nil {
+		err = &ArgumentError{Tool: call.Name, Err: err}
+		soft(OutcomeBadArguments, err.Error(), err)
+		return
+	}
+
+	// Router (pure reads), then the bound call (decoding touches no breaker),
+	// then the gate on the resolved name.
+	name, err := a.router.Resolve(call.Name)
+	if err != nil {
+		soft(OutcomeRefused, a.refusalText(call.Name, call.Name, err), err)
+		return
+	}
+	ev.ResolvedTool = name
+	tool := a.byName[name]
+	run, err := tool.bound(args)
+	if err != nil {
+		soft(OutcomeBadArguments, err.Error(), err)
+		return
+	}
+	permit, err := a.tools.Allow(name)
+	if err != nil {
+		soft(OutcomeRefused, a.refusalText(call.Name, name, err), err)
+		return
+	}
+	settled := false
+	defer func() {
+		if !settled { // runtime.Goexit in the tool: leave no probe slot held
+			permit.Cancel()
+		}
+	}()
+
+	out, err, timedOut := a.execute(ctx, name, run)
+	settled = true
+	var perr *PanicError
+	var aerr *ArgumentError
+	switch {
+	case err == nil:
+		permit.Success()
+		ev.Outcome = OutcomeOK
+		return out
+	case ctx.Err() != nil:
+		permit.Cancel() // the caller gave up: no verdict
+		soft(OutcomeCancelled, fmt.Sprintf("tool '%s' was cancelled", name), err)
+	case errors.As(err, &perr):
+		permit.Failure()
+		soft(OutcomePanic, perr.Error(), err)
+	case timedOut:
+		permit.Failure()
+		soft(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, a.toolTimeout), err)
+	case errors.As(err, &aerr):
+		permit.Cancel() // the model's mistake, not the tool's
+		soft(OutcomeBadArguments, err.Error(), err)
+	default:
+		permit.Failure()
+		soft(OutcomeError, err.Error(), err)
+	}
+	return ""
+}
+
+// execute runs the tool under ToolTimeout, turning a panic into a *PanicError.
+// timedOut reports that the tool failed after its own deadline passed.
+func (a *Agent) execute(ctx context.Context, name string, run func(context.Context) (string, error)) (out string, err error, timedOut bool) {
+	tctx, cancel := context.WithTimeout(ctx, a.toolTimeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = "", &PanicError{Tool: name, Value: r, Stack: debug.Stack()}
+		}
+	}()
+	out, err = run(tctx)
+	if err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		timedOut = true
+	}
+	return out, err, timedOut
+}
+
+// unknownText is the soft error for a tool that does not exist.
+func (a *Agent) unknownText(name string) string {
+	if a.toolNames == "" {
+		return fmt.Sprintf("tool '%s' is not available; no tools are available", name)
+	}
+	return fmt.Sprintf("tool '%s' is not available; available tools: %s", name, a.toolNames)
+}
+
+// refusalText is the soft error for a refused call: it starts with the
+// breaker's refusal text and says when to retry and which backups exist.
+// requested is the tool the model asked for, refused the one that was refused.
+func (a *Agent) refusalText(requested, refused string, err error) string {
+	var b strings.Builder
+	b.WriteString("tool temporarily unavailable: circuit breaker open for tool '")
+	b.WriteString(refused)
+	b.WriteString("'; retry in ")
+	b.WriteString(a.retryIn(refused, err).String())
+	backups := a.backups[requested]
+	if len(backups) == 0 {
+		b.WriteString("; no backup tool")
+		return b.String()
+	}
+	b.WriteString("; backup tools: ")
+	for i, name := range backups {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(name)
+		if a.tools.WouldAllow(name) {
+			b.WriteString(" (available)")
+		} else {
+			b.WriteString(" (unavailable)")
+		}
+	}
+	return b.String()
+}
+
+// retryIn tells, rounded up to the second, when the refused tool may be tried
+// again: the breaker's own RetryIn if err carries one, else the soonest moment
+// any candidate (the tool or a backup) may grant a probe, from pure reads.
+func (a *Agent) retryIn(refused string, err error) time.Duration {
+	var d time.Duration
+	if oe, ok := errors.AsType[*breaker.OpenError](err); ok {
+		d = oe.RetryIn
+	} else {
+		d = -1
+		for _, name := range append([]string{refused}, a.backups[refused]...) {
+			if w := a.waitFor(name); d < 0 || w < d {
+				d = w
+			}
+		}
+	}
+	if rem := d % time.Second; rem != 0 {
+		d += time.Second - rem
+	}
+	return max(d, time.Second)
+}
+
+// waitFor tells, from a pure read, how long until tool's breaker may grant a call.
+func (a *Agent) waitFor(tool string) time.Duration {
+	return a.tools.Breaker(tool).RetryIn()
+}
