@@ -37,6 +37,10 @@
 // the tool's breaker. A tool that returns a result is a success, even if it
 // returned after its deadline. When the caller cancels, the calls in flight get
 // "tool 'x' was cancelled" (so the conversation can be resumed) and no verdict.
+// When the caller's deadline passes instead, a call still running is a failure
+// ("tool 'x' timed out after <how long it ran>"): a tool that hangs until the
+// caller's deadline is exactly the failure the breaker exists for. The same
+// holds for a model request cut by the caller's deadline.
 //
 // Within a turn, a failed attempt is tried again on whatever the model breaker
 // routes to next; an attempt that ends with a permanent error (an HTTP 4xx
@@ -44,6 +48,6 @@
 // for the model breaker, but is never repeated on the same model in that turn.
 //
 // Breaker state belongs to the Agent, not to a run: it outlives a failed run and
-// is shared by every concurrent [Agent.Run]. Cancellation never counts against
-// either breaker.
+// is shared by every concurrent [Agent.Run]. Cancellation (context.Canceled)
+// never counts against either breaker.
 package agent

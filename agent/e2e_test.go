@@ -182,7 +182,8 @@ func TestE2ERateLimit(t *testing.T) {
 }
 
 // A response that hangs is cut by RequestTimeout and retried; a hang cut by
-// the caller's own deadline ends the run without counting against the model.
+// the caller's own deadline ends the run and counts as a failed turn (a
+// deadline is not a cancellation: SEMANTICS 1, "Decision (cancel)").
 func TestE2EHangingResponse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := fakellm.NewOpenAIHandler(fakellm.ByModel(map[string]fakellm.Script{
@@ -211,7 +212,7 @@ func TestE2EHangingResponse(t *testing.T) {
 		if !errors.Is(err, agent.ErrCanceled) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want ErrCanceled and DeadlineExceeded", err)
 		}
-		equal(t, "model failures", a2.Models().Snapshot().ConsecutiveFailures, 0)
+		equal(t, "model failures", a2.Models().Snapshot().ConsecutiveFailures, 1)
 		equal(t, "requests", h2.Count(""), 1)
 	})
 }

@@ -53,7 +53,10 @@ type TurnRecord struct {
 // Cancelling ctx stops the run promptly: the provider and the tools get ctx,
 // open turn tickets and tool permits are settled as cancelled (neither breaker
 // counts it), and Run returns an error satisfying errors.Is(err, ErrCanceled)
-// and errors.Is(err, ctx.Err()). Run does not return before every tool call it
+// and errors.Is(err, ctx.Err()). A ctx deadline ends the run the same way, but
+// a model request or tool call that was still hanging when it passed counts as
+// a failure: a call that hangs until the caller's deadline is exactly what the
+// breakers exist for. Run does not return before every tool call it
 // started has returned: tools must honour their context.
 func (a *Agent) Run(ctx context.Context, msgs []Message) (*Result, error) {
 	res := &Result{Messages: slices.Clone(msgs)}
@@ -171,7 +174,7 @@ func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Tur
 	switch {
 	case err == nil:
 		ticket.Success()
-	case cancelled(ctx, err):
+	case callerCancelled(ctx, err):
 		ticket.Cancel() // no verdict: cancellation never counts against the breaker
 	case errors.Is(err, retry.ErrRateLimitEscalation):
 		ticket.Failure(fallback.RateLimit)
@@ -189,8 +192,19 @@ func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Tur
 	return rec, msg, err
 }
 
-// cancelled reports whether err means the caller gave up: ctx is done, or the
-// error is a plain context.Canceled.
+// cancelled reports whether the run must end: ctx is done (cancelled or past
+// its deadline), or the error is a plain context.Canceled.
 func cancelled(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, context.Canceled)
+}
+
+// callerCancelled reports whether err means the caller gave up (context.Canceled),
+// which carries no verdict. A caller's deadline is not that: a request that hangs
+// until the caller's deadline is a failure, like any other timeout (SEMANTICS 1,
+// "Decision (cancel)").
+func callerCancelled(ctx context.Context, err error) bool {
+	if cerr := ctx.Err(); cerr != nil {
+		return errors.Is(cerr, context.Canceled)
+	}
+	return errors.Is(err, context.Canceled)
 }

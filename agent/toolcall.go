@@ -92,7 +92,9 @@ func (a *Agent) dispatch(ctx context.Context, call ToolCall, ev *Event) (content
 		}
 	}()
 
+	began := time.Now()
 	out, err, timedOut := a.execute(ctx, name, run)
+	elapsed := time.Since(began).Round(time.Millisecond)
 	settled = true
 	var perr *PanicError
 	var aerr *ArgumentError
@@ -101,9 +103,12 @@ func (a *Agent) dispatch(ctx context.Context, call ToolCall, ev *Event) (content
 		permit.Success()
 		ev.Outcome = OutcomeOK
 		return out
-	case ctx.Err() != nil:
+	case errors.Is(ctx.Err(), context.Canceled):
 		permit.Cancel() // the caller gave up: no verdict
 		soft(OutcomeCancelled, fmt.Sprintf("tool '%s' was cancelled", name), err)
+	case ctx.Err() != nil: // the caller's deadline passed while the tool ran: a failure
+		permit.Failure()
+		soft(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, elapsed), err)
 	case errors.As(err, &perr):
 		permit.Failure()
 		soft(OutcomePanic, perr.Error(), err)

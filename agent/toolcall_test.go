@@ -362,3 +362,31 @@ func TestOnEventSerialized(t *testing.T) {
 	// 4 turns x 2 turn events + 24 tool calls + 8 tool transitions.
 	equal(t, "events", count.Load(), 4*2+24+8)
 }
+
+// A tool still running when the caller's deadline passes is a failure for its
+// breaker (SEMANTICS 1, "Decision (cancel)": a deadline is not a cancellation),
+// and the run ends with the deadline.
+func TestCallerDeadlineDuringToolCallIsAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sp := newScripted().on("m", script([]string{"h"}))
+		a := mustNew(t, agent.Config{
+			Provider: sp,
+			Models:   fallback.Settings{Primary: "m"},
+			Tools: []agent.Tool{rawTool("h", func(ctx context.Context, _ json.RawMessage) (string, error) {
+				<-ctx.Done()
+				return "", ctx.Err()
+			})},
+			ToolTimeout: time.Minute,
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		res, err := a.Run(ctx, user("go"))
+		if !errors.Is(err, agent.ErrCanceled) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want ErrCanceled and DeadlineExceeded", err)
+		}
+		equalSlices(t, "results", contents(toolResults(res.Messages)), []string{"tool 'h' timed out after 5s"})
+		equal(t, "h failures", a.Tools().Stats("h").Failures, 1)
+		equal(t, "h consecutive failures", a.Tools().Breaker("h").Snapshot().ConsecutiveFailures, 1)
+		equal(t, "model failures", a.Models().Snapshot().ConsecutiveFailures, 0)
+	})
+}
