@@ -1,0 +1,51 @@
+package breaker_test
+
+import (
+	"context"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+)
+
+// The exported API exactly as API.md states it: this file stops compiling
+// if a signature drifts.
+var (
+	_ breaker.State                        = breaker.Closed
+	_ breaker.State                        = breaker.Open
+	_ breaker.State                        = breaker.HalfOpen
+	_ func(breaker.State) string           = breaker.State.String
+	_ error                                = breaker.ErrOpen
+	_                                      = breaker.OpenError{Name: "", State: breaker.Open, RetryIn: time.Duration(0)}
+	_ func(*breaker.OpenError) string      = (*breaker.OpenError).Error
+	_ func(*breaker.OpenError, error) bool = (*breaker.OpenError).Is
+	_                                      = breaker.Settings{
+		Name:             "",
+		FailureThreshold: 0,
+		RecoveryDuration: time.Duration(0),
+		ProbeTimeout:     time.Duration(0),
+		Now:              func() time.Time { return time.Time{} },
+		OnStateChange:    func(name string, from, to breaker.State) {},
+	}
+	_ func(breaker.Settings) (*breaker.Breaker, error) = breaker.New
+
+	_ func(*breaker.Breaker) (breaker.Permit, error) = (*breaker.Breaker).Allow
+	_ func(*breaker.Breaker) bool                    = (*breaker.Breaker).WouldAllow
+	_ func(*breaker.Breaker) breaker.State           = (*breaker.Breaker).State
+	_ func(*breaker.Breaker) breaker.Snapshot        = (*breaker.Breaker).Snapshot
+
+	_ = breaker.Snapshot{
+		State:               breaker.Closed,
+		ConsecutiveFailures: 0,
+		LastFailure:         time.Time{},
+		ProbeStartedAt:      time.Time{},
+	}
+	_ = breaker.Snapshot{} == breaker.Snapshot{} // comparable with ==
+
+	_ func(breaker.Permit) bool   = breaker.Permit.IsProbe
+	_ func(breaker.Permit)        = breaker.Permit.Success
+	_ func(breaker.Permit)        = breaker.Permit.Failure
+	_ func(breaker.Permit)        = breaker.Permit.Cancel
+	_ func(breaker.Permit, error) = breaker.Permit.Done
+
+	_ func(context.Context, *breaker.Breaker, func(context.Context) (int, error)) (int, error) = breaker.Do[int]
+)

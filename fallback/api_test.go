@@ -1,0 +1,61 @@
+package fallback_test
+
+import (
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+)
+
+// The exported API exactly as API.md states it: this file stops compiling
+// if a signature drifts.
+var (
+	_ fallback.State              = fallback.Primary
+	_ fallback.State              = fallback.Fallback
+	_ fallback.State              = fallback.Recovering
+	_ func(fallback.State) string = fallback.State.String
+	_ fallback.Kind               = fallback.Transient
+	_ fallback.Kind               = fallback.RateLimit
+	_ error                       = fallback.ErrExhausted
+
+	_ = fallback.Settings{
+		Primary:                 "",
+		Chain:                   []string{},
+		TripThreshold:           0,
+		RecoveryTimeout:         time.Duration(0),
+		RecoverySuccessesNeeded: 0,
+		MaxFailCount:            0,
+		ProbeTimeout:            time.Duration(0),
+		Now:                     func() time.Time { return time.Time{} },
+		OnTransition:            func(fallback.Transition) {},
+	}
+	_ = fallback.Transition{
+		From: fallback.Primary, To: fallback.Fallback,
+		FromModel: "", ToModel: "",
+		At: time.Time{},
+	}
+	_ func(fallback.Settings) (*fallback.Manager, error) = fallback.New
+
+	_ func(*fallback.Manager) (fallback.Turn, error) = (*fallback.Manager).Begin
+	_ func(*fallback.Manager) string                 = (*fallback.Manager).ActiveModel
+	_ func(*fallback.Manager) fallback.State         = (*fallback.Manager).State
+	_ func(*fallback.Manager) bool                   = (*fallback.Manager).FallbackActivated
+	_ func(*fallback.Manager, string, bool) error    = (*fallback.Manager).SetAvailable
+	_ func(*fallback.Manager)                        = (*fallback.Manager).Reset
+	_ func(*fallback.Manager) fallback.Snapshot      = (*fallback.Manager).Snapshot
+
+	_ = fallback.Snapshot{
+		State:               fallback.Primary,
+		ConsecutiveFailures: 0,
+		ProbeSuccesses:      0,
+		TrippedAt:           time.Time{},
+		FallbackActivated:   false,
+		Chain:               []fallback.Entry{},
+	}
+	_ = fallback.Entry{Model: "", Attempts: 0, Available: false, Failed: false}
+
+	_ func(fallback.Turn) string         = fallback.Turn.Model
+	_ func(fallback.Turn) bool           = fallback.Turn.IsProbe
+	_ func(fallback.Turn)                = fallback.Turn.Success
+	_ func(fallback.Turn, fallback.Kind) = fallback.Turn.Failure
+	_ func(fallback.Turn)                = fallback.Turn.Cancel
+)
