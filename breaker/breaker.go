@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"sync"
@@ -138,17 +139,32 @@ type Breaker struct {
 // New returns a closed breaker configured by s. A negative FailureThreshold,
 // RecoveryDuration or ProbeTimeout is an error (a [*SettingsError] naming the field).
 func New(s Settings) (*Breaker, error) {
-	if err := s.Validate(); err != nil {
+	b := new(Breaker)
+	if err := b.Init(s); err != nil {
 		return nil, err
 	}
-	b := &Breaker{
-		name:      s.Name,
-		threshold: s.FailureThreshold,
-		recovery:  int64(s.RecoveryDuration),
-		lease:     int64(s.ProbeTimeout),
-		nowFn:     s.Now,
-		onChange:  s.OnStateChange,
+	return b, nil
+}
+
+// Init makes the zero Breaker b a closed breaker configured by s, exactly as
+// [New] would, so that a Breaker can be embedded by value in a larger struct
+// (for instance next to per-tool statistics). Call it once, on a zero Breaker,
+// before any other method and before b is shared; a Breaker must not be copied
+// after Init. Invalid settings are an error, as for New, and leave b unusable;
+// Init on a Breaker that is already initialized is an error and changes nothing.
+func (b *Breaker) Init(s Settings) error {
+	if b.word.Load() != 0 {
+		return errors.New("breaker: Init on a breaker that is already initialized")
 	}
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	b.name = s.Name
+	b.threshold = s.FailureThreshold
+	b.recovery = int64(s.RecoveryDuration)
+	b.lease = int64(s.ProbeTimeout)
+	b.nowFn = s.Now
+	b.onChange = s.OnStateChange
 	if b.threshold == 0 {
 		b.threshold = DefaultFailureThreshold
 	}
@@ -169,7 +185,7 @@ func New(s Settings) (*Breaker, error) {
 	}
 	b.gen = 1
 	b.word.Store(b.gen << genShift)
-	return b, nil
+	return nil
 }
 
 // Name returns Settings.Name.
@@ -281,14 +297,23 @@ func (b *Breaker) load() (w uint64, until int64, ok bool) {
 // refusal returns the *OpenError for a refusal in state st that may be retried
 // in d nanoseconds, reusing the last one when it says the same thing.
 func (b *Breaker) refusal(st State, d int64) *OpenError {
-	r := time.Duration(roundUpMillis(d))
-	if e := b.lastErr.Load(); e != nil && e.RetryIn == r && e.State == st {
-		return e
+	// The last error fits if roundUpMillis(d) == last.RetryIn: for RetryIn a
+	// whole number of milliseconds (every result up to maxRounded is), that is
+	// RetryIn-1ms < d <= RetryIn, checked without a division; beyond
+	// maxRounded, d is not rounded.
+	if e := b.lastErr.Load(); e != nil && e.State == st {
+		if r := int64(e.RetryIn); d == r || r <= maxRounded && d <= r && d > r-millis {
+			return e
+		}
 	}
-	e := &OpenError{Name: b.name, State: st, RetryIn: r}
+	e := &OpenError{Name: b.name, State: st, RetryIn: time.Duration(roundUpMillis(d))}
 	b.lastErr.Store(e)
 	return e
 }
+
+// maxRounded is the largest result of roundUpMillis that is a whole number of
+// milliseconds; larger ones are returned unrounded.
+const maxRounded = math.MaxInt64 / millis * millis
 
 // roundUpMillis rounds d (nanoseconds) up to a whole millisecond; d <= 0 gives 0.
 func roundUpMillis(d int64) int64 {

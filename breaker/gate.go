@@ -66,8 +66,9 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	return p, nil
 }
 
-// success settles p as a success.
-func (b *Breaker) success(p Permit) {
+// success settles p as a success (past the fast path of Permit.Success).
+func (p Permit) success() {
+	b := p.b
 	w := b.word.Load()
 	switch mode(w & modeMask) {
 	case mClosed:

@@ -29,8 +29,9 @@ func (p Permit) IsProbe() bool { return p.probe }
 // probe of the current generation and its lease has not expired; a success
 // from any other permit, or while Open, is ignored.
 func (p Permit) Success() {
-	if p.b != nil {
-		p.b.success(p)
+	// Inlined: a success on a quiet closed breaker changes nothing.
+	if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
+		p.success()
 	}
 }
 
@@ -60,7 +61,7 @@ func (p Permit) Cancel() {
 func (p Permit) Done(err error) {
 	switch {
 	case err == nil:
-		p.Success()
+		p.Success() // inlined, with its fast path
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
 	default:
@@ -73,19 +74,38 @@ func (p Permit) Done(err error) {
 // [Permit.Done] on fn's error. If fn panics, the permit is settled as a failure
 // and the panic continues.
 func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
-	p, err := b.Allow()
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	settled := false
-	defer func() {
-		if !settled {
-			p.Failure()
+	var p Permit
+	if w := b.word.Load(); w&(modeMask|busyBit) == uint64(mClosed) {
+		p = Permit{b: b, gen: w >> genShift} // Allow's closed path, inlined
+	} else {
+		var err error
+		if p, err = b.Allow(); err != nil {
+			var zero T
+			return zero, err
 		}
-	}()
+	}
+	// If fn panics, the deferred call finds p still armed and settles it as a
+	// failure; the panic then continues (nothing recovers it). On a normal
+	// return p is disarmed before it is settled, so the deferred call is a
+	// nil check.
+	defer p.failArmed()
 	v, err := fn(ctx)
-	settled = true
-	p.Done(err)
+	q := p
+	p.b = nil
+	if err != nil || b.word.Load()&quietMask != 0 {
+		q.Done(err)
+	}
 	return v, err
 }
+
+// failArmed settles *p as a failure unless it has been disarmed (p.b nil).
+func (p *Permit) failArmed() {
+	if p.b != nil {
+		p.b.failure()
+	}
+}
+
+// quietMask selects the bits of Breaker.word that are all zero when the
+// breaker is closed with no failure counted and no writer busy: then a success
+// changes nothing.
+const quietMask = modeMask | failBit | busyBit

@@ -3,6 +3,7 @@ package fallback
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopctl/loopctl-go/internal/notify"
@@ -13,13 +14,67 @@ import (
 // Create one with [New]. A Manager is safe for concurrent use.
 type Manager struct {
 	cfg          config
-	now          func() time.Time
+	now          func() time.Time // Settings.Now; nil: the monotonic clock from epoch
+	epoch        time.Time        // when now is nil: the time New ran
 	onTransition func(Transition)
 	queue        *notify.Queue[Transition] // nil when onTransition is nil
 
-	mu   sync.Mutex
-	mc   machine
-	free []*slot // settled tickets' slots, reused by Begin
+	// word publishes, for the lock-free paths of Begin and the settlements,
+	// the generation and the state bits (see publish). Written under mu.
+	word  atomic.Uint64
+	route atomic.Pointer[fallbackRoute] // in Fallback with a route: where Begin goes; else nil
+	slots sync.Pool                     // of *slot: settled tickets' slots, reused by Begin
+
+	mu sync.Mutex
+	mc machine
+}
+
+// Bits of Manager.word below the generation.
+const (
+	wPrimary    = 1 << 0 // state is Primary: Begin routes to the primary without the lock
+	wRecovering = 1 << 1 // state is Recovering: every settlement takes the lock
+	wFailures   = 1 << 2 // Primary with consecutive failures: a success may change them
+	wGenShift   = 3
+)
+
+// publish stores the state for the lock-free paths; m.mu is held.
+func (m *Manager) publish() {
+	w := m.mc.gen << wGenShift
+	switch m.mc.state {
+	case Primary:
+		w |= wPrimary
+		if m.mc.failures != 0 {
+			w |= wFailures
+		}
+	case Recovering:
+		w |= wRecovering
+	}
+	var r *fallbackRoute
+	if m.mc.state == Fallback {
+		entry := -1
+		if len(m.mc.chain) > 0 {
+			entry = m.mc.active()
+		}
+		if entry >= 0 || len(m.mc.chain) == 0 { // not exhausted
+			r = &fallbackRoute{gen: m.mc.gen, epoch: m.mc.epoch, entry: entry, trippedAt: m.mc.trippedAt}
+			if old := m.route.Load(); old != nil && *old == *r {
+				r = old // unchanged: keep it (publish runs on every locked call)
+			}
+		}
+	}
+	if r != m.route.Load() {
+		m.route.Store(r)
+	}
+	m.word.Store(w)
+}
+
+// fallbackRoute is how Begin routes in Fallback until the cooldown has passed,
+// published for Begin's lock-free path: nil while the state is not Fallback or
+// the chain is spent. It is immutable; a change publishes a new one.
+type fallbackRoute struct {
+	gen, epoch uint64
+	entry      int // chain entry; -1 (the primary) when the chain is empty
+	trippedAt  time.Time
 }
 
 // New returns a Manager in state Primary. It returns an error (matching
@@ -32,14 +87,18 @@ func New(s Settings) (*Manager, error) {
 	}
 	m := &Manager{cfg: newConfig(s), now: s.Now, onTransition: s.OnTransition}
 	if m.now == nil {
-		m.now = time.Now
+		m.epoch = time.Now()
 	}
 	if m.onTransition != nil {
 		m.queue = new(notify.Queue[Transition])
 	}
 	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models))}
+	m.publish()
 	return m, nil
 }
+
+// clock returns a clock for one call.
+func (m *Manager) clock() clock { return clock{f: m.now, epoch: &m.epoch} }
 
 // Begin starts a turn. Atomically, it applies the lazy probe-lease expiry, moves
 // Fallback to Recovering once RecoveryTimeout has passed since the trip, and
@@ -53,21 +112,42 @@ func New(s Settings) (*Manager, error) {
 //     returns an [*ExhaustedError] (matching [ErrExhausted]) and a zero Turn.
 //
 // The caller sends the turn to [Turn.Model] and settles the ticket once. Begin
-// and the settlements do not allocate, except to deliver a transition, to return
-// an error, or to replace the bookkeeping of tickets that were never settled.
+// and the settlements do not allocate, except on a transition or a change of
+// the active entry, to return an error, or to replace the bookkeeping of
+// tickets that were never settled (or that a garbage collection dropped from
+// the cache of settled tickets' bookkeeping, a sync.Pool). In Primary, and in
+// Fallback before the cooldown has passed, Begin takes no lock; nor do the
+// successes and cancels outside Recovering that cannot change anything.
 func (m *Manager) Begin() (Turn, error) {
+	if w := m.word.Load(); w&wPrimary != 0 {
+		// Primary: no lazy step applies (they concern Recovering and Fallback)
+		// and the turn goes to the primary, in the published generation.
+		s := m.takeSlot()
+		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, entry: -1}, nil
+	}
+	if r := m.route.Load(); r != nil {
+		// Fallback, chain not spent: no lease can lapse, and until the cooldown
+		// has passed the turn goes to the published route.
+		clk := m.clock()
+		if clk.since(r.trippedAt) < m.cfg.recoveryTimeout {
+			s := m.takeSlot()
+			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, entry: r.entry}, nil
+		}
+	}
 	rec := recorder{q: m.queue}
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
 	r := m.mc.begin(&clk, &rec)
 	if r.exhausted {
 		err := m.exhausted(&clk)
+		m.publish()
 		m.mu.Unlock()
 		m.drain(&rec)
 		return Turn{}, err
 	}
 	s := m.takeSlot()
-	t := Turn{m: m, slot: s, seq: s.seq, gen: m.mc.gen, epoch: m.mc.epoch, probe: r.probe, entry: r.entry}
+	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, probe: r.probe, entry: r.entry}
+	m.publish()
 	m.mu.Unlock()
 	m.drain(&rec)
 	return t, nil
@@ -91,7 +171,7 @@ func (m *Manager) exhausted(clk *clock) error {
 // Once the cooldown has passed it names the primary, although the state stays
 // Fallback until the next Begin.
 func (m *Manager) ActiveModel() string {
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
 	c := m.mc // shallow copy: begin does not write to chain
 	r := c.begin(&clk, nil)
@@ -124,7 +204,7 @@ func (m *Manager) FallbackActivated() bool {
 // pure returns a copy of the machine with the lazy lease expiry applied. The
 // copy shares chain with the real machine: do not write to it.
 func (m *Manager) pure() machine {
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
 	c := m.mc
 	c.expireLease(&clk, nil)
@@ -168,7 +248,7 @@ type Entry struct {
 // Snapshot returns the manager's state as [Manager.State] sees it, with the
 // counters and the chain. It is a pure read: it changes nothing.
 func (m *Manager) Snapshot() Snapshot {
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.mc
@@ -204,9 +284,10 @@ func (m *Manager) SetAvailable(model string, available bool) error {
 		return m.notInChain(model)
 	}
 	rec := recorder{q: m.queue}
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
 	m.mc.setAvailable(i, available, &clk, &rec)
+	m.publish()
 	m.mu.Unlock()
 	m.drain(&rec)
 	return nil
@@ -239,9 +320,10 @@ func (m *Manager) notInChain(model string) error {
 // are ignored when settled.
 func (m *Manager) Reset() {
 	rec := recorder{q: m.queue}
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
 	m.mc.reset(&clk, &rec)
+	m.publish()
 	m.mu.Unlock()
 	m.drain(&rec)
 }

@@ -91,7 +91,8 @@ type Settings struct {
 	// long frees its slot and counts as one Transient probe failure at the lease
 	// end. Zero: 5m. Negative: an error.
 	ProbeTimeout time.Duration
-	// Now is the clock. Zero (nil): time.Now. Now must not call into the manager.
+	// Now is the clock. Zero (nil): time.Now, read once at New and then advanced
+	// by the monotonic clock. Now must not call into the manager.
 	Now func() time.Time
 	// OnTransition, if not nil, is called after every transition, outside every
 	// lock, in the order of the transitions; with one caller at a time it has

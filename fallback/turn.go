@@ -1,17 +1,21 @@
 package fallback
 
-// slot lets a Turn detect its second settlement without allocating per ticket:
-// seq changes when the ticket holding the slot is settled, and the slot is then
-// reused by a later ticket. Guarded by Manager.mu. A slot of a ticket that is
-// never settled is never reused.
-type slot struct{ seq uint64 }
+import "sync/atomic"
 
-// takeSlot returns a free slot; m.mu is held.
+// slot lets a Turn detect its second settlement without allocating per ticket:
+// seq changes when the ticket holding the slot is settled (the settlement that
+// moves it is the first), and the slot is then reused by a later ticket. A slot
+// of a ticket that is never settled is never reused. A slot fills a cache line
+// (64-byte objects are 64-byte aligned), so that the settlements of turns on
+// different cores do not contend on neighbouring slots.
+type slot struct {
+	seq atomic.Uint64
+	_   [56]byte
+}
+
+// takeSlot returns a free slot.
 func (m *Manager) takeSlot() *slot {
-	if n := len(m.free); n > 0 {
-		s := m.free[n-1]
-		m.free[n-1] = nil
-		m.free = m.free[:n-1]
+	if s, _ := m.slots.Get().(*slot); s != nil {
 		return s
 	}
 	return new(slot)
@@ -75,16 +79,25 @@ func (t Turn) settle(v verdict, k Kind) {
 	if m == nil || t.slot == nil {
 		return
 	}
+	if v != failure && t.probe == 0 && m.word.Load()&(wRecovering|wFailures) == 0 {
+		// Outside Recovering no lease can lapse, and a success or cancel of a
+		// ticket that is not the probe changes nothing unless it may zero the
+		// primary's failures: only the settlement itself is recorded.
+		if t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
+			m.slots.Put(t.slot)
+		}
+		return
+	}
 	rec := recorder{q: m.queue}
-	clk := clock{f: m.now}
+	clk := m.clock()
 	m.mu.Lock()
-	if t.slot.seq != t.seq {
+	if !t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
 		m.mu.Unlock()
 		return // settled before
 	}
-	t.slot.seq++
-	m.free = append(m.free, t.slot)
 	m.mc.settle(&t, v, k, &clk, &rec)
+	m.publish()
 	m.mu.Unlock()
+	m.slots.Put(t.slot)
 	m.drain(&rec)
 }

@@ -11,25 +11,20 @@ import (
 	"github.com/loopctl/loopctl-go/breaker"
 )
 
-// shardCount is the number of shards of the tool map (a power of two).
-const shardCount = 256
-
-// shard holds the tools whose names hash to it, in a copy-on-write map:
-// lookups load the map without locking; inserts (first use of a tool) copy it
-// under mu.
-type shard struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[string]*entry]
-	_  [48]byte // keep shards on separate cache lines
-}
-
-// entry is one tool: its breaker and its stats.
+// entry is one tool: its stats and its breaker, in one allocation, so that a
+// call touches one object past the lookup table. It is never moved or freed
+// while the registry lives. The stats and their lock, written by every
+// settlement, fill the first 64 bytes; the fields every call reads (name, r,
+// the breaker's published state at its start) are on the next line (entries
+// are 320-byte objects, 64-byte aligned), which settlements do not write: calls
+// of one tool on other cores contend on the stats line only.
 type entry struct {
-	name string
-	b    *breaker.Breaker
-	r    *Registry
-	mu   sync.Mutex
+	mu   sync.Mutex // guards st
 	st   Stats
+	_    [8]byte
+	name string
+	r    *Registry
+	b    breaker.Breaker
 }
 
 // stats returns a copy of the tool's stats.
@@ -40,19 +35,66 @@ func (e *entry) stats() Stats {
 	return s
 }
 
+// slot is one cell of a [table]: empty while e is nil. A slot is written once
+// (hash, then e published), so a reader that loads a non-nil e sees its hash.
+type slot struct {
+	hash uint64
+	e    atomic.Pointer[entry]
+}
+
+// table is an open-addressed hash table (linear probing) keyed by the tool
+// name's maphash, at most half full. Readers use it without locking; inserts
+// fill empty slots under Registry.mu, and growing publishes a new table.
+type table struct {
+	mask  uint64
+	slots []slot
+}
+
+// minSlots is the size of the first table (a power of two).
+const minSlots = 64
+
+// find returns the entry of tool (whose hash is h), or nil if tool is not in t.
+func (t *table) find(h uint64, tool string) *entry {
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		e := s.e.Load()
+		if e == nil {
+			return nil
+		}
+		if s.hash == h && e.name == tool {
+			return e
+		}
+	}
+}
+
+// put stores e (whose hash is h) in an empty slot of t. t must have one, and
+// must not hold e's name already; the caller serializes puts.
+func (t *table) put(h uint64, e *entry) {
+	i := h & t.mask
+	for t.slots[i].e.Load() != nil {
+		i = (i + 1) & t.mask
+	}
+	t.slots[i].hash = h
+	t.slots[i].e.Store(e)
+}
+
 // Registry keeps one [breaker.Breaker] and one [Stats] record per tool name.
 // Tools are created on first use of the gate ([Registry.Allow]) or of
 // [Registry.Breaker]; pure reads never create them, and read an unknown tool
 // as a fresh closed breaker with no calls. A Registry is safe for concurrent
-// use; lookups of known tools take no global lock and do not allocate.
+// use; lookups of known tools take no lock, hash the name once and do not
+// allocate.
 type Registry struct {
-	settings  breaker.Settings
+	tab       atomic.Pointer[table]
 	seed      maphash.Seed
-	shards    [shardCount]shard
 	nowFn     func() time.Time
 	epoch     time.Time
 	epochSec  int64
 	epochNsec int64
+	settings  breaker.Settings
+
+	mu    sync.Mutex // serializes inserts
+	count int        // entries in tab; guarded by mu
 }
 
 // NewRegistry returns an empty registry whose breakers all use s, except that
@@ -71,6 +113,7 @@ func NewRegistry(s breaker.Settings) (*Registry, error) {
 	} else {
 		r.epoch = time.Now()
 	}
+	r.tab.Store(&table{mask: minSlots - 1, slots: make([]slot, minSlots)})
 	return r, nil
 }
 
@@ -87,49 +130,47 @@ func (r *Registry) now() int64 {
 	return int64(t.Sub(r.epoch))
 }
 
-// shardOf returns the shard of tool.
-func (r *Registry) shardOf(tool string) *shard {
-	return &r.shards[maphash.String(r.seed, tool)&(shardCount-1)]
-}
-
 // lookup returns tool's entry, or nil if the tool is unknown.
 func (r *Registry) lookup(tool string) *entry {
-	if m := r.shardOf(tool).m.Load(); m != nil {
-		return (*m)[tool]
-	}
-	return nil
+	return r.tab.Load().find(maphash.String(r.seed, tool), tool)
 }
 
 // get returns tool's entry, creating it on first use.
 func (r *Registry) get(tool string) *entry {
-	sh := r.shardOf(tool)
-	if m := sh.m.Load(); m != nil {
-		if e := (*m)[tool]; e != nil {
-			return e
-		}
+	h := maphash.String(r.seed, tool)
+	if e := r.tab.Load().find(h, tool); e != nil {
+		return e
 	}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	var old map[string]*entry
-	if m := sh.m.Load(); m != nil {
-		old = *m
-		if e := old[tool]; e != nil {
-			return e
-		}
+	return r.create(h, tool)
+}
+
+// create is get for a tool not found without the lock.
+func (r *Registry) create(h uint64, tool string) *entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tab.Load()
+	if e := t.find(h, tool); e != nil {
+		return e
 	}
 	s := r.settings
 	s.Name = strings.Clone(tool)
-	b, err := breaker.New(s)
-	if err != nil { // cannot happen: the settings were validated by NewRegistry
+	e := &entry{name: s.Name, r: r, st: freshStats}
+	if err := e.b.Init(s); err != nil { // cannot happen: NewRegistry validated s
 		panic(err)
 	}
-	e := &entry{name: s.Name, b: b, r: r, st: freshStats}
-	m := make(map[string]*entry, len(old)+1)
-	for k, v := range old {
-		m[k] = v
+	if 2*(r.count+1) > len(t.slots) { // keep the table at most half full
+		n := &table{mask: uint64(2*len(t.slots)) - 1, slots: make([]slot, 2*len(t.slots))}
+		for i := range t.slots {
+			if old := t.slots[i].e.Load(); old != nil {
+				n.put(t.slots[i].hash, old)
+			}
+		}
+		n.put(h, e)
+		r.tab.Store(n)
+	} else {
+		t.put(h, e)
 	}
-	m[e.name] = e
-	sh.m.Store(&m)
+	r.count++
 	return e
 }
 
@@ -157,7 +198,7 @@ func (r *Registry) WouldAllow(tool string) bool {
 
 // Breaker returns tool's breaker, creating the tool on first use. Calls made
 // directly through it are not recorded in the tool's [Stats].
-func (r *Registry) Breaker(tool string) *breaker.Breaker { return r.get(tool).b }
+func (r *Registry) Breaker(tool string) *breaker.Breaker { return &r.get(tool).b }
 
 // Stats returns tool's call record (for an unknown tool: no calls, EWMA 1.0).
 // It creates nothing.
@@ -180,12 +221,9 @@ func (r *Registry) Status(tool string) Status {
 // Summary returns the health of every known tool, sorted by tool name.
 func (r *Registry) Summary() []ToolHealth {
 	var out []ToolHealth
-	for i := range r.shards {
-		m := r.shards[i].m.Load()
-		if m == nil {
-			continue
-		}
-		for _, e := range *m {
+	t := r.tab.Load()
+	for i := range t.slots {
+		if e := t.slots[i].e.Load(); e != nil {
 			st, s := e.b.State(), e.stats()
 			out = append(out, ToolHealth{Tool: e.name, State: st, Status: statusOf(st, s), Stats: s})
 		}
