@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/loopctl/loopctl-go/agent"
+	"github.com/loopctl/loopctl-go/provider/internal/httperr"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -118,30 +119,12 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request) (agent.Respo
 
 // mapError turns an SDK error into the error the retry ladder expects.
 func (p *Provider) mapError(ctx context.Context, err error, raw *http.Response) error {
-	if cerr := ctx.Err(); cerr != nil {
-		if errors.Is(err, cerr) {
-			return err
-		}
-		return fmt.Errorf("openai: %w (%w)", cerr, err)
-	}
-	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) {
-		var h http.Header
+	c := httperr.Call{Provider: "openai", Err: err, Raw: raw, BadResponse: ErrBadResponse}
+	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
+		c.APIStatus = apiErr.StatusCode
 		if apiErr.Response != nil {
-			h = apiErr.Response.Header
-		}
-		return &retry.StatusError{Code: apiErr.StatusCode, RetryAfter: retry.RetryAfterFromHeader(h, p.now()), Err: err}
-	}
-	if raw == nil {
-		return err // no response: a connection error or timeout, as it is
-	}
-	if raw.StatusCode >= 400 {
-		// An error status whose body the SDK could not read as the API's error JSON.
-		return &retry.StatusError{
-			Code:       raw.StatusCode,
-			RetryAfter: retry.RetryAfterFromHeader(raw.Header, p.now()),
-			Err:        fmt.Errorf("openai: HTTP %d: %w", raw.StatusCode, err),
+			c.APIHeader = apiErr.Response.Header
 		}
 	}
-	return fmt.Errorf("%w: %w", ErrBadResponse, err)
+	return httperr.Map(ctx, c, p.now())
 }

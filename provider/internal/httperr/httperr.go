@@ -1,0 +1,58 @@
+// Package httperr turns the error of one provider SDK call into the error the
+// retry ladder classifies: the caller's cancellation as it is, an HTTP error
+// status as a *retry.StatusError with its Retry-After hint, no response at all
+// (a connection error or timeout) as it is, and anything else (a 2xx response
+// that could not be read) as the provider's bad-response error, which the
+// ladder treats as transient.
+package httperr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// Call describes a failed SDK call.
+type Call struct {
+	// Provider names the provider in wrapped errors ("openai", "anthropic").
+	Provider string
+	// Err is the SDK's error.
+	Err error
+	// APIStatus and APIHeader come from the SDK's typed API error, when Err is
+	// one (APIStatus 0: it is not).
+	APIStatus int
+	APIHeader http.Header
+	// Raw is the HTTP response the SDK received, if any.
+	Raw *http.Response
+	// BadResponse is the provider's sentinel for a response it cannot read.
+	BadResponse error
+}
+
+// Map returns the error for c, reading Retry-After hints against now.
+func Map(ctx context.Context, c Call, now time.Time) error {
+	if cerr := ctx.Err(); cerr != nil {
+		if errors.Is(c.Err, cerr) {
+			return c.Err
+		}
+		return fmt.Errorf("%s: %w (%w)", c.Provider, cerr, c.Err)
+	}
+	if c.APIStatus != 0 {
+		return &retry.StatusError{Code: c.APIStatus, RetryAfter: retry.RetryAfterFromHeader(c.APIHeader, now), Err: c.Err}
+	}
+	if c.Raw == nil {
+		return c.Err // no response: a connection error or timeout, as it is
+	}
+	if c.Raw.StatusCode >= 400 {
+		// An error status whose body the SDK could not read as the API's error JSON.
+		return &retry.StatusError{
+			Code:       c.Raw.StatusCode,
+			RetryAfter: retry.RetryAfterFromHeader(c.Raw.Header, now),
+			Err:        fmt.Errorf("%s: HTTP %d: %w", c.Provider, c.Raw.StatusCode, c.Err),
+		}
+	}
+	return fmt.Errorf("%w: %w", c.BadResponse, c.Err)
+}
