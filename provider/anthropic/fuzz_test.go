@@ -1,44 +1,19 @@
 package anthropic_test
 
 import (
-	"context"
-	"errors"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
-	"github.com/loopctl/loopctl-go/retry"
+	"github.com/loopctl/loopctl-go/provider/internal/providertest"
 )
 
 // FuzzResponseBody serves arbitrary bytes as a 200 response: Complete must
 // not panic, and a failure must never be a StatusError or Permanent (a body
 // that cannot be understood is transient).
 func FuzzResponseBody(f *testing.F) {
-	for _, s := range []string{
-		``, `{`, `null`, `[]`, `{"content":[]}`, `{"content":null}`, `{"content":[{}]}`,
+	providertest.FuzzResponseBody(f, harness,
+		`{"content":[]}`, `{"content":null}`, `{"content":[{}]}`,
 		`{"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{"a":[1]}}]}`,
 		`{"content":[{"type":"tool_use","input":"x"}],"usage":{"input_tokens":-1}}`,
 		`{"content":"nope","usage":"x"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	var body atomic.Pointer[[]byte]
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(*body.Load())
-	}))
-	defer srv.Close()
-	p := newProvider(f, srv.URL, nil)
-	f.Fuzz(func(t *testing.T, b []byte) {
-		body.Store(&b)
-		_, err := p.Complete(context.Background(), userReq("m"))
-		if err == nil {
-			return
-		}
-		var se *retry.StatusError
-		if errors.As(err, &se) || retry.Classify(err) == retry.Permanent {
-			t.Errorf("200 body %q gave %v (class %v)", b, err, retry.Classify(err))
-		}
-	})
+	)
 }
