@@ -147,25 +147,17 @@ func (openaiWire) decode(body []byte) (Request, string, error) {
 }
 
 func (openaiWire) reply(w http.ResponseWriter, r Request, rep Reply) {
-	type call struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
 	msg := struct {
-		Role      string  `json:"role"`
-		Content   *string `json:"content"`
-		Refusal   *string `json:"refusal"`
-		ToolCalls []call  `json:"tool_calls,omitempty"`
+		Role      string       `json:"role"`
+		Content   *string      `json:"content"`
+		Refusal   *string      `json:"refusal"`
+		ToolCalls []oaToolCall `json:"tool_calls,omitempty"`
 	}{Role: "assistant"}
 	if rep.Text != "" || len(rep.ToolCalls) == 0 {
 		msg.Content = &rep.Text
 	}
 	for i, c := range rep.ToolCalls {
-		out := call{ID: c.ID, Type: "function"}
+		out := oaToolCall{ID: c.ID, Type: "function"}
 		if out.ID == "" {
 			out.ID = fmt.Sprintf("call_%d_%d", r.Seq, i)
 		}
