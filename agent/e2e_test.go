@@ -14,27 +14,27 @@ import (
 
 	"github.com/loopctl/loopctl-go/agent"
 	"github.com/loopctl/loopctl-go/fallback"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/anthropic"
 	"github.com/loopctl/loopctl-go/provider/openai"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
 // The end-to-end tests drive the real OpenAI (and Anthropic) SDK clients,
-// through the provider adapters, against fakellm's scripted server.
+// through the provider adapters, against llmtest's scripted server.
 //
 // Most run inside a testing/synctest bubble so that retry waits, Retry-After
 // hints, request deadlines and breaker cooldowns take no real time. A
 // loopback socket is not "durably blocking" for synctest (time would never
 // advance while a request hangs on it), so inside the bubble the SDK's
-// http.Client gets an in-memory transport that calls fakellm's Handler
+// http.Client gets an in-memory transport that calls llmtest's Handler
 // directly: everything above the socket (the SDK's encoding, headers, status
 // and error handling, the adapter's mapping) is the real thing. The tests that
 // need no waiting (and the runnable example) use the real loopback server.
 
 // handlerTransport is an http.RoundTripper that serves requests with an
 // http.Handler in memory. A handler that aborts (http.ErrAbortHandler, what
-// fakellm does to a request the client gave up on) becomes the request
+// llmtest does to a request the client gave up on) becomes the request
 // context's error, or io.ErrUnexpectedEOF.
 type handlerTransport struct{ h http.Handler }
 
@@ -60,7 +60,7 @@ func (t handlerTransport) RoundTrip(req *http.Request) (resp *http.Response, err
 
 func memOpenAI(t testing.TB, h http.Handler) agent.Provider {
 	t.Helper()
-	p, err := openai.New(openai.Config{BaseURL: "http://fakellm.test/v1", APIKey: "test",
+	p, err := openai.New(openai.Config{BaseURL: "http://llmtest.test/v1", APIKey: "test",
 		HTTPClient: &http.Client{Transport: handlerTransport{h}}})
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +84,11 @@ func lookupTool(t testing.TB) agent.Tool {
 }
 
 // lookupThenAnswer calls lookup, then answers with the tool result it read.
-func lookupThenAnswer(r fakellm.Request) fakellm.Reply {
+func lookupThenAnswer(r llmtest.Request) llmtest.Reply {
 	if last := r.Last(); last.Role == "tool" {
-		return fakellm.Text("answer: " + last.Content)
+		return llmtest.Text("answer: " + last.Content)
 	}
-	return fakellm.Calls(fakellm.Call("lookup", `{"q":"go"}`))
+	return llmtest.Calls(llmtest.Call("lookup", `{"q":"go"}`))
 }
 
 func transitions(ev *events) []string {
@@ -105,8 +105,8 @@ func transitions(ev *events) []string {
 func TestE2EServerErrorsTripToChain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var ev events
-		h := fakellm.NewOpenAIHandler(fakellm.ByModel(map[string]fakellm.Script{
-			"primary": fakellm.Always(fakellm.Error(500)),
+		h := llmtest.NewOpenAIHandler(llmtest.ByModel(map[string]llmtest.Script{
+			"primary": llmtest.Always(llmtest.Error(500)),
 			"backup":  lookupThenAnswer,
 		}))
 		a := mustNew(t, agent.Config{
@@ -137,8 +137,8 @@ func TestE2EServerErrorsTripToChain(t *testing.T) {
 func TestE2ERateLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var ev events
-		h := fakellm.NewOpenAIHandler(fakellm.ByModel(map[string]fakellm.Script{
-			"primary": fakellm.Sequence(fakellm.RateLimit("7"), fakellm.Text("after the wait")),
+		h := llmtest.NewOpenAIHandler(llmtest.ByModel(map[string]llmtest.Script{
+			"primary": llmtest.Sequence(llmtest.RateLimit("7"), llmtest.Text("after the wait")),
 		}))
 		a := mustNew(t, agent.Config{
 			Provider: memOpenAI(t, h),
@@ -158,9 +158,9 @@ func TestE2ERateLimit(t *testing.T) {
 		}
 
 		// Now the primary only ever says 429: the ladder escalates on the 4th.
-		h2 := fakellm.NewOpenAIHandler(fakellm.ByModel(map[string]fakellm.Script{
-			"primary": fakellm.Always(fakellm.RateLimit("2")),
-			"backup":  fakellm.Always(fakellm.Text("from backup")),
+		h2 := llmtest.NewOpenAIHandler(llmtest.ByModel(map[string]llmtest.Script{
+			"primary": llmtest.Always(llmtest.RateLimit("2")),
+			"backup":  llmtest.Always(llmtest.Text("from backup")),
 		}))
 		a2 := mustNew(t, agent.Config{
 			Provider: memOpenAI(t, h2),
@@ -186,8 +186,8 @@ func TestE2ERateLimit(t *testing.T) {
 // deadline is not a cancellation: SEMANTICS 1, "Decision (cancel)").
 func TestE2EHangingResponse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := fakellm.NewOpenAIHandler(fakellm.ByModel(map[string]fakellm.Script{
-			"primary": fakellm.Sequence(fakellm.Hang(), fakellm.Text("second try")),
+		h := llmtest.NewOpenAIHandler(llmtest.ByModel(map[string]llmtest.Script{
+			"primary": llmtest.Sequence(llmtest.Hang(), llmtest.Text("second try")),
 		}))
 		a := mustNew(t, agent.Config{
 			Provider:       memOpenAI(t, h),
@@ -204,7 +204,7 @@ func TestE2EHangingResponse(t *testing.T) {
 		equal(t, "requests", res.Attempts[0].Requests, 2)
 		equal(t, "fake time spent", time.Since(start), 10*time.Second)
 
-		h2 := fakellm.NewOpenAIHandler(fakellm.Always(fakellm.Hang()))
+		h2 := llmtest.NewOpenAIHandler(llmtest.Always(llmtest.Hang()))
 		a2 := mustNew(t, agent.Config{Provider: memOpenAI(t, h2), Models: fallback.Settings{Primary: "primary"}})
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
@@ -220,7 +220,7 @@ func TestE2EHangingResponse(t *testing.T) {
 // A malformed 200 body is a transient error: retried, and the run goes on.
 func TestE2EMalformedResponse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := fakellm.NewOpenAIHandler(fakellm.Sequence(fakellm.Malformed(), fakellm.Text("fine")))
+		h := llmtest.NewOpenAIHandler(llmtest.Sequence(llmtest.Malformed(), llmtest.Text("fine")))
 		a := mustNew(t, agent.Config{Provider: memOpenAI(t, h), Models: fallback.Settings{Primary: "primary"}})
 		res, err := a.Run(t.Context(), user("hi"))
 		if err != nil {
@@ -231,7 +231,7 @@ func TestE2EMalformedResponse(t *testing.T) {
 		equal(t, "model failures", a.Models().Snapshot().ConsecutiveFailures, 0)
 
 		// Malformed forever: the turn fails on the ladder's 4 requests each attempt.
-		h2 := fakellm.NewOpenAIHandler(fakellm.Always(fakellm.Malformed()))
+		h2 := llmtest.NewOpenAIHandler(llmtest.Always(llmtest.Malformed()))
 		a2 := mustNew(t, agent.Config{Provider: memOpenAI(t, h2), Models: fallback.Settings{Primary: "primary"}, TurnAttempts: 2})
 		_, err = a2.Run(t.Context(), user("hi"))
 		if !errors.Is(err, agent.ErrTurnFailed) || !errors.Is(err, openai.ErrBadResponse) {
@@ -244,7 +244,7 @@ func TestE2EMalformedResponse(t *testing.T) {
 // When the chain runs out, FallbackExhausted ends the run before any further
 // request reaches the server (real loopback server; no waiting involved).
 func TestE2EChainRunsOut(t *testing.T) {
-	srv := fakellm.NewOpenAI(fakellm.Always(fakellm.Error(503)))
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Error(503)))
 	defer srv.Close()
 	p, err := openai.New(openai.Config{BaseURL: srv.BaseURL(), APIKey: "test"})
 	if err != nil {
@@ -276,10 +276,10 @@ func TestE2ERecoveryAfterCooldown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var ev events
 		var healthy atomic.Bool
-		h := fakellm.NewOpenAIHandler(fakellm.ByModel(map[string]fakellm.Script{
-			"primary": func(r fakellm.Request) fakellm.Reply {
+		h := llmtest.NewOpenAIHandler(llmtest.ByModel(map[string]llmtest.Script{
+			"primary": func(r llmtest.Request) llmtest.Reply {
 				if !healthy.Load() {
-					return fakellm.Error(502)
+					return llmtest.Error(502)
 				}
 				return lookupThenAnswer(r)
 			},
@@ -332,7 +332,7 @@ func TestE2ERecoveryAfterCooldown(t *testing.T) {
 
 // The same loop through the Anthropic adapter (real loopback server).
 func TestE2EAnthropic(t *testing.T) {
-	srv := fakellm.NewAnthropic(lookupThenAnswer)
+	srv := llmtest.NewAnthropic(lookupThenAnswer)
 	defer srv.Close()
 	p, err := anthropic.New(anthropic.Config{BaseURL: srv.BaseURL(), APIKey: "test"})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/agent"
 	"github.com/loopctl/loopctl-go/fallback"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/openai"
 )
 
@@ -15,11 +15,11 @@ import (
 // server: the model asks for the weather and the time in parallel, reads both
 // results, and answers.
 func Example() {
-	srv := fakellm.NewOpenAI(func(r fakellm.Request) fakellm.Reply {
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
 		if r.Last().Role != "tool" {
-			return fakellm.Calls(
-				fakellm.Call("weather", `{"city":"Oslo"}`),
-				fakellm.Call("clock", `{"zone":"Europe/Oslo"}`),
+			return llmtest.Calls(
+				llmtest.Call("weather", `{"city":"Oslo"}`),
+				llmtest.Call("clock", `{"zone":"Europe/Oslo"}`),
 			)
 		}
 		var facts []string
@@ -28,7 +28,7 @@ func Example() {
 				facts = append(facts, m.Content)
 			}
 		}
-		return fakellm.Text("In Oslo: " + strings.Join(facts, "; "))
+		return llmtest.Text("In Oslo: " + strings.Join(facts, "; "))
 	})
 	defer srv.Close()
 

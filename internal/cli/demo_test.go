@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/loopctl/loopctl-go/demo"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/internal/demo"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // fakeDemoClock plays the demo story on a clock whose waits advance it at once.
@@ -143,14 +143,14 @@ func TestDemoIncomplete(t *testing.T) {
 }
 
 // --base-url, --model, --fallback and the key point the demo agent at another
-// server: here a fakellm server answering with one tool call, then text.
+// server: here a llmtest server answering with one tool call, then text.
 func TestDemoBaseURL(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	srv := fakellm.NewOpenAI(func(r fakellm.Request) fakellm.Reply {
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
 		if r.Last().Role == "tool" {
-			return fakellm.Text("done: " + r.Last().Content)
+			return llmtest.Text("done: " + r.Last().Content)
 		}
-		return fakellm.Calls(fakellm.Call("calculator", `{"expression":"6*7"}`))
+		return llmtest.Calls(llmtest.Call("calculator", `{"expression":"6*7"}`))
 	})
 	defer srv.Close()
 
@@ -175,7 +175,7 @@ func TestDemoBaseURL(t *testing.T) {
 	}
 
 	// --api-key wins over the environment.
-	srv2 := fakellm.NewOpenAI(fakellm.Always(fakellm.Text("hi")))
+	srv2 := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("hi")))
 	defer srv2.Close()
 	code, _, errs = run(t, "demo", "--base-url", srv2.BaseURL(), "--model", "m", "--api-key", "flag-key")
 	if code != ExitOK || errs != "" {
@@ -189,7 +189,7 @@ func TestDemoBaseURL(t *testing.T) {
 // A server that fails every request: every run fails, and so does the command.
 func TestDemoBaseURLFails(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	srv := fakellm.NewOpenAI(fakellm.Always(fakellm.Error(http.StatusNotFound)))
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Error(http.StatusNotFound)))
 	defer srv.Close()
 	code, out, errs := run(t, "demo", "--base-url", srv.BaseURL(), "--model", "nope")
 	if code != ExitFailure || !strings.Contains(out, "run failed") {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/anthropic"
 	"github.com/loopctl/loopctl-go/provider/internal/providertest"
 	"github.com/loopctl/loopctl-go/retry"
@@ -31,7 +31,7 @@ func newProvider(t testing.TB, baseURL string, mod func(*anthropic.Config)) *ant
 // Anthropic adapter.
 var harness = providertest.Harness{
 	Name:      "anthropic",
-	NewServer: fakellm.NewAnthropic,
+	NewServer: llmtest.NewAnthropic,
 	NewProvider: func(t testing.TB, baseURL string, now func() time.Time) agent.Provider {
 		return newProvider(t, baseURL, func(c *anthropic.Config) { c.Now = now })
 	},
@@ -41,7 +41,7 @@ var harness = providertest.Harness{
 }
 
 func TestRequestMapping(t *testing.T) {
-	srv := fakellm.NewAnthropic(fakellm.Always(fakellm.Text("ok")))
+	srv := llmtest.NewAnthropic(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	p := newProvider(t, srv.BaseURL(), nil)
 
@@ -123,7 +123,7 @@ func TestRequestMapping(t *testing.T) {
 // A MaxTokens far beyond what the SDK allows without streaming (it computes
 // a timeout from it) must still be sent: the provider sets no SDK timeout.
 func TestLargeMaxTokens(t *testing.T) {
-	srv := fakellm.NewAnthropic(fakellm.Always(fakellm.Text("ok")))
+	srv := llmtest.NewAnthropic(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	r := providertest.UserRequest("claude-opus-4-0")
 	r.MaxTokens = 100000
@@ -136,7 +136,7 @@ func TestResponses(t *testing.T) {
 	providertest.TestResponses(t, harness,
 		providertest.ResponseCase{
 			Name:  "empty content",
-			Reply: fakellm.Text(""),
+			Reply: llmtest.Text(""),
 			Want:  agent.Response{Message: agent.Message{Role: agent.RoleAssistant}},
 		},
 	)
@@ -147,12 +147,12 @@ func TestResponses(t *testing.T) {
 func TestHTTPErrors(t *testing.T) {
 	now := providertest.Now()
 	providertest.TestErrors(t, harness,
-		providertest.ErrorCase{Name: "529 overloaded", Reply: fakellm.Error(529), Code: 529, Class: retry.Transient},
-		providertest.ErrorCase{Name: "502 HTML body", Reply: fakellm.Reply{Fault: &fakellm.Fault{Status: 502, Body: "<html>bad gateway</html>"}}, Code: 502, Class: retry.Transient},
-		providertest.ErrorCase{Name: "429 Retry-After date", Reply: fakellm.RateLimit(now.Add(time.Minute).Format(http.TimeFormat)), Code: 429, RetryAfter: time.Minute, Class: retry.RateLimited},
-		providertest.ErrorCase{Name: "404", Reply: fakellm.Error(404), Code: 404, Class: retry.Permanent},
-		providertest.ErrorCase{Name: "no content", Reply: fakellm.Raw(200, `{"id":"msg","type":"message"}`), Class: retry.Transient, Bad: true},
-		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: fakellm.Raw(200, `"hello"`), Class: retry.Transient, Bad: true},
+		providertest.ErrorCase{Name: "529 overloaded", Reply: llmtest.Error(529), Code: 529, Class: retry.Transient},
+		providertest.ErrorCase{Name: "502 HTML body", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 502, Body: "<html>bad gateway</html>"}}, Code: 502, Class: retry.Transient},
+		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(time.Minute).Format(http.TimeFormat)), Code: 429, RetryAfter: time.Minute, Class: retry.RateLimited},
+		providertest.ErrorCase{Name: "404", Reply: llmtest.Error(404), Code: 404, Class: retry.Permanent},
+		providertest.ErrorCase{Name: "no content", Reply: llmtest.Raw(200, `{"id":"msg","type":"message"}`), Class: retry.Transient, Bad: true},
+		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: llmtest.Raw(200, `"hello"`), Class: retry.Transient, Bad: true},
 	)
 }
 

@@ -5,16 +5,16 @@ import (
 	"fmt"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/anthropic"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
 func Example() {
 	// A fake Messages server: overloaded once, then it answers.
-	srv := fakellm.NewAnthropic(fakellm.Sequence(
-		fakellm.Error(529),
-		fakellm.Reply{Text: "Paris.", Usage: fakellm.Usage{InputTokens: 14, OutputTokens: 2}},
+	srv := llmtest.NewAnthropic(llmtest.Sequence(
+		llmtest.Error(529),
+		llmtest.Reply{Text: "Paris.", Usage: llmtest.Usage{InputTokens: 14, OutputTokens: 2}},
 	))
 	defer srv.Close()
 

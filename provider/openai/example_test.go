@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/openai"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -13,9 +13,9 @@ import (
 func Example() {
 	// A fake OpenAI-compatible server: the first turn calls a tool, then it
 	// is rate limited.
-	srv := fakellm.NewOpenAI(fakellm.Sequence(
-		fakellm.Calls(fakellm.ToolCall{ID: "call_1", Name: "search", Arguments: `{"q":"loopctl"}`}),
-		fakellm.RateLimit("7"),
+	srv := llmtest.NewOpenAI(llmtest.Sequence(
+		llmtest.Calls(llmtest.ToolCall{ID: "call_1", Name: "search", Arguments: `{"q":"loopctl"}`}),
+		llmtest.RateLimit("7"),
 	))
 	defer srv.Close()
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/internal/providertest"
 	"github.com/loopctl/loopctl-go/provider/openai"
 	"github.com/loopctl/loopctl-go/retry"
@@ -32,7 +32,7 @@ func newProvider(t testing.TB, baseURL string, mod func(*openai.Config)) *openai
 // OpenAI adapter.
 var harness = providertest.Harness{
 	Name:      "openai",
-	NewServer: fakellm.NewOpenAI,
+	NewServer: llmtest.NewOpenAI,
 	NewProvider: func(t testing.TB, baseURL string, now func() time.Time) agent.Provider {
 		return newProvider(t, baseURL, func(c *openai.Config) { c.Now = now })
 	},
@@ -43,7 +43,7 @@ var harness = providertest.Harness{
 }
 
 func TestRequestMapping(t *testing.T) {
-	srv := fakellm.NewOpenAI(fakellm.Always(fakellm.Text("ok")))
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	p := newProvider(t, srv.BaseURL(), func(c *openai.Config) { c.MaxTokens = 99 })
 
@@ -109,14 +109,14 @@ func TestResponses(t *testing.T) {
 	providertest.TestResponses(t, harness,
 		providertest.ResponseCase{
 			Name:  "invalid arguments kept verbatim",
-			Reply: fakellm.Calls(fakellm.ToolCall{ID: "c", Name: "search", Arguments: `{"q": "unterminated`}),
+			Reply: llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "search", Arguments: `{"q": "unterminated`}),
 			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "c", Name: "search", Arguments: json.RawMessage(`{"q": "unterminated`)},
 			}}},
 		},
 		providertest.ResponseCase{
 			Name:  "empty arguments stay empty",
-			Reply: fakellm.Calls(fakellm.ToolCall{ID: "c", Name: "now"}),
+			Reply: llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "now"}),
 			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "c", Name: "now"},
 			}}},
@@ -147,13 +147,13 @@ func TestMissingToolCallID(t *testing.T) {
 func TestHTTPErrors(t *testing.T) {
 	now := providertest.Now()
 	providertest.TestErrors(t, harness,
-		providertest.ErrorCase{Name: "503 text body", Reply: fakellm.Reply{Fault: &fakellm.Fault{Status: 503, Body: "upstream connect error"}}, Code: 503, Class: retry.Transient},
-		providertest.ErrorCase{Name: "429 Retry-After date", Reply: fakellm.RateLimit(now.Add(90 * time.Second).Format(http.TimeFormat)), Code: 429, RetryAfter: 90 * time.Second, Class: retry.RateLimited},
-		providertest.ErrorCase{Name: "429 retry-after-ms", Reply: fakellm.Reply{Fault: &fakellm.Fault{Status: 429, Header: http.Header{"Retry-After-Ms": {"1500"}, "Retry-After": {"2"}}}}, Code: 429, RetryAfter: 1500 * time.Millisecond, Class: retry.RateLimited},
-		providertest.ErrorCase{Name: "401", Reply: fakellm.Error(401), Code: 401, Class: retry.Permanent},
-		providertest.ErrorCase{Name: "408", Reply: fakellm.Error(408), Code: 408, Class: retry.Transient},
-		providertest.ErrorCase{Name: "no choices", Reply: fakellm.Raw(200, `{"id":"x","choices":[]}`), Class: retry.Transient, Bad: true},
-		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: fakellm.Raw(200, `[1,2,3]`), Class: retry.Transient, Bad: true},
+		providertest.ErrorCase{Name: "503 text body", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 503, Body: "upstream connect error"}}, Code: 503, Class: retry.Transient},
+		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(90 * time.Second).Format(http.TimeFormat)), Code: 429, RetryAfter: 90 * time.Second, Class: retry.RateLimited},
+		providertest.ErrorCase{Name: "429 retry-after-ms", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 429, Header: http.Header{"Retry-After-Ms": {"1500"}, "Retry-After": {"2"}}}}, Code: 429, RetryAfter: 1500 * time.Millisecond, Class: retry.RateLimited},
+		providertest.ErrorCase{Name: "401", Reply: llmtest.Error(401), Code: 401, Class: retry.Permanent},
+		providertest.ErrorCase{Name: "408", Reply: llmtest.Error(408), Code: 408, Class: retry.Transient},
+		providertest.ErrorCase{Name: "no choices", Reply: llmtest.Raw(200, `{"id":"x","choices":[]}`), Class: retry.Transient, Bad: true},
+		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: llmtest.Raw(200, `[1,2,3]`), Class: retry.Transient, Bad: true},
 	)
 }
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/internal/providertest"
 )
 
@@ -16,16 +16,16 @@ func TestRoundTripProperty(t *testing.T) { providertest.TestRoundTrip(t, harness
 // expected is what the fake server decodes from msgs on the OpenAI wire:
 // everything in place; empty arguments are sent as "{}"; IsError has no
 // place on the wire.
-func expected(msgs []agent.Message) []fakellm.Message {
-	var out []fakellm.Message
+func expected(msgs []agent.Message) []llmtest.Message {
+	var out []llmtest.Message
 	for _, m := range msgs {
-		f := fakellm.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+		f := llmtest.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
 		for _, c := range m.ToolCalls {
 			args := string(c.Arguments)
 			if args == "" {
 				args = "{}"
 			}
-			f.ToolCalls = append(f.ToolCalls, fakellm.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
+			f.ToolCalls = append(f.ToolCalls, llmtest.ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
 		}
 		out = append(out, f)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // benchRequest is a mid-sized turn: a system prompt, a tool round trip and
@@ -31,7 +31,7 @@ var benchRequest = agent.Request{
 // decoding and mapping.
 func BenchmarkComplete(b *testing.B, h Harness) {
 	h.check(b)
-	srv := h.NewServer(fakellm.Always(fakellm.Calls(fakellm.Call("weather", `{"city":"Rome"}`))))
+	srv := h.NewServer(llmtest.Always(llmtest.Calls(llmtest.Call("weather", `{"city":"Rome"}`))))
 	defer srv.Close()
 	p := h.NewProvider(b, srv.BaseURL(), nil)
 	b.ReportAllocs()
@@ -46,7 +46,7 @@ func BenchmarkComplete(b *testing.B, h Harness) {
 // goroutines sharing one adapter, with a plain-text answer.
 func BenchmarkCompleteParallel(b *testing.B, h Harness) {
 	h.check(b)
-	srv := h.NewServer(fakellm.Always(fakellm.Text("ok")))
+	srv := h.NewServer(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	p := h.NewProvider(b, srv.BaseURL(), nil)
 	b.ReportAllocs()

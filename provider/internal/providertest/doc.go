@@ -1,5 +1,5 @@
 // Package providertest is a conformance harness for [agent.Provider]
-// adapters that talk to a loopback [fakellm] server: the error mapping,
+// adapters that talk to a loopback [llmtest] server: the error mapping,
 // cancellation, connection failure, request validation, concurrency,
 // round-trip property, fuzz and benchmark checks that every provider in
 // this module must pass, written once and run by each provider's own _test

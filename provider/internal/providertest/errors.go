@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -23,7 +23,7 @@ type ErrorCase struct {
 	// Name names the subtest.
 	Name string
 	// Reply is what the fake server sends.
-	Reply fakellm.Reply
+	Reply llmtest.Reply
 	// Code is the wanted retry.StatusError code; 0: the error must not be
 	// a *retry.StatusError.
 	Code int
@@ -37,12 +37,12 @@ type ErrorCase struct {
 
 // errorCases are the cases every adapter shares.
 var errorCases = []ErrorCase{
-	{Name: "500", Reply: fakellm.Error(500), Code: 500, Class: retry.Transient},
-	{Name: "429 Retry-After seconds", Reply: fakellm.RateLimit("7"), Code: 429, RetryAfter: 7 * time.Second, Class: retry.RateLimited},
-	{Name: "429 no hint", Reply: fakellm.RateLimit(""), Code: 429, Class: retry.RateLimited},
-	{Name: "400", Reply: fakellm.Error(400), Code: 400, Class: retry.Permanent},
-	{Name: "malformed JSON", Reply: fakellm.Malformed(), Class: retry.Transient, Bad: true},
-	{Name: "empty body", Reply: fakellm.Raw(200, ""), Class: retry.Transient, Bad: true},
+	{Name: "500", Reply: llmtest.Error(500), Code: 500, Class: retry.Transient},
+	{Name: "429 Retry-After seconds", Reply: llmtest.RateLimit("7"), Code: 429, RetryAfter: 7 * time.Second, Class: retry.RateLimited},
+	{Name: "429 no hint", Reply: llmtest.RateLimit(""), Code: 429, Class: retry.RateLimited},
+	{Name: "400", Reply: llmtest.Error(400), Code: 400, Class: retry.Permanent},
+	{Name: "malformed JSON", Reply: llmtest.Malformed(), Class: retry.Transient, Bad: true},
+	{Name: "empty body", Reply: llmtest.Raw(200, ""), Class: retry.Transient, Bad: true},
 }
 
 // TestErrors runs the shared error cases, then extra, each as a subtest
@@ -55,7 +55,7 @@ func TestErrors(t *testing.T, h Harness, extra ...ErrorCase) {
 	cases := append(append([]ErrorCase(nil), errorCases...), extra...)
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
-			srv := h.NewServer(fakellm.Always(tt.Reply))
+			srv := h.NewServer(llmtest.Always(tt.Reply))
 			defer srv.Close()
 			p := h.NewProvider(t, srv.BaseURL(), Now)
 			_, err := p.Complete(context.Background(), UserRequest("m"))
@@ -120,9 +120,9 @@ func TestContextEnds(t *testing.T, h Harness) {
 	for _, want := range []error{context.DeadlineExceeded, context.Canceled} {
 		t.Run(want.Error(), func(t *testing.T) {
 			ctx := newManualCtx(want)
-			srv := h.NewServer(func(fakellm.Request) fakellm.Reply {
+			srv := h.NewServer(func(llmtest.Request) llmtest.Reply {
 				ctx.expire() // the deadline passes while the server hangs
-				return fakellm.Hang()
+				return llmtest.Hang()
 			})
 			defer srv.Close()
 			_, err := h.NewProvider(t, srv.BaseURL(), nil).Complete(ctx, UserRequest("m"))
@@ -142,7 +142,7 @@ func TestContextEnds(t *testing.T, h Harness) {
 // client gives up.
 func TestRealDeadline(t *testing.T, h Harness) {
 	h.check(t)
-	srv := h.NewServer(fakellm.Always(fakellm.Hang()))
+	srv := h.NewServer(llmtest.Always(llmtest.Hang()))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
@@ -178,7 +178,7 @@ func TestConnectionError(t *testing.T, h Harness) {
 // a permanent error before anything is sent.
 func TestBadRequests(t *testing.T, h Harness, extra map[string]agent.Request) {
 	h.check(t)
-	srv := h.NewServer(fakellm.Always(fakellm.Text("ok")))
+	srv := h.NewServer(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	p := h.NewProvider(t, srv.BaseURL(), nil)
 	cases := map[string]agent.Request{

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // Harness describes one provider adapter to the shared checks.
@@ -20,9 +20,9 @@ type Harness struct {
 	// Harness with a required field missing.
 	Name string
 
-	// NewServer starts a fakellm server speaking the provider's wire
-	// format (fakellm.NewOpenAI, fakellm.NewAnthropic).
-	NewServer func(fakellm.Script) *fakellm.Server
+	// NewServer starts a llmtest server speaking the provider's wire
+	// format (llmtest.NewOpenAI, llmtest.NewAnthropic).
+	NewServer func(llmtest.Script) *llmtest.Server
 
 	// NewProvider builds the adapter under test for baseURL, failing t on
 	// error. now is the clock for Retry-After HTTP-dates; nil means the
@@ -35,7 +35,7 @@ type Harness struct {
 
 	// Expected is what the fake server decodes from msgs on the
 	// provider's wire; [TestRoundTrip] compares against it.
-	Expected func(msgs []agent.Message) []fakellm.Message
+	Expected func(msgs []agent.Message) []llmtest.Message
 
 	// ToolCallIDPrefix is how the real service starts tool-call IDs
 	// ("call_", "toolu_"); the shared [TestResponses] cases script IDs of
@@ -89,7 +89,7 @@ type ResponseCase struct {
 	// Name names the subtest.
 	Name string
 	// Reply is what the fake server sends.
-	Reply fakellm.Reply
+	Reply llmtest.Reply
 	// Want is the exact response Complete must return.
 	Want agent.Response
 }
@@ -103,17 +103,17 @@ func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 	idB, idA := h.ToolCallIDPrefix+"b", h.ToolCallIDPrefix+"a"
 	cases := append([]ResponseCase{{
 		Name:  "text",
-		Reply: fakellm.Reply{Text: "hello", Usage: fakellm.Usage{InputTokens: 12, OutputTokens: 3}},
+		Reply: llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 12, OutputTokens: 3}},
 		Want: agent.Response{
 			Message: agent.Message{Role: agent.RoleAssistant, Content: "hello"},
 			Usage:   agent.Usage{InputTokens: 12, OutputTokens: 3},
 		},
 	}, {
 		Name: "two tool calls in order",
-		Reply: fakellm.Reply{Text: "let me look", ToolCalls: []fakellm.ToolCall{
+		Reply: llmtest.Reply{Text: "let me look", ToolCalls: []llmtest.ToolCall{
 			{ID: idB, Name: "search", Arguments: `{"q":"go"}`},
 			{ID: idA, Name: "fetch", Arguments: `{"url":"x"}`},
-		}, Usage: fakellm.Usage{InputTokens: 20, OutputTokens: 9}},
+		}, Usage: llmtest.Usage{InputTokens: 20, OutputTokens: 9}},
 		Want: agent.Response{
 			Message: agent.Message{Role: agent.RoleAssistant, Content: "let me look", ToolCalls: []agent.ToolCall{
 				{ID: idB, Name: "search", Arguments: json.RawMessage(`{"q":"go"}`)},
@@ -124,7 +124,7 @@ func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 	}}, extra...)
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
-			srv := h.NewServer(fakellm.Always(tt.Reply))
+			srv := h.NewServer(llmtest.Always(tt.Reply))
 			defer srv.Close()
 			got, err := h.NewProvider(t, srv.BaseURL(), nil).Complete(context.Background(), UserRequest("m"))
 			if err != nil {
@@ -142,7 +142,7 @@ func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 // must get its own answer, and the server must see 8 requests.
 func TestConcurrentUse(t *testing.T, h Harness) {
 	h.check(t)
-	srv := h.NewServer(func(r fakellm.Request) fakellm.Reply { return fakellm.Text(r.Model) })
+	srv := h.NewServer(func(r llmtest.Request) llmtest.Reply { return llmtest.Text(r.Model) })
 	defer srv.Close()
 	p := h.NewProvider(t, srv.BaseURL(), nil)
 	var wg sync.WaitGroup

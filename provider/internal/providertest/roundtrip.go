@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // conversation generates a random well-formed conversation: every tool call
@@ -64,7 +64,7 @@ func TestRoundTrip(t *testing.T, h Harness) {
 	seed := uint64(20261129)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	srv := h.NewServer(fakellm.Always(fakellm.Text("ok")))
+	srv := h.NewServer(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	p := h.NewProvider(t, srv.BaseURL(), nil)
 	for i := range 200 {

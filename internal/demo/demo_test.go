@@ -15,7 +15,7 @@ import (
 	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/health"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/story.golden")
@@ -245,12 +245,12 @@ func TestConfigErrors(t *testing.T) {
 }
 
 // The real-server mode runs the same prompts and tools against a given base
-// URL: here a fakellm server answering like the scripted models, whose primary
+// URL: here a llmtest server answering like the scripted models, whose primary
 // is down, so the breaker trips to the chain without any scripted fault of ours.
 func TestBaseURL(t *testing.T) {
-	srv := fakellm.NewOpenAI(func(r fakellm.Request) fakellm.Reply {
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
 		if r.Model == "live-primary" {
-			return fakellm.Error(http.StatusServiceUnavailable)
+			return llmtest.Error(http.StatusServiceUnavailable)
 		}
 		return answer(r.Messages, plans())
 	})

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // The models of the in-process server.
@@ -32,18 +32,18 @@ const refusalPrefix = "tool temporarily unavailable"
 
 // modelScript is the in-process server: every model answers by plans (prompt
 // -> tool calls), unless f says the model is failing.
-func modelScript(f *faults, plans map[string][]step) fakellm.Script {
-	return func(req fakellm.Request) fakellm.Reply {
+func modelScript(f *faults, plans map[string][]step) llmtest.Script {
+	return func(req llmtest.Request) llmtest.Reply {
 		switch status := f.model(req.Model); status {
 		case 0:
 		case http.StatusTooManyRequests:
-			return fakellm.Reply{Fault: &fakellm.Fault{
+			return llmtest.Reply{Fault: &llmtest.Fault{
 				Status:  status,
 				Header:  http.Header{"Retry-After": {"1"}},
 				Message: req.Model + ": rate limit reached (scripted burst); retry after 1s",
 			}}
 		default:
-			return fakellm.Reply{Fault: &fakellm.Fault{
+			return llmtest.Reply{Fault: &llmtest.Fault{
 				Status:  status,
 				Message: req.Model + ": " + strings.ToLower(http.StatusText(status)) + " (scripted outage)",
 			}}
@@ -55,7 +55,7 @@ func modelScript(f *faults, plans map[string][]step) fakellm.Script {
 // answer is what every scripted model says next in a conversation: replaying
 // the tool results since the last user message, it calls the next tool of the
 // prompt's plan (or the same one again after a failure) or, at the end, answers.
-func answer(msgs []fakellm.Message, plans map[string][]step) fakellm.Reply {
+func answer(msgs []llmtest.Message, plans map[string][]step) llmtest.Reply {
 	user := -1
 	for i, m := range msgs {
 		if m.Role == "user" {
@@ -63,7 +63,7 @@ func answer(msgs []fakellm.Message, plans map[string][]step) fakellm.Reply {
 		}
 	}
 	if user < 0 {
-		return fakellm.Text("Ask me something.")
+		return llmtest.Text("Ask me something.")
 	}
 	plan := plans[msgs[user].Content]
 	var (
@@ -94,12 +94,12 @@ func answer(msgs []fakellm.Message, plans map[string][]step) fakellm.Reply {
 		next, tries = next+1, 0
 	}
 	if next < len(plan) {
-		return fakellm.Calls(fakellm.Call(plan[next].tool, plan[next].args))
+		return llmtest.Calls(llmtest.Call(plan[next].tool, plan[next].args))
 	}
 	if len(notes) == 0 {
-		return fakellm.Text("Done.")
+		return llmtest.Text("Done.")
 	}
-	return fakellm.Text(strings.Join(notes, "; ") + ".")
+	return llmtest.Text(strings.Join(notes, "; ") + ".")
 }
 
 func isObject(s string) bool {

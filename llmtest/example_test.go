@@ -1,4 +1,4 @@
-package fakellm_test
+package llmtest_test
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 func Example() {
-	srv := fakellm.NewOpenAI(fakellm.ByModel(map[string]fakellm.Script{
-		"primary": fakellm.Always(fakellm.RateLimit("30")),
-		"backup": func(r fakellm.Request) fakellm.Reply {
-			return fakellm.Text("echo: " + r.Last().Content)
+	srv := llmtest.NewOpenAI(llmtest.ByModel(map[string]llmtest.Script{
+		"primary": llmtest.Always(llmtest.RateLimit("30")),
+		"backup": func(r llmtest.Request) llmtest.Reply {
+			return llmtest.Text("echo: " + r.Last().Content)
 		},
 	}))
 	defer srv.Close()

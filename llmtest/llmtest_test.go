@@ -1,4 +1,4 @@
-package fakellm_test
+package llmtest_test
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // post sends body to the server's endpoint and returns status, headers and body.
-func post(t *testing.T, ctx context.Context, srv *fakellm.Server, body string) (int, http.Header, string) {
+func post(t *testing.T, ctx context.Context, srv *llmtest.Server, body string) (int, http.Header, string) {
 	t.Helper()
 	url := srv.URL + "/v1/messages"
 	if strings.HasSuffix(srv.BaseURL(), "/v1") {
@@ -58,15 +58,15 @@ const anUser = `{"model":"m","max_tokens":10,"messages":[{"role":"user","content
 func TestOpenAIReplies(t *testing.T) {
 	tests := []struct {
 		name  string
-		reply fakellm.Reply
+		reply llmtest.Reply
 		want  string
 	}{
-		{"text", fakellm.Reply{Text: "hello", Usage: fakellm.Usage{InputTokens: 3, OutputTokens: 2}}, `{
+		{"text", llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 3, OutputTokens: 2}}, `{
 			"id":"chatcmpl-fake-1","object":"chat.completion","created":1700000000,"model":"m",
 			"choices":[{"index":0,"finish_reason":"stop","logprobs":null,
 				"message":{"role":"assistant","content":"hello","refusal":null}}],
 			"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`},
-		{"tool calls", fakellm.Calls(fakellm.Call("a", `{"x":1}`), fakellm.ToolCall{ID: "mine", Name: "b", Arguments: `{bad`}), `{
+		{"tool calls", llmtest.Calls(llmtest.Call("a", `{"x":1}`), llmtest.ToolCall{ID: "mine", Name: "b", Arguments: `{bad`}), `{
 			"id":"chatcmpl-fake-1","object":"chat.completion","created":1700000000,"model":"m",
 			"choices":[{"index":0,"finish_reason":"tool_calls","logprobs":null,
 				"message":{"role":"assistant","content":null,"refusal":null,"tool_calls":[
@@ -76,7 +76,7 @@ func TestOpenAIReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := fakellm.NewOpenAI(fakellm.Always(tt.reply))
+			srv := llmtest.NewOpenAI(llmtest.Always(tt.reply))
 			defer srv.Close()
 			status, _, body := post(t, context.Background(), srv, oaUser)
 			if status != 200 {
@@ -90,15 +90,15 @@ func TestOpenAIReplies(t *testing.T) {
 func TestAnthropicReplies(t *testing.T) {
 	tests := []struct {
 		name  string
-		reply fakellm.Reply
+		reply llmtest.Reply
 		want  string
 	}{
-		{"text", fakellm.Reply{Text: "hello", Usage: fakellm.Usage{InputTokens: 3, OutputTokens: 2}}, `{
+		{"text", llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 3, OutputTokens: 2}}, `{
 			"id":"msg_fake_1","type":"message","role":"assistant","model":"m",
 			"content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","stop_sequence":null,
 			"usage":{"input_tokens":3,"output_tokens":2}}`},
-		{"tool calls", fakellm.Reply{Text: "on it", ToolCalls: []fakellm.ToolCall{
-			fakellm.Call("a", `{"x":1}`), {ID: "mine", Name: "b"}, fakellm.Call("c", `{bad`)}}, `{
+		{"tool calls", llmtest.Reply{Text: "on it", ToolCalls: []llmtest.ToolCall{
+			llmtest.Call("a", `{"x":1}`), {ID: "mine", Name: "b"}, llmtest.Call("c", `{bad`)}}, `{
 			"id":"msg_fake_1","type":"message","role":"assistant","model":"m",
 			"content":[{"type":"text","text":"on it"},
 				{"type":"tool_use","id":"toolu_1_0","name":"a","input":{"x":1}},
@@ -109,7 +109,7 @@ func TestAnthropicReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := fakellm.NewAnthropic(fakellm.Always(tt.reply))
+			srv := llmtest.NewAnthropic(llmtest.Always(tt.reply))
 			defer srv.Close()
 			status, _, body := post(t, context.Background(), srv, anUser)
 			if status != 200 {
@@ -121,7 +121,7 @@ func TestAnthropicReplies(t *testing.T) {
 }
 
 func TestDecodeOpenAI(t *testing.T) {
-	srv := fakellm.NewOpenAI(fakellm.Always(fakellm.Text("ok")))
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	status, _, body := post(t, context.Background(), srv, `{"model":"gpt","max_completion_tokens":50,"messages":[
 		{"role":"developer","content":"rules"},
@@ -133,10 +133,10 @@ func TestDecodeOpenAI(t *testing.T) {
 		t.Fatalf("status %d: %s", status, body)
 	}
 	got := srv.Requests()[0]
-	want := []fakellm.Message{
+	want := []llmtest.Message{
 		{Role: "system", Content: "rules"},
 		{Role: "user", Content: "ab"},
-		{Role: "assistant", ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "f", Arguments: "{}"}}},
+		{Role: "assistant", ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "f", Arguments: "{}"}}},
 		{Role: "tool", ToolCallID: "c1", Content: "out"},
 	}
 	if got.Model != "gpt" || got.MaxTokens != 50 || got.Seq != 1 || !reflect.DeepEqual(got.Messages, want) {
@@ -151,7 +151,7 @@ func TestDecodeOpenAI(t *testing.T) {
 }
 
 func TestDecodeAnthropic(t *testing.T) {
-	srv := fakellm.NewAnthropic(fakellm.Always(fakellm.Text("ok")))
+	srv := llmtest.NewAnthropic(llmtest.Always(llmtest.Text("ok")))
 	defer srv.Close()
 	status, _, body := post(t, context.Background(), srv, `{"model":"claude","max_tokens":50,
 		"system":"rules",
@@ -167,10 +167,10 @@ func TestDecodeAnthropic(t *testing.T) {
 		t.Fatalf("status %d: %s", status, body)
 	}
 	got := srv.Requests()[0]
-	want := []fakellm.Message{
+	want := []llmtest.Message{
 		{Role: "system", Content: "rules"},
 		{Role: "user", Content: "q"},
-		{Role: "assistant", Content: "t", ToolCalls: []fakellm.ToolCall{{ID: "u1", Name: "f", Arguments: `{"a":1}`}, {ID: "u2", Name: "g", Arguments: "{}"}}},
+		{Role: "assistant", Content: "t", ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "f", Arguments: `{"a":1}`}, {ID: "u2", Name: "g", Arguments: "{}"}}},
 		{Role: "tool", ToolCallID: "u1", Content: "r1"},
 		{Role: "tool", ToolCallID: "u2", Content: "r2", IsError: true},
 		{Role: "user", Content: "more"},
@@ -187,27 +187,27 @@ func TestFaults(t *testing.T) {
 	tests := []struct {
 		name      string
 		anthropic bool
-		reply     fakellm.Reply
+		reply     llmtest.Reply
 		status    int
 		header    string // "name: value" expected in the response
 		body      string // expected JSON body ("" to skip)
 	}{
-		{"openai 503", false, fakellm.Error(503), 503, "", `{"error":{"message":"fakellm: service unavailable","type":"server_error","param":null,"code":null}}`},
-		{"openai 429", false, fakellm.RateLimit("7"), 429, "Retry-After: 7", `{"error":{"message":"fakellm: too many requests","type":"rate_limit_exceeded","param":null,"code":null}}`},
-		{"anthropic 529", true, fakellm.Error(529), 529, "", `{"type":"error","error":{"type":"overloaded_error","message":"fakellm: status 529"}}`},
-		{"anthropic 429", true, fakellm.RateLimit("Wed, 21 Oct 2015 07:28:00 GMT"), 429, "Retry-After: Wed, 21 Oct 2015 07:28:00 GMT", `{"type":"error","error":{"type":"rate_limit_error","message":"fakellm: too many requests"}}`},
-		{"custom message", true, fakellm.Reply{Fault: &fakellm.Fault{Status: 400, Message: "prompt is too long"}}, 400, "", `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}`},
-		{"zero status is 500", false, fakellm.Reply{Fault: &fakellm.Fault{}}, 500, "", ""},
-		{"raw", false, fakellm.Raw(200, `{"choices":[]}`), 200, "Content-Type: application/json", `{"choices":[]}`},
+		{"openai 503", false, llmtest.Error(503), 503, "", `{"error":{"message":"llmtest: service unavailable","type":"server_error","param":null,"code":null}}`},
+		{"openai 429", false, llmtest.RateLimit("7"), 429, "Retry-After: 7", `{"error":{"message":"llmtest: too many requests","type":"rate_limit_exceeded","param":null,"code":null}}`},
+		{"anthropic 529", true, llmtest.Error(529), 529, "", `{"type":"error","error":{"type":"overloaded_error","message":"llmtest: status 529"}}`},
+		{"anthropic 429", true, llmtest.RateLimit("Wed, 21 Oct 2015 07:28:00 GMT"), 429, "Retry-After: Wed, 21 Oct 2015 07:28:00 GMT", `{"type":"error","error":{"type":"rate_limit_error","message":"llmtest: too many requests"}}`},
+		{"custom message", true, llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "prompt is too long"}}, 400, "", `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}`},
+		{"zero status is 500", false, llmtest.Reply{Fault: &llmtest.Fault{}}, 500, "", ""},
+		{"raw", false, llmtest.Raw(200, `{"choices":[]}`), 200, "Content-Type: application/json", `{"choices":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var srv *fakellm.Server
+			var srv *llmtest.Server
 			body := oaUser
 			if tt.anthropic {
-				srv, body = fakellm.NewAnthropic(fakellm.Always(tt.reply)), anUser
+				srv, body = llmtest.NewAnthropic(llmtest.Always(tt.reply)), anUser
 			} else {
-				srv = fakellm.NewOpenAI(fakellm.Always(tt.reply))
+				srv = llmtest.NewOpenAI(llmtest.Always(tt.reply))
 			}
 			defer srv.Close()
 			status, h, got := post(t, context.Background(), srv, body)
@@ -225,7 +225,7 @@ func TestFaults(t *testing.T) {
 			}
 		})
 	}
-	srv := fakellm.NewOpenAI(fakellm.Always(fakellm.Malformed()))
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Malformed()))
 	defer srv.Close()
 	status, _, got := post(t, context.Background(), srv, oaUser)
 	if status != 200 || json.Valid([]byte(got)) {
@@ -234,10 +234,10 @@ func TestFaults(t *testing.T) {
 }
 
 func TestScripts(t *testing.T) {
-	srv := fakellm.NewOpenAI(fakellm.ByModel(map[string]fakellm.Script{
-		"a": fakellm.Sequence(fakellm.Error(500), fakellm.Text("second")),
-		"b": fakellm.Always(fakellm.Text("b")),
-		"c": fakellm.Sequence(),
+	srv := llmtest.NewOpenAI(llmtest.ByModel(map[string]llmtest.Script{
+		"a": llmtest.Sequence(llmtest.Error(500), llmtest.Text("second")),
+		"b": llmtest.Always(llmtest.Text("b")),
+		"c": llmtest.Sequence(),
 	}))
 	defer srv.Close()
 	ask := func(model string) (int, string) {
@@ -275,7 +275,7 @@ func TestScripts(t *testing.T) {
 }
 
 func TestEndpoints(t *testing.T) {
-	srv := fakellm.NewOpenAI(nil)
+	srv := llmtest.NewOpenAI(nil)
 	defer srv.Close()
 	for _, tc := range []struct {
 		method, path, body string
@@ -304,7 +304,7 @@ func TestEndpoints(t *testing.T) {
 func TestHangEndsWithClient(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	arrived := make(chan struct{})
-	srv2 := fakellm.NewAnthropic(func(fakellm.Request) fakellm.Reply { close(arrived); return fakellm.Hang() })
+	srv2 := llmtest.NewAnthropic(func(llmtest.Request) llmtest.Reply { close(arrived); return llmtest.Hang() })
 	defer srv2.Close()
 	errc := make(chan error, 1)
 	go func() {
@@ -325,12 +325,12 @@ func TestHangEndsWithClient(t *testing.T) {
 func TestReleaseAndGate(t *testing.T) {
 	gate := make(chan struct{})
 	arrived := make(chan struct{}, 2)
-	srv := fakellm.NewOpenAI(func(r fakellm.Request) fakellm.Reply {
+	srv := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
 		arrived <- struct{}{}
 		if r.Model == "hang" {
-			return fakellm.Hang()
+			return llmtest.Hang()
 		}
-		return fakellm.Reply{Text: "late", Gate: gate}
+		return llmtest.Reply{Text: "late", Gate: gate}
 	})
 	send := func(model string) <-chan error {
 		errc := make(chan error, 1)
@@ -362,7 +362,7 @@ func TestReleaseAndGate(t *testing.T) {
 }
 
 func TestConcurrentRequests(t *testing.T) {
-	srv := fakellm.NewAnthropic(fakellm.Sequence(fakellm.Text("x")))
+	srv := llmtest.NewAnthropic(llmtest.Sequence(llmtest.Text("x")))
 	defer srv.Close()
 	var wg sync.WaitGroup
 	for range 16 {

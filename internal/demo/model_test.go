@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // conv builds a conversation: the user prompt, then for each result one
 // assistant tool call and its tool result.
-func conv(prompt string, calls []string, results ...string) []fakellm.Message {
-	msgs := []fakellm.Message{{Role: "system", Content: system}, {Role: "user", Content: prompt}}
+func conv(prompt string, calls []string, results ...string) []llmtest.Message {
+	msgs := []llmtest.Message{{Role: "system", Content: system}, {Role: "user", Content: prompt}}
 	for i, r := range results {
 		msgs = append(msgs,
-			fakellm.Message{Role: "assistant", ToolCalls: []fakellm.ToolCall{{ID: "c", Name: calls[i]}}},
-			fakellm.Message{Role: "tool", Content: r, ToolCallID: "c"})
+			llmtest.Message{Role: "assistant", ToolCalls: []llmtest.ToolCall{{ID: "c", Name: calls[i]}}},
+			llmtest.Message{Role: "tool", Content: r, ToolCallID: "c"})
 	}
 	return msgs
 }
@@ -69,7 +69,7 @@ func TestScriptedModel(t *testing.T) {
 func TestModelFaults(t *testing.T) {
 	f := newFaults()
 	script := modelScript(f, plans())
-	req := fakellm.Request{Model: modelPrimary, Messages: conv(story[0].runs[0].text, nil)}
+	req := llmtest.Request{Model: modelPrimary, Messages: conv(story[0].runs[0].text, nil)}
 	if r := script(req); r.Fault != nil || len(r.ToolCalls) != 1 {
 		t.Fatalf("healthy reply %+v", r)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/loopctl/loopctl-go/agent"
 	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/openai"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -182,7 +182,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 	}
 	if scripted {
-		srv := fakellm.NewOpenAI(modelScript(f, plans()))
+		srv := llmtest.NewOpenAI(modelScript(f, plans()))
 		defer srv.Close()
 		base, key = srv.BaseURL(), "demo"
 		primary, chain = modelPrimary, []string{modelBackup1, modelBackup2}

@@ -1,4 +1,4 @@
-package fakellm
+package llmtest
 
 import (
 	"encoding/json"
@@ -83,7 +83,7 @@ type Fault struct {
 	// "": the wire format's error object for Status, carrying Message.
 	Body string
 	// Message is the error message in the generated error object.
-	// "": "fakellm: <status text>".
+	// "": "llmtest: <status text>".
 	Message string
 	// Hang makes the server wait until the request's context ends (the
 	// client's deadline or cancellation) or the Handler is released, then
@@ -158,7 +158,7 @@ func ByModel(scripts map[string]Script) Script {
 		}
 		return Reply{Fault: &Fault{
 			Status:  http.StatusNotFound,
-			Message: "fakellm: model " + strconv.Quote(r.Model) + " not found",
+			Message: "llmtest: model " + strconv.Quote(r.Model) + " not found",
 		}}
 	}
 }

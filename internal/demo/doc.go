@@ -3,7 +3,7 @@
 // process, that shows what the breakers do while things break.
 //
 // The in-process server is a loopback httptest server speaking the OpenAI Chat
-// Completions wire format (internal/fakellm) with three models: gpt-primary
+// Completions wire format (llmtest) with three models: gpt-primary
 // and the fallback chain gpt-backup-1, gpt-backup-2. Every model answers the
 // same way, so any of them can carry a conversation on: it calls the tools a
 // prompt asks for, one per turn, tries a failing tool again up to three more

@@ -1,4 +1,4 @@
-package fakellm
+package llmtest
 
 import (
 	"io"
@@ -53,11 +53,11 @@ func newHandler(w wire, s Script) *Handler {
 // ServeHTTP decodes, checks, logs and answers one request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.wire.matches(r.URL.Path) {
-		writeJSON(w, http.StatusNotFound, nil, h.wire.errorBody(http.StatusNotFound, "fakellm: no endpoint "+r.URL.Path))
+		writeJSON(w, http.StatusNotFound, nil, h.wire.errorBody(http.StatusNotFound, "llmtest: no endpoint "+r.URL.Path))
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed, nil, h.wire.errorBody(http.StatusMethodNotAllowed, "fakellm: method "+r.Method))
+		writeJSON(w, http.StatusMethodNotAllowed, nil, h.wire.errorBody(http.StatusMethodNotAllowed, "llmtest: method "+r.Method))
 		return
 	}
 	body, err := io.ReadAll(r.Body)
@@ -66,7 +66,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req, problem, err := h.wire.decode(body)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, nil, h.wire.errorBody(http.StatusBadRequest, "fakellm: request is not valid JSON: "+err.Error()))
+		writeJSON(w, http.StatusBadRequest, nil, h.wire.errorBody(http.StatusBadRequest, "llmtest: request is not valid JSON: "+err.Error()))
 		return
 	}
 	req.Header = r.Header.Clone()
@@ -106,9 +106,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if b == "" {
 			msg := f.Message
 			if msg == "" {
-				msg = "fakellm: status " + strconv.Itoa(status)
+				msg = "llmtest: status " + strconv.Itoa(status)
 				if t := http.StatusText(status); t != "" {
-					msg = "fakellm: " + strings.ToLower(t)
+					msg = "llmtest: " + strings.ToLower(t)
 				}
 			}
 			b = h.wire.errorBody(status, msg)

@@ -1,11 +1,11 @@
-package fakellm_test
+package llmtest_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/loopctl/loopctl-go/internal/fakellm"
+	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // Requests that break the wire format's rules get the 400 a real server
@@ -43,11 +43,11 @@ func TestValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			called := false
-			script := func(fakellm.Request) fakellm.Reply { called = true; return fakellm.Text("ok") }
-			srv := fakellm.NewOpenAI(script)
+			script := func(llmtest.Request) llmtest.Reply { called = true; return llmtest.Text("ok") }
+			srv := llmtest.NewOpenAI(script)
 			if tt.anthropic {
 				srv.Close()
-				srv = fakellm.NewAnthropic(script)
+				srv = llmtest.NewAnthropic(script)
 			}
 			defer srv.Close()
 			status, _, body := post(t, context.Background(), srv, tt.body)

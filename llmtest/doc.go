@@ -1,4 +1,4 @@
-// Package fakellm is a scripted fake model server for tests and demos. It
+// Package llmtest is a scripted fake model server for tests and demos. It
 // speaks the OpenAI Chat Completions wire format ([NewOpenAI]) and the
 // Anthropic Messages wire format ([NewAnthropic]) on a loopback
 // httptest server, so the real provider adapters (and their SDKs) can be
@@ -11,11 +11,11 @@
 // conversation gets the 400 a real server would send, without calling the
 // script), logged, and answered by a [Script]:
 //
-//	srv := fakellm.NewOpenAI(fakellm.ByModel(map[string]fakellm.Script{
-//		"primary": fakellm.Always(fakellm.Error(503)),
-//		"backup": fakellm.Sequence(
-//			fakellm.Calls(fakellm.Call("search", `{"q":"go"}`)),
-//			fakellm.Text("done"),
+//	srv := llmtest.NewOpenAI(llmtest.ByModel(map[string]llmtest.Script{
+//		"primary": llmtest.Always(llmtest.Error(503)),
+//		"backup": llmtest.Sequence(
+//			llmtest.Calls(llmtest.Call("search", `{"q":"go"}`)),
+//			llmtest.Text("done"),
 //		),
 //	}))
 //	defer srv.Close()
@@ -25,4 +25,4 @@
 //
 // The package does not depend on the agent package, so any test package can
 // use it.
-package fakellm
+package llmtest
