@@ -16,7 +16,7 @@ func newClient(t testing.TB, addr string) rueidis.Client {
 		InitAddress:  []string{addr},
 		DisableCache: true,
 		// a short dial timeout keeps reconnects to a dead store quick
-		Dialer:       dialer(),
+		Dialer: dialer(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -69,12 +69,12 @@ type member interface {
 // Store connects shared breakers to one Redis. Create it with [New]; call
 // [Store.Close] when done. A Store is safe for concurrent use.
 type Store struct {
-	client   rueidis.Client
-	prefix   string
-	timeout  time.Duration
-	retry    time.Duration
-	policy   Policy
-	onChange func(up bool)
+	client    rueidis.Client
+	prefix    string
+	timeout   time.Duration
+	retry     time.Duration
+	policy    Policy
+	onChange  func(up bool)
 	ownClient bool
 
 	up    atomic.Bool
