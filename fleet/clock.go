@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,10 @@ import (
 type clockEstimate struct {
 	offset atomic.Int64 // ns
 
+	// fake, set only by tests before use, replaces the store's TIME (µs):
+	// scripts receive it as an argument and the offset stays 0.
+	fake func() int64
+
 	mu     sync.Mutex
 	minRTT time.Duration
 	last   time.Time // when the last sample was kept
@@ -24,6 +29,9 @@ type clockEstimate struct {
 }
 
 func (c *clockEstimate) sample(t0, t1 time.Time, storeMicros int64) {
+	if c.fake != nil {
+		return
+	}
 	rtt := t1.Sub(t0)
 	mid := t0.UnixNano() + int64(rtt/2)
 	off := storeMicros*1000 - mid
@@ -39,7 +47,20 @@ func (c *clockEstimate) sample(t0, t1 time.Time, storeMicros int64) {
 }
 
 // storeNow returns the estimated store time now, in ns since the Unix epoch.
-func (c *clockEstimate) storeNow() int64 { return time.Now().UnixNano() + c.offset.Load() }
+func (c *clockEstimate) storeNow() int64 {
+	if c.fake != nil {
+		return c.fake() * 1000
+	}
+	return time.Now().UnixNano() + c.offset.Load()
+}
+
+// arg is the script argument that overrides TIME: "" (use TIME) except in tests.
+func (c *clockEstimate) arg() string {
+	if c.fake != nil {
+		return strconv.FormatInt(c.fake(), 10)
+	}
+	return ""
+}
 
 // toLocal converts a store time (µs) to a local time.
 func (c *clockEstimate) toLocal(storeMicros int64) time.Time {

@@ -25,14 +25,23 @@ func newClient(t testing.TB, addr string) rueidis.Client {
 	return c
 }
 
-// newStore returns a Store on its own client (one simulated process).
-func newStore(t testing.TB, srv *redistest.Server, o Options) *Store {
+// startStore returns a Store on its own client (one simulated process).
+func startStore(t testing.TB, srv *redistest.Server, o Options) *Store {
+	t.Helper()
+	return newFakeStore(t, srv, o, nil)
+}
+
+// newFakeStore is startStore with a virtual store clock (µs); nil: TIME.
+func newFakeStore(t testing.TB, srv *redistest.Server, o Options, fake func() int64) *Store {
 	t.Helper()
 	o.Client = newClient(t, srv.Addr())
 	if o.Prefix == "" {
 		o.Prefix = "t"
 	}
-	s, err := New(o)
+	if o.StoreTimeout == 0 {
+		o.StoreTimeout = 2 * time.Second // -race on a busy machine; fault tests set their own
+	}
+	s, err := newStore(o, fake)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,10 @@ type Store struct {
 // New returns a Store using o.Client and starts its watcher goroutine (the
 // pub/sub subscription that feeds every mirror, and the re-check of a store
 // that is down). The store is considered up until a call fails.
-func New(o Options) (*Store, error) {
+func New(o Options) (*Store, error) { return newStore(o, nil) }
+
+// newStore is New with, for tests, a virtual store clock (µs).
+func newStore(o Options, fake func() int64) (*Store, error) {
 	switch {
 	case o.Client == nil:
 		return nil, &OptionsError{"Client", "must not be nil"}
@@ -129,6 +132,7 @@ func New(o Options) (*Store, error) {
 	if s.retry == 0 {
 		s.retry = DefaultRetryInterval
 	}
+	s.clock.fake = fake
 	s.up.Store(true)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.watch()

@@ -15,7 +15,7 @@ func TestToolTripsFleetWideAndOneProbe(t *testing.T) {
 	const n = 3
 	bs := make([]*ToolBreaker, n)
 	for i := range bs {
-		s := newStore(t, srv, Options{})
+		s := startStore(t, srv, Options{})
 		b, err := s.Tool(breaker.Settings{Name: "search", FailureThreshold: 3, RecoveryDuration: 200 * time.Millisecond, ProbeTimeout: time.Second})
 		if err != nil {
 			t.Fatal(err)

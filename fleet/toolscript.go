@@ -5,7 +5,8 @@ import "github.com/redis/rueidis"
 // toolLua applies one event to a shared tool breaker (SEMANTICS §1, rev 2),
 // atomically, on the store's clock. KEYS[1] is the breaker's hash. ARGV:
 // op (allow, success, failure, cancel, sync, reset), threshold, cooldown (µs),
-// lease (µs), channel, and the permit's epoch, generation and probe token.
+// lease (µs), channel, the permit's epoch, generation and probe token, and
+// (tests only, else empty) a virtual time replacing TIME.
 //
 // Hash fields: ep epoch (the store's TIME in µs when the state was created; a
 // store restarted empty makes a new one, so tokens of the old epoch are
@@ -29,8 +30,13 @@ local ch = ARGV[5]
 local pep = tonumber(ARGV[6])
 local pg = tonumber(ARGV[7])
 local ptk = tonumber(ARGV[8])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now
+if ARGV[9] ~= nil and ARGV[9] ~= '' then
+  now = tonumber(ARGV[9]) -- tests only: a virtual store clock
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
 local function S(x) return string.format('%d', x) end
 local s = redis.call('HMGET', key, 'ep', 'v', 'm', 'g', 'f', 'lf', 'ps', 'tk', 'sg')
 local ep, v, m, g, f, lf, ps, tk, sg
