@@ -60,3 +60,15 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// eventuallyTool is eventually with the breaker's state in the failure text.
+func eventuallyTool(t testing.TB, d time.Duration, what string, b *ToolBreaker, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("after %v: %s: %+v (store up %v)", d, what, b.Snapshot(), b.s.Up())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

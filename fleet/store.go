@@ -216,20 +216,10 @@ func (s *Store) register(m member) error {
 		return errors.New("fleet: a shared breaker on " + ch + " already exists in this Store")
 	}
 	s.members[ch] = m
-	dc := s.dc
 	s.mu.Unlock()
 	if !s.up.Load() {
 		m.down(s.policy.downMode())
 		return nil
-	}
-	if dc != nil {
-		ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
-		err := dc.Do(ctx, dc.B().Subscribe().Channel(ch).Build()).Error()
-		cancel()
-		if err != nil {
-			s.storeDown()
-			return nil
-		}
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	defer cancel()
@@ -249,11 +239,26 @@ func (s *Store) exec(sc *rueidis.Lua, keys, args []string, nowIdx int) ([]int64,
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
 	v, err := s.run(ctx, sc, keys, args, nowIdx)
+	if err != nil && retryable(err) && ctx.Err() == nil {
+		// A connection that broke while idle (a restarted store) fails its
+		// first command before sending it; the client redials for the second.
+		v, err = s.run(ctx, sc, keys, args, nowIdx)
+	}
 	cancel()
 	if err != nil {
 		s.storeDown()
 	}
 	return v, err
+}
+
+// retryable reports whether err is a connection error (not an answer of the
+// store, not a timeout).
+func retryable(err error) bool {
+	if _, isRedis := rueidis.IsRedisErr(err); isRedis {
+		return false
+	}
+	return !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) &&
+		!errors.Is(err, rueidis.ErrClosing)
 }
 
 // run runs a script and measures the clock offset from its reply, whose
@@ -275,6 +280,9 @@ func (s *Store) run(ctx context.Context, sc *rueidis.Lua, keys, args []string, n
 
 var errStoreDown = errors.New("fleet: store is down")
 
+// subscribeTimeout bounds the setup of the subscription connection.
+const subscribeTimeout = time.Second
+
 // storeDown switches every breaker to the policy's mode and wakes the watcher.
 func (s *Store) storeDown() {
 	if !s.up.CompareAndSwap(true, false) {
@@ -284,11 +292,16 @@ func (s *Store) storeDown() {
 	for _, m := range s.snapshotMembers() {
 		m.down(mode)
 	}
+	s.wake()
+	s.notify(false)
+}
+
+// wake makes the watcher subscribe again and re-read every breaker.
+func (s *Store) wake() {
 	select {
 	case s.kick <- struct{}{}:
 	default:
 	}
-	s.notify(false)
 }
 
 func (s *Store) notify(up bool) {
@@ -327,6 +340,10 @@ func (s *Store) watch() {
 	defer close(s.done)
 	defer s.unsubscribe()
 	for {
+		select {
+		case <-s.kick: // this pass re-checks everything anyway
+		default:
+		}
 		errc, err := s.subscribe()
 		if err == nil {
 			err = s.resync()
@@ -350,7 +367,7 @@ func (s *Store) watch() {
 			return
 		case <-errc: // the subscription's connection broke
 			s.storeDown()
-		case <-s.kick: // a call found the store down
+		case <-s.kick: // a call found the store down, or a subscription failed
 		}
 		s.unsubscribe()
 		if !s.sleep(s.retry) {
@@ -370,20 +387,34 @@ func (s *Store) sleep(d time.Duration) bool {
 	}
 }
 
-// subscribe opens a dedicated connection subscribed to every channel.
+// pattern matches the channel of every breaker under the prefix: one
+// subscription per process, made before any breaker is read, so that no
+// breaker registered later can miss a change.
+func (s *Store) pattern() string {
+	var b strings.Builder
+	b.WriteString("{")
+	for _, r := range s.prefix {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteString(":*}:ch")
+	return b.String()
+}
+
+// subscribe opens a dedicated connection subscribed to every breaker's channel.
 func (s *Store) subscribe() (<-chan error, error) {
 	dc, release := s.client.Dedicate()
 	errc := dc.SetPubSubHooks(rueidis.PubSubHooks{OnMessage: s.onMessage})
 	s.mu.Lock()
-	chs := []string{s.prefix + ":fleet"}
-	for ch := range s.members {
-		chs = append(chs, ch)
-	}
 	s.dc, s.release = dc, release
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
+	// Not on any caller's path: a connection may take longer than StoreTimeout
+	// to set up without the store being down.
+	ctx, cancel := context.WithTimeout(s.ctx, max(s.timeout, subscribeTimeout))
 	defer cancel()
-	if err := dc.Do(ctx, dc.B().Subscribe().Channel(chs...).Build()).Error(); err != nil {
+	if err := dc.Do(ctx, dc.B().Psubscribe().Pattern(s.pattern()).Build()).Error(); err != nil {
 		return nil, err
 	}
 	return errc, nil
