@@ -116,12 +116,12 @@ func TestStoreKilledMidOutage(t *testing.T) {
 				}
 				// A probe permit of the new epoch and an old-epoch permit with the same
 				// token number: only the new one counts.
-				old := Permit{b: tools[0], kind: pShared, ep: epoch, gen: 3, tok: 1}
+				old := Permit{b: tools[0], x: &permitExtra{tok: 1}, ep: epoch, gen: 3}
 				q, _ := tools[1].Allow()
 				q.Failure()
 				time.Sleep(cooldown)
 				probe, err := tools[2].Allow()
-				if err != nil || !probe.IsProbe() || probe.tok != 1 {
+				if err != nil || !probe.IsProbe() || probe.token() != 1 {
 					t.Fatalf("new epoch's first probe: %+v, %v", probe, err)
 				}
 				old.Success()

@@ -103,7 +103,7 @@ func (b *ToolBreaker) channel() string { return b.ch }
 // script runs one event on the store. Reply layout: see toolLua.
 func (b *ToolBreaker) script(op string, p Permit) ([]int64, error) {
 	args := []string{op, b.static[0], b.static[1], b.static[2], b.ch,
-		strconv.FormatUint(p.ep, 10), strconv.FormatUint(p.gen, 10), strconv.FormatUint(p.tok, 10),
+		strconv.FormatUint(p.ep, 10), strconv.FormatUint(p.gen, 10), strconv.FormatUint(p.token(), 10),
 		b.s.clock.arg()}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {

@@ -40,19 +40,19 @@ func (l *localTool) allow(now int64) (Permit, int64, breaker.State) {
 	l.expire(now)
 	switch {
 	case l.m == 0:
-		return Permit{lt: l, kind: pLocal, gen: l.g}, 0, 0
+		return Permit{x: &permitExtra{lt: l}, gen: l.g}, 0, 0
 	case l.m == 1 && now < l.lf+l.rec:
 		return Permit{}, l.lf + l.rec - now, breaker.Open
 	case l.m == 1 || l.m == 3:
 		l.ps = now
 		l.tk++
 		l.setMode(2)
-		return Permit{lt: l, kind: pLocal, gen: l.g, tok: l.tk, dl: now + l.lease}, 0, 0
+		return Permit{x: &permitExtra{lt: l, tok: l.tk, dl: now + l.lease}, gen: l.g}, 0, 0
 	}
 	return Permit{}, max(l.ps+l.lease-now, 1), breaker.HalfOpen
 }
 
-func (l *localTool) success(p Permit, now int64) {
+func (l *localTool) success(gen, tok uint64, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
@@ -61,20 +61,20 @@ func (l *localTool) success(p Permit, now int64) {
 		if l.f > 0 {
 			l.f = 0
 			l.g++
-			l.sg = max(l.sg, p.gen)
+			l.sg = max(l.sg, gen)
 		}
-	case l.m == 2 && p.tok != 0 && p.tok == l.tk:
+	case l.m == 2 && tok != 0 && tok == l.tk:
 		l.f, l.ps = 0, 0
 		l.setMode(0)
-		l.sg = max(l.sg, p.gen)
+		l.sg = max(l.sg, gen)
 	}
 }
 
-func (l *localTool) failure(p Permit, now int64) {
+func (l *localTool) failure(gen uint64, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
-	if p.gen != 0 && p.gen < l.sg {
+	if gen != 0 && gen < l.sg {
 		return // stale: a later call has been counted as a success
 	}
 	if l.m == 0 && l.f == 0 {
@@ -93,11 +93,11 @@ func (l *localTool) failure(p Permit, now int64) {
 	}
 }
 
-func (l *localTool) cancel(p Permit, now int64) {
+func (l *localTool) cancel(tok uint64, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
-	if l.m == 2 && p.tok != 0 && p.tok == l.tk {
+	if l.m == 2 && tok != 0 && tok == l.tk {
 		l.ps = 0
 		l.setMode(3)
 	}
