@@ -44,6 +44,7 @@ func fleetTool(tb testing.TB, srv *redistest.Server, s breaker.Settings) *fleet.
 	if err != nil {
 		tb.Fatal(err)
 	}
+	<-st.Ready()
 	return b
 }
 

@@ -112,17 +112,20 @@ func (b *ToolBreaker) script(op string, p Permit) ([]int64, error) {
 	if len(v) < 11 {
 		return nil, errShortReply
 	}
-	b.apply(v[:7], false)
+	b.apply(v[:7], nil)
 	return v, nil
 }
 
 // apply stores a state (ep, v, m, g, f, lf, ps) into the mirror if it is newer
-// than the mirror's (or from another epoch), or always with force.
-func (b *ToolBreaker) apply(st []int64, force bool) {
+// than the mirror's (or from another epoch). With since not nil (a re-read
+// after a reconnection) it stores it even if older, unless the mirror changed
+// since since was loaded: a store restarted from a dump may hold older
+// versions, but a notification that arrived meanwhile is newer still.
+func (b *ToolBreaker) apply(st []int64, since *toolMirror) {
 	b.mu.Lock()
 	cur := b.mirror.Load()
 	ep, v := uint64(st[0]), uint64(st[1])
-	if !force && ep == cur.ep && v <= cur.v {
+	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
 		b.mu.Unlock()
 		return
 	}
@@ -183,12 +186,13 @@ func (b *ToolBreaker) onMessage(payload string) {
 	if !parseInts(payload, st[:]) {
 		return
 	}
-	b.apply(st[:], false)
+	b.apply(st[:], nil)
 }
 
 // sync re-reads the store's state into the mirror (the store wins).
 func (b *ToolBreaker) sync(ctx context.Context) error {
 	args := []string{"sync", b.static[0], b.static[1], b.static[2], b.ch, "0", "0", "0", b.s.clock.arg()}
+	before := b.mirror.Load()
 	v, err := b.s.run(ctx, toolScript, b.keys, args, 7)
 	if err != nil {
 		return err
@@ -196,7 +200,7 @@ func (b *ToolBreaker) sync(ctx context.Context) error {
 	if len(v) < 11 {
 		return errShortReply
 	}
-	b.apply(v[:7], true)
+	b.apply(v[:7], before)
 	return nil
 }
 
