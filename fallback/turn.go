@@ -37,10 +37,10 @@ type Turn struct {
 	m     *Manager
 	slot  *slot
 	seq   uint64
-	gen   uint64 // the manager's generation when the ticket was issued
-	epoch uint64 // the chain-budget epoch when the ticket was issued
-	probe uint64 // the probe's number; 0 if not a probe
-	entry int    // the chain entry that serves the turn; -1 for the primary
+	gen   uint64    // the manager's generation when the ticket was issued
+	epoch uint64    // the chain-budget epoch when the ticket was issued
+	probe uint64    // the probe's number; 0 if not a probe
+	entry int       // the chain entry that serves the turn; -1 for the primary
 	end   time.Time // a probe's lease end; zero if not a probe
 }
 
