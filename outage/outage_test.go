@@ -197,6 +197,11 @@ func TestValidate(t *testing.T) {
 		{"Retries", func(s *Scenario) { s.Retries = maxRetries + 1 }},
 		{"RetryBase", func(s *Scenario) { s.RetryBase = 0 }},
 		{"RetryMax", func(s *Scenario) { s.RetryMax = -1 }},
+		{"RetryBase", func(s *Scenario) { s.RetryBase = s.RetryMax + 1 }},
+		{"Up", func(s *Scenario) { s.Up = -time.Second }},
+		{"Up", func(s *Scenario) { s.Up = time.Second }},
+		{"Up", func(s *Scenario) { s.Relapse = time.Second }},
+		{"Relapse", func(s *Scenario) { s.Up, s.Relapse = time.Second, -time.Second }},
 		{"Bucket", func(s *Scenario) { s.Bucket = 0 }},
 		{"Bucket", func(s *Scenario) { s.Bucket = time.Millisecond }},
 	}

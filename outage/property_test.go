@@ -103,9 +103,12 @@ func randomScenario(r *rand.Rand) Scenario {
 		ProbeTimeout:     d(time.Second, time.Minute),
 		Retries:          r.IntN(5),
 		RetryBase:        d(time.Millisecond, time.Second),
-		RetryMax:         d(time.Millisecond, 20*time.Second),
 		Seed:             r.Uint64(),
 		Bucket:           d(time.Second, 10*time.Second),
+	}
+	s.RetryMax = d(s.RetryBase, 20*time.Second)
+	if r.IntN(2) == 0 { // a flapping service
+		s.Up, s.Relapse = d(time.Second, time.Minute), d(time.Second, 3*time.Minute)
 	}
 	s.Latency = d(time.Millisecond, min(s.Timeout-1, time.Second))
 	return s

@@ -66,6 +66,18 @@ func newLadder(s Scenario) retry.Policy {
 	return retry.Policy{MaxRetries: n, BaseDelay: s.RetryBase, MaxDelay: s.RetryMax}
 }
 
+// breakerSettings returns the settings of the breaker the simulation uses, without
+// a clock.
+func (s Scenario) breakerSettings(onChange func(string, breaker.State, breaker.State)) breaker.Settings {
+	return breaker.Settings{
+		Name:             "service",
+		FailureThreshold: s.FailureThreshold,
+		RecoveryDuration: s.Cooldown,
+		ProbeTimeout:     s.ProbeTimeout,
+		OnStateChange:    onChange,
+	}
+}
+
 // run simulates one policy. The scenario must be valid.
 func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 	sm := &sim{
@@ -79,14 +91,9 @@ func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 		buckets:     make([]Bucket, 0, int(s.horizon()/s.Bucket)+1),
 	}
 	if p == WithBreaker {
-		b, err := breaker.New(breaker.Settings{
-			Name:             "service",
-			FailureThreshold: s.FailureThreshold,
-			RecoveryDuration: s.Cooldown,
-			ProbeTimeout:     s.ProbeTimeout,
-			Now:              func() time.Time { return epoch.Add(sm.now) },
-			OnStateChange:    sm.onStateChange,
-		})
+		bs := s.breakerSettings(sm.onStateChange)
+		bs.Now = func() time.Time { return epoch.Add(sm.now) }
+		b, err := breaker.New(bs)
 		if err != nil {
 			return Outcome{}, err
 		}
