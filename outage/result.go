@@ -45,13 +45,22 @@ type Metrics struct {
 	Probes      int // permits that held the breaker's probe slot
 	Trips       int // breaker transitions from Closed to Open
 
-	// LateFailures counts failures that arrived while the breaker was open, or
-	// half-open with another attempt holding the probe: attempts that hung since
-	// before the trip and probes whose lease had expired. Each restarted the cooldown.
+	// ProbesCut counts probes cut at the end of their lease (each failed then).
+	ProbesCut int
+
+	// LateFailures counts failures of attempts other than the probe that arrived
+	// while the breaker was open or half-open and restarted its cooldown: attempts
+	// that hung since before the trip.
 	LateFailures int
+	// StaleFailures counts failures the breaker ignored because a success of a call
+	// that started later had already been counted (SEMANTICS section 1, stale
+	// failures): attempts that hung since the outage and failed after newer calls
+	// had proved the service healthy.
+	StaleFailures int
 
 	// Waiting is the callers' time lost waiting: attempts hanging on the dead service
-	// plus backoff waits (a healthy attempt's latency is not counted).
+	// (a probe at most until its lease ends) plus backoff waits (a healthy attempt's
+	// latency is not counted).
 	Waiting time.Duration
 
 	// HangingAtFix counts attempts that were hanging on the dead service at the fix.
@@ -89,12 +98,20 @@ type Segment struct {
 	State    breaker.State
 }
 
+// Probe is one probe of the breaker: when it was granted and how it ended.
+type Probe struct {
+	At, End time.Duration // granted at At, settled at End
+	Failed  bool          // it failed (the service was down, or it was cut)
+	Cut     bool          // it was cut at the end of its lease
+}
+
 // Outcome is one policy's run.
 type Outcome struct {
 	Policy  Policy
 	Metrics Metrics
 	Buckets []Bucket      // from the start of the run, Scenario.Bucket wide
 	Band    []Segment     // the breaker's state over [0, End); WithBreaker only
+	Probes  []Probe       // the breaker's probes, in order; WithBreaker only
 	End     time.Duration // when the last call ended (at least the scheduled window)
 }
 
@@ -201,7 +218,9 @@ func (r *Result) Rows() []Row {
 	num("calls refused instantly", a.Refused, b.Refused, NotCompared)
 	num("probes sent", a.Probes, b.Probes, NotCompared)
 	num("breaker trips", a.Trips, b.Trips, NotCompared)
+	num("probes cut at their lease end", a.ProbesCut, b.ProbesCut, NotCompared)
 	num("late failures that restarted the cooldown", a.LateFailures, b.LateFailures, NotCompared)
+	num("stale failures the breaker ignored", a.StaleFailures, b.StaleFailures, NotCompared)
 	num("calls succeeded", a.Succeeded, b.Succeeded, lower(b.Succeeded, a.Succeeded))
 	num("calls failed", a.Failed, b.Failed, lower(a.Failed, b.Failed))
 	num("attempts still hanging at the fix", a.HangingAtFix, b.HangingAtFix, lower(a.HangingAtFix, b.HangingAtFix))
