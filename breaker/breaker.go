@@ -132,8 +132,9 @@ type Breaker struct {
 	gen         uint64
 	failures    int
 	hasFailure  bool
-	lastFailure int64 // ns since epoch
-	probeStart  int64 // ns since epoch; meaningful in mHalfProbe
+	lastFailure int64  // ns since epoch
+	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
+	proven      uint64 // generation of the latest-starting counted success: older failures are stale
 }
 
 // New returns a closed breaker configured by s. A negative FailureThreshold,

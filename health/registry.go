@@ -209,6 +209,20 @@ func (r *Registry) WouldAllow(tool string) bool {
 // directly through it are not recorded in the tool's [Stats].
 func (r *Registry) Breaker(tool string) *breaker.Breaker { return &r.get(tool).b }
 
+// Reset returns tool's breaker to Closed by hand (see [breaker.Breaker.Reset]:
+// counters cleared, OnStateChange called with the tool's name if the state
+// changed, failures of calls that started before it stale) and reports
+// whether the tool is known. An unknown tool is not created. The tool's
+// [Stats] are kept: they describe the calls made, not the breaker's beliefs.
+func (r *Registry) Reset(tool string) bool {
+	e := r.lookup(tool)
+	if e == nil {
+		return false
+	}
+	e.b.Reset()
+	return true
+}
+
 // Stats returns tool's call record (for an unknown tool: no calls, EWMA 1.0).
 // It creates nothing.
 func (r *Registry) Stats(tool string) Stats {
