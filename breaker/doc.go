@@ -10,6 +10,8 @@
 // the probe. The probe's success closes the breaker; any failure re-opens it
 // with a fresh cooldown. The probe holds a lease of ProbeTimeout: if it never
 // reports, the breaker re-opens as if the probe had failed at the lease's end.
+// A probe's call never outlives its lease: [Permit.Deadline] returns the lease
+// end, and [Do] runs a probe's function under a context that ends there.
 //
 // The gate, [Breaker.Allow], hands out a [Permit] that remembers the generation
 // it was issued in and whether it holds the probe slot, so only the probe's

@@ -59,6 +59,9 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	}
 	b.publish()
 	p := Permit{b: b, gen: b.gen, probe: probe}
+	if probe {
+		p.end = satAdd(b.probeStart, b.lease)
+	}
 	b.unlock()
 	if wait > 0 {
 		return Permit{}, b.refusal(st, wait)

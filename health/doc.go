@@ -11,6 +11,9 @@
 // whose breaker is open is Unhealthy; otherwise it is Healthy from a score of
 // 0.8, Degraded from 0.5, and Unhealthy below.
 //
+// [Do] is the gate, the call and the verdict in one, like [breaker.Do]: it
+// bounds a probe's call by the probe's lease.
+//
 // A [Router] maps a tool to an ordered list of backups and, using only pure
 // reads, picks the first candidate that would be allowed and is not Unhealthy,
 // else the first that would be allowed, else refuses softly with an error

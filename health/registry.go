@@ -130,6 +130,15 @@ func (r *Registry) now() int64 {
 	return int64(t.Sub(r.epoch))
 }
 
+// until returns how long until t on the registry's clock (Settings.Now, else
+// the monotonic clock, which times built by the breakers carry).
+func (r *Registry) until(t time.Time) time.Duration {
+	if r.nowFn == nil {
+		return time.Until(t)
+	}
+	return t.Sub(r.nowFn())
+}
+
 // lookup returns tool's entry, or nil if the tool is unknown.
 func (r *Registry) lookup(tool string) *entry {
 	return r.tab.Load().find(maphash.String(r.seed, tool), tool)
