@@ -34,7 +34,9 @@ type ProxyConfig struct {
 	// there. nil: a new registry with Breaker.
 	Registry *health.Registry
 	// Breaker configures every tool's breaker when Registry is nil (its Name is
-	// ignored). The zero value uses the breaker defaults.
+	// ignored). The zero value uses the breaker defaults. Breaker.Now is also
+	// the clock a probe's lease is measured on: with a Registry whose clock is
+	// not time.Now, set Breaker.Now to that clock.
 	Breaker breaker.Settings
 
 	// Timeout bounds each call; a call cut by it is a failure. 0:

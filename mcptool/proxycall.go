@@ -20,15 +20,15 @@ const MetaKey = "loopctl/call"
 // the result's _meta[MetaKey]. It is never put in structuredContent, so a
 // tool's outputSchema is never violated by it.
 type CallMeta struct {
-	Outcome Outcome `json:"outcome"`           // refused, failure, timeout, invalid_arguments, cancel
-	Server  string  `json:"server"`            // the upstream
-	Tool    string  `json:"tool"`              // the tool's name on the upstream
-	Breaker string  `json:"breaker"`           // the breaker key, "server/tool"
-	State   string  `json:"state"`             // the breaker's state after the call: closed, open, half-open
-	RetryMs int64   `json:"retryAfterMs"`      // until the tool may be called again (0: now)
-	Error   string  `json:"error,omitempty"`   // what went wrong
-	Probe   bool    `json:"probe,omitempty"`   // the call was the breaker's probe
-	Alts    []Alt   `json:"alternatives"`      // other tools that can serve
+	Outcome Outcome `json:"outcome"`             // refused, failure, timeout, invalid_arguments, cancel
+	Server  string  `json:"server"`              // the upstream
+	Tool    string  `json:"tool"`                // the tool's name on the upstream
+	Breaker string  `json:"breaker"`             // the breaker key, "server/tool"
+	State   string  `json:"state"`               // the breaker's state after the call: closed, open, half-open
+	RetryMs int64   `json:"retryAfterMs"`        // until the tool may be called again (0: now)
+	Error   string  `json:"error,omitempty"`     // what went wrong
+	Probe   bool    `json:"probe,omitempty"`     // the call was the breaker's probe
+	Alts    []Alt   `json:"alternatives"`        // other tools that can serve
 	Timeout int64   `json:"timeoutMs,omitempty"` // the deadline a timed-out call had
 }
 
@@ -54,9 +54,10 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte) (*mcp.Call
 	info.Probe = permit.IsProbe()
 	cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	if d, ok := leaseEnd(permit); ok {
+	if end, ok := permit.Deadline(); ok {
+		// The lease is on the breakers' clock: apply what remains of it.
 		var cancelLease context.CancelFunc
-		cctx, cancelLease = context.WithDeadline(cctx, d)
+		cctx, cancelLease = context.WithTimeout(cctx, end.Sub(p.now()))
 		defer cancelLease()
 	}
 	res, err := pt.up.CallTool(cctx, pt.tool, args)
@@ -179,10 +180,10 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 	}
 }
 
-// leaseEnd returns the end of a probe permit's lease.
-func leaseEnd(p interface{ IsProbe() bool }) (time.Time, bool) {
-	if d, ok := p.(interface{ Deadline() (time.Time, bool) }); ok {
-		return d.Deadline()
+// now reads the breakers' clock.
+func (p *Proxy) now() time.Time {
+	if p.cfg.Breaker.Now != nil {
+		return p.cfg.Breaker.Now()
 	}
-	return time.Time{}, false
+	return time.Now()
 }
