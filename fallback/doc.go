@@ -25,7 +25,8 @@
 // results of tickets issued before the latest state change never close or re-open
 // anything, so concurrent turns cannot confuse the machine. A probe ticket holds a
 // lease (ProbeTimeout): a probe that is never settled frees its slot when the lease
-// ends and counts as one transient probe failure at the lease end.
+// ends and counts as one transient probe failure at the lease end. The caller
+// bounds the probe turn's request by the lease end, [Turn.Deadline].
 //
 // Time transitions are computed lazily from Settings.Now when the manager is
 // touched; there are no goroutines or timers. The pure reads ([Manager.State],

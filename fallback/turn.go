@@ -1,6 +1,9 @@
 package fallback
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // slot lets a Turn detect its second settlement without allocating per ticket:
 // seq changes when the ticket holding the slot is settled (the settlement that
@@ -34,10 +37,11 @@ type Turn struct {
 	m     *Manager
 	slot  *slot
 	seq   uint64
-	gen   uint64 // the manager's generation when the ticket was issued
-	epoch uint64 // the chain-budget epoch when the ticket was issued
-	probe uint64 // the probe's number; 0 if not a probe
-	entry int    // the chain entry that serves the turn; -1 for the primary
+	gen   uint64    // the manager's generation when the ticket was issued
+	epoch uint64    // the chain-budget epoch when the ticket was issued
+	probe uint64    // the probe's number; 0 if not a probe
+	entry int       // the chain entry that serves the turn; -1 for the primary
+	end   time.Time // a probe's lease end; zero if not a probe
 }
 
 // Model returns the model to send the turn to ("" for the zero Turn).
@@ -54,6 +58,19 @@ func (t Turn) Model() string {
 // IsProbe reports whether the turn is the probe of the primary (Recovering).
 // Only a probe's verdict moves the manager towards recovery.
 func (t Turn) IsProbe() bool { return t.probe != 0 }
+
+// Deadline returns the end of a probe ticket's lease and true: the instant, on
+// the manager's clock (Settings.Now), at which an unsettled probe frees its
+// slot and counts as one Transient probe failure dated at that instant. It
+// returns the zero Time and false for any other ticket. A caller bounds the
+// probe turn's request by it (for instance with context.WithDeadline, or with
+// context.WithTimeout of the time left on the manager's clock).
+func (t Turn) Deadline() (time.Time, bool) {
+	if t.probe == 0 {
+		return time.Time{}, false
+	}
+	return t.end, true
+}
 
 // Success reports that the turn succeeded. On the primary in Primary it zeroes
 // the consecutive failures; for the probe it extends the probe success streak,
