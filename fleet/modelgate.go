@@ -222,4 +222,3 @@ func (m *ModelBreaker) Reset() {
 
 // Mode returns where the breaker's state lives now.
 func (m *ModelBreaker) Mode() Mode { return m.mirror.Load().mode }
-

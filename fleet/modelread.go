@@ -113,4 +113,3 @@ func (m *ModelBreaker) Snapshot() ModelSnapshot {
 	}
 	return s
 }
-
