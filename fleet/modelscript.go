@@ -11,6 +11,10 @@ import "github.com/redis/rueidis"
 // primary), the failure kind (0 transient, 1 rate limit) or for avail the
 // entry, the avail flag, and (tests only, else empty) a virtual time.
 //
+// The generation and the chain-budget epoch start at the incarnation's TIME
+// (µs) and grow far slower than the clock, so they also tell incarnations
+// apart: a ticket of a store that restarted empty never matches.
+//
 // State: ep incarnation (TIME at creation), v version, st (0 primary,
 // 1 fallback, 2 recovering), g generation, ce chain-budget epoch, f failures,
 // s probe successes, ta trip time (-1 none), act activated, pr probing, pst
@@ -40,7 +44,7 @@ if old then
   for w in string.gmatch(old, '%S+') do x[#x + 1] = tonumber(w) end
 end
 if #x ~= 12 + 2 * n then
-  x = {now, 0, 0, 1, 1, 0, 0, -1, 0, 0, 0, 0}
+  x = {now, 0, 0, now, now, 0, 0, -1, 0, 0, 0, 0}
   for i = 1, 2 * n do x[12 + i] = 0 end
   old = nil
 end
@@ -90,7 +94,7 @@ if op == 'begin' then
   end
 elseif op == 'success' or op == 'failure' or op == 'cancel' then
   if tpr ~= 0 then
-    if st == 2 and pr == 1 and pq == tpr and g == tg and ep == tep then
+    if st == 2 and pr == 1 and pq == tpr and g == tg then
       pr = 0; pst = 0
       if op == 'success' then
         f = 0; s = s + 1
@@ -102,7 +106,7 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
         probeFailed(kind, now)
       end
     end
-  elseif op ~= 'cancel' and ep == tep then
+  elseif op ~= 'cancel' then
     if ten < 0 then
       if st == 0 and g == tg then
         if op == 'success' then

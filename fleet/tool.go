@@ -48,8 +48,9 @@ type ToolBreaker struct {
 
 	mirror atomic.Pointer[toolMirror]
 
-	mu   sync.Mutex // serializes mirror writes
-	last breaker.State
+	mu     sync.Mutex // serializes mirror writes
+	last   breaker.State
+	locals atomic.Uint64 // local breakers made so far (their permits' ids)
 }
 
 // Tool returns the shared tool breaker named bs.Name, configured by bs
@@ -100,11 +101,15 @@ func (b *ToolBreaker) Name() string { return b.name }
 
 func (b *ToolBreaker) channel() string { return b.ch }
 
-// script runs one event on the store. Reply layout: see toolLua.
-func (b *ToolBreaker) script(op string, p Permit) ([]int64, error) {
+// script runs one event on the store for a permit of generation gen. Reply
+// layout: see toolLua.
+func (b *ToolBreaker) script(op string, probe bool, gen uint64) ([]int64, error) {
+	pr := "0"
+	if probe {
+		pr = "1"
+	}
 	args := []string{op, b.static[0], b.static[1], b.static[2], b.ch,
-		strconv.FormatUint(p.ep, 10), strconv.FormatUint(p.gen, 10), strconv.FormatUint(p.token(), 10),
-		b.s.clock.arg()}
+		pr, strconv.FormatUint(gen, 10), "0", b.s.clock.arg()}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {
 		return nil, err
@@ -238,7 +243,9 @@ func (b *ToolBreaker) up() {
 func (b *ToolBreaker) seed(mr *toolMirror) *localTool {
 	off := b.s.clock.offset.Load()
 	toLocal := func(us int64) int64 { return us*1000 - off }
-	lt := &localTool{th: b.threshold, rec: b.rec * 1000, lease: b.lease * 1000, g: 1, f: mr.f}
+	id := b.locals.Add(1)
+	lt := &localTool{th: b.threshold, rec: b.rec * 1000, lease: b.lease * 1000, base: localBit | (id&0xffff)<<40, f: mr.f}
+	lt.g = lt.base + 1
 	switch mr.m {
 	case 1:
 		lt.m, lt.lf = 1, toLocal(mr.lf)

@@ -18,7 +18,7 @@ var errShortReply = errors.New("fleet: short script reply")
 // follows the Store's [Policy].
 func (b *ToolBreaker) Allow() (Permit, error) {
 	if mr := b.mirror.Load(); mr.quiet {
-		return Permit{b: b, ep: mr.ep, gen: mr.g}, nil
+		return Permit{b: b, gen: mr.g}, nil
 	}
 	return b.allowSlow()
 }
@@ -39,7 +39,7 @@ func (b *ToolBreaker) allowSlow() (Permit, error) {
 			return Permit{}, b.refusal(breaker.HalfOpen, until-now)
 		}
 	}
-	v, err := b.script("allow", Permit{})
+	v, err := b.script("allow", false, 0)
 	if err != nil {
 		if mr = b.mirror.Load(); mr.mode != Shared {
 			return b.allowDown(mr)
@@ -48,9 +48,9 @@ func (b *ToolBreaker) allowSlow() (Permit, error) {
 	}
 	// v: ep, v, m, g, f, lf, ps, now, granted, token, wait
 	if v[8] == 1 {
-		p := Permit{b: b, ep: uint64(v[0]), gen: uint64(v[3])}
-		if v[9] != 0 {
-			p.x = &permitExtra{tok: uint64(v[9]), dl: b.s.clock.toLocal(v[6] + b.lease).UnixNano()}
+		p := Permit{b: b, gen: uint64(v[3]), probe: v[9] != 0}
+		if p.probe {
+			p.dl = b.s.clock.toLocal(v[6] + b.lease).UnixNano()
 		}
 		return p, nil
 	}
@@ -93,55 +93,35 @@ func (b *ToolBreaker) refusal(st breaker.State, d int64) error {
 }
 
 // Permit is what [ToolBreaker.Allow] hands out: the right to make one call,
-// with the same methods as [breaker.Permit]. It carries the breaker's epoch
-// and generation when it was issued and, for the probe, the grant's unique
-// token (the fencing token): only the current probe's verdict can close the
-// breaker. The zero Permit is valid and its methods do nothing.
+// with the same methods as [breaker.Permit]. It carries the breaker's
+// generation when it was issued (the start order of its call) and whether it
+// holds the probe slot; the probe's generation is its fencing token: only the
+// current probe's verdict can close the breaker. The zero Permit is valid and
+// its methods do nothing.
 type Permit struct {
-	b   *ToolBreaker // nil: the zero Permit (and FailOpen's): settling does nothing
-	x   *permitExtra // nil: a shared permit that is not the probe
-	ep  uint64
-	gen uint64
-}
-
-// permitExtra is what only probe permits and local permits carry.
-type permitExtra struct {
-	lt  *localTool // issued by this local breaker while the store was down; nil: shared
-	tok uint64     // probe token; 0: not the probe
-	dl  int64      // probe: the lease end, local Unix ns
-}
-
-func (p Permit) token() uint64 {
-	if p.x == nil {
-		return 0
-	}
-	return p.x.tok
-}
-
-func (p Permit) local() *localTool {
-	if p.x == nil {
-		return nil
-	}
-	return p.x.lt
+	b     *ToolBreaker // nil: the zero Permit (and FailOpen's): settling does nothing
+	gen   uint64       // with localBit: issued by a local breaker (see localTool)
+	dl    int64        // probe: the lease end, local Unix ns
+	probe bool
 }
 
 // IsProbe reports whether p holds the probe slot.
-func (p Permit) IsProbe() bool { return p.token() != 0 }
+func (p Permit) IsProbe() bool { return p.probe }
 
 // Deadline returns the end of the probe's lease and true for a probe permit
 // (a probe's call must not outlive it), and false for any other permit.
 func (p Permit) Deadline() (time.Time, bool) {
-	if p.token() == 0 {
+	if !p.probe {
 		return time.Time{}, false
 	}
-	return time.Unix(0, p.x.dl), true
+	return time.Unix(0, p.dl), true
 }
 
 // Success reports that the call succeeded. A success in a quiet Closed
 // breaker costs no round trip.
 func (p Permit) Success() {
-	if b := p.b; b != nil && (p.x != nil || !b.mirror.Load().quiet) {
-		b.settle(p, "success")
+	if b := p.b; b != nil && (p.probe || !b.mirror.Load().quiet) {
+		b.settle(p.gen, p.probe, "success")
 	}
 }
 
@@ -150,15 +130,15 @@ func (p Permit) Success() {
 // failure changes nothing). One round trip.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.settle(p, "failure")
+		p.b.settle(p.gen, p.probe, "failure")
 	}
 }
 
 // Cancel reports that the caller gave up: no verdict. A probe's slot is
 // released at once (one round trip); any other cancel costs nothing.
 func (p Permit) Cancel() {
-	if p.b != nil && p.token() != 0 {
-		p.b.settle(p, "cancel")
+	if p.b != nil && p.probe {
+		p.b.settle(p.gen, p.probe, "cancel")
 	}
 }
 
@@ -179,11 +159,11 @@ func (p Permit) Done(err error) {
 // up, else to the local breaker (a shared permit settled while the store is
 // down counts there as a plain call; a local permit settled after the store
 // came back is dropped: the store wins).
-func (b *ToolBreaker) settle(p Permit, op string) {
+func (b *ToolBreaker) settle(gen uint64, probe bool, op string) {
 	mr := b.mirror.Load()
-	lt := p.local()
-	if lt == nil && mr.mode == Shared {
-		if _, err := b.script(op, p); err == nil {
+	local := gen&localBit != 0
+	if !local && mr.mode == Shared {
+		if _, err := b.script(op, probe, gen); err == nil {
 			return
 		}
 		mr = b.mirror.Load()
@@ -191,18 +171,17 @@ func (b *ToolBreaker) settle(p Permit, op string) {
 	if mr.mode != LocalMode {
 		return
 	}
-	gen, tok := p.gen, p.token()
-	if lt != mr.local {
-		gen, tok = 0, 0 // a plain call of the local breaker, never its probe
+	if !local || !mr.local.issued(gen) {
+		gen, probe = 0, false // a plain call of the local breaker, never its probe
 	}
 	now := time.Now().UnixNano()
 	switch op {
 	case "success":
-		mr.local.success(gen, tok, now)
+		mr.local.success(gen, probe, now)
 	case "failure":
 		mr.local.failure(gen, now)
 	case "cancel":
-		mr.local.cancel(tok, now)
+		mr.local.cancel(gen, probe, now)
 	}
 	b.touched()
 }

@@ -104,7 +104,7 @@ func (b *ToolBreaker) Snapshot() ToolSnapshot {
 func (b *ToolBreaker) Reset() {
 	mr := b.mirror.Load()
 	if mr.mode == Shared {
-		if _, err := b.script("reset", Permit{}); err == nil {
+		if _, err := b.script("reset", false, 0); err == nil {
 			return
 		}
 		mr = b.mirror.Load()
@@ -112,7 +112,7 @@ func (b *ToolBreaker) Reset() {
 	if mr.mode == LocalMode {
 		l := mr.local
 		l.mu.Lock()
-		l.f, l.hasLF, l.ps, l.sg = 0, false, 0, l.g
+		l.f, l.hasLF, l.ps, l.sg = 0, false, 0, l.g+1
 		l.setMode(0)
 		l.mu.Unlock()
 		b.touched()
