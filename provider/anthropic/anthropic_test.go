@@ -143,14 +143,19 @@ func TestResponses(t *testing.T) {
 }
 
 // TestHTTPErrors runs the shared error cases plus Anthropic's own: 529
-// overloaded, an HTML error body, 404 and a response without content.
+// overloaded, an HTML error body, 404, 400 and 413 with the API's message,
+// type and code, and a response without content.
 func TestHTTPErrors(t *testing.T) {
 	now := providertest.Now()
 	providertest.TestErrors(t, harness,
 		providertest.ErrorCase{Name: "529 overloaded", Reply: llmtest.Error(529), Code: 529, Class: retry.Transient},
 		providertest.ErrorCase{Name: "502 HTML body", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 502, Body: "<html>bad gateway</html>"}}, Code: 502, Class: retry.Transient},
 		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(time.Minute).Format(http.TimeFormat)), Code: 429, RetryAfter: time.Minute, Class: retry.RateLimited},
-		providertest.ErrorCase{Name: "404", Reply: llmtest.Error(404), Code: 404, Class: retry.Permanent},
+		providertest.ErrorCase{Name: "404", Reply: llmtest.Error(404), Code: 404, Class: retry.Permanent, Text: []string{"(type not_found_error)"}},
+		providertest.ErrorCase{Name: "400 prompt too long", Reply: llmtest.Raw(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum","details":{"error_code":"prompt_too_long"}},"request_id":"req_1"}`),
+			Code: 400, Class: retry.Permanent, Text: []string{"retry: HTTP 400 Bad Request: prompt is too long: 210000 tokens > 200000 maximum (code prompt_too_long, type invalid_request_error)"}},
+		providertest.ErrorCase{Name: "413", Reply: llmtest.Raw(413, `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}`),
+			Code: 413, Class: retry.Permanent, Text: []string{"retry: HTTP 413 Request Entity Too Large: Request exceeds the maximum allowed number of bytes. (type request_too_large)"}},
 		providertest.ErrorCase{Name: "no content", Reply: llmtest.Raw(200, `{"id":"msg","type":"message"}`), Class: retry.Transient, Bad: true},
 		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: llmtest.Raw(200, `"hello"`), Class: retry.Transient, Bad: true},
 	)
