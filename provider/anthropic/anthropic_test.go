@@ -137,9 +137,38 @@ func TestResponses(t *testing.T) {
 		providertest.ResponseCase{
 			Name:  "empty content",
 			Reply: llmtest.Text(""),
-			Want:  agent.Response{Message: agent.Message{Role: agent.RoleAssistant}},
+			Want:  agent.Response{Message: agent.Message{Role: agent.RoleAssistant}, StopReason: agent.StopEnd},
 		},
 	)
+}
+
+// TestStopReasons: every stop_reason comes back normalised; the ones with no
+// normalised form pass through.
+func TestStopReasons(t *testing.T) {
+	var cases []providertest.ResponseCase
+	for _, tt := range []struct {
+		stop string
+		want agent.StopReason
+	}{
+		{"end_turn", agent.StopEnd},
+		{"stop_sequence", agent.StopEnd},
+		{"max_tokens", agent.StopLength},
+		{"model_context_window_exceeded", agent.StopLength},
+		{"tool_use", agent.StopToolCalls},
+		{"refusal", agent.StopContentFilter},
+		{"pause_turn", "pause_turn"},
+	} {
+		body := `{"id":"msg","type":"message","role":"assistant","model":"m",` +
+			`"content":[{"type":"text","text":"cut"}],"stop_reason":"` + tt.stop + `","stop_sequence":null,` +
+			`"usage":{"input_tokens":1,"output_tokens":2}}`
+		cases = append(cases, providertest.ResponseCase{
+			Name:  "stop_reason " + tt.stop,
+			Reply: llmtest.Raw(200, body),
+			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "cut"},
+				Usage: agent.Usage{InputTokens: 1, OutputTokens: 2}, StopReason: tt.want},
+		})
+	}
+	providertest.TestResponses(t, harness, cases...)
 }
 
 // TestHTTPErrors runs the shared error cases plus Anthropic's own: 529

@@ -112,16 +112,45 @@ func TestResponses(t *testing.T) {
 			Reply: llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "search", Arguments: `{"q": "unterminated`}),
 			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "c", Name: "search", Arguments: json.RawMessage(`{"q": "unterminated`)},
-			}}},
+			}}, StopReason: agent.StopToolCalls},
 		},
 		providertest.ResponseCase{
 			Name:  "empty arguments stay empty",
 			Reply: llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "now"}),
 			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "c", Name: "now"},
-			}}},
+			}}, StopReason: agent.StopToolCalls},
 		},
 	)
+}
+
+// TestStopReasons: every finish_reason comes back normalised; unknown ones
+// pass through.
+func TestStopReasons(t *testing.T) {
+	var cases []providertest.ResponseCase
+	for _, tt := range []struct {
+		finish string
+		want   agent.StopReason
+	}{
+		{"stop", agent.StopEnd},
+		{"length", agent.StopLength},
+		{"tool_calls", agent.StopToolCalls},
+		{"function_call", agent.StopToolCalls},
+		{"content_filter", agent.StopContentFilter},
+		{"something_new", "something_new"},
+		{"", ""},
+	} {
+		body := `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,` +
+			`"message":{"role":"assistant","content":"cut"},"finish_reason":"` + tt.finish + `"}],` +
+			`"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`
+		cases = append(cases, providertest.ResponseCase{
+			Name:  "finish_reason " + tt.finish,
+			Reply: llmtest.Raw(200, body),
+			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "cut"},
+				Usage: agent.Usage{InputTokens: 1, OutputTokens: 2}, StopReason: tt.want},
+		})
+	}
+	providertest.TestResponses(t, harness, cases...)
 }
 
 func TestMissingToolCallID(t *testing.T) {
