@@ -147,6 +147,9 @@ func (m *Manager) Begin() (Turn, error) {
 	}
 	s := m.takeSlot()
 	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, probe: r.probe, entry: r.entry}
+	if r.probe != 0 {
+		t.end = m.mc.probeStart.Add(m.cfg.probeTimeout)
+	}
 	m.publish()
 	m.mu.Unlock()
 	m.drain(&rec)

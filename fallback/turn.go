@@ -1,6 +1,9 @@
 package fallback
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // slot lets a Turn detect its second settlement without allocating per ticket:
 // seq changes when the ticket holding the slot is settled (the settlement that
@@ -34,10 +37,11 @@ type Turn struct {
 	m     *Manager
 	slot  *slot
 	seq   uint64
-	gen   uint64 // the manager's generation when the ticket was issued
-	epoch uint64 // the chain-budget epoch when the ticket was issued
-	probe uint64 // the probe's number; 0 if not a probe
-	entry int    // the chain entry that serves the turn; -1 for the primary
+	gen   uint64    // the manager's generation when the ticket was issued
+	epoch uint64    // the chain-budget epoch when the ticket was issued
+	probe uint64    // the probe's number; 0 if not a probe
+	entry int       // the chain entry that serves the turn; -1 for the primary
+	end   time.Time // a probe's lease end; zero if not a probe
 }
 
 // Model returns the model to send the turn to ("" for the zero Turn).
@@ -55,6 +59,19 @@ func (t Turn) Model() string {
 // Only a probe's verdict moves the manager towards recovery.
 func (t Turn) IsProbe() bool { return t.probe != 0 }
 
+// Deadline returns the end of a probe ticket's lease and true: the instant, on
+// the manager's clock (Settings.Now), at which an unsettled probe frees its
+// slot and counts as one Transient probe failure dated at that instant. It
+// returns the zero Time and false for any other ticket. A caller bounds the
+// probe turn's request by it (for instance with context.WithDeadline, or with
+// context.WithTimeout of the time left on the manager's clock).
+func (t Turn) Deadline() (time.Time, bool) {
+	if t.probe == 0 {
+		return time.Time{}, false
+	}
+	return t.end, true
+}
+
 // Success reports that the turn succeeded. On the primary in Primary it zeroes
 // the consecutive failures; for the probe it extends the probe success streak,
 // and the RecoverySuccessesNeeded-th consecutive success returns to Primary. A
@@ -63,10 +80,18 @@ func (t Turn) Success() { t.settle(success, Transient) }
 
 // Failure reports that the turn failed, with its kind (any value other than
 // RateLimit counts as Transient). On the primary in Primary it counts toward
-// TripThreshold; for the probe, a RateLimit failure re-trips at once and a
-// Transient one resets the success streak and counts toward TripThreshold; on a
-// chain entry it spends one of the entry's strikes (unless a recovery or Reset
-// has renewed the budgets since the ticket was issued).
+// TripThreshold, unless it is stale: a counted success on the primary (one
+// that reset a nonzero streak, or a probe success) came from a ticket issued
+// after this one, so a newer turn has already proved the primary works, and
+// the failure changes nothing. Tickets are ordered by issue coarsely: two are
+// told apart when a state change, the first failure after a clean streak or a
+// counted success came between them; tickets that cannot be told apart are
+// taken as fresh. For the probe, a RateLimit failure re-trips at once and a
+// Transient one resets the success streak and counts toward TripThreshold; on
+// a chain entry it spends one of the entry's strikes (unless a recovery or
+// Reset has renewed the budgets since the ticket was issued). A chain entry's
+// success resets no streak, so it is never counted, and a success on the
+// primary says nothing about an entry: an entry's failure is never stale.
 func (t Turn) Failure(k Kind) { t.settle(failure, k) }
 
 // Cancel reports that the caller gave up (context.Canceled): no verdict, no
