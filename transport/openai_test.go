@@ -60,7 +60,7 @@ func TestOpenAIOutage(t *testing.T) {
 		return res.Choices[0].Message.Content, nil
 	}
 	key := strings.TrimPrefix(srv.URL, "http://")
-	b := rt.Registry().Breaker(key)
+	state := func() breaker.State { return rt.Registry().Breaker(key).State() }
 
 	// A blip: two 503s, absorbed by the ladder.
 	down.Store(2)
@@ -80,8 +80,8 @@ func TestOpenAIOutage(t *testing.T) {
 			t.Fatalf("call %d of the outage: %v, want the SDK's 503 error", i+1, err)
 		}
 	}
-	if b.State() != breaker.Open {
-		t.Fatalf("state %v after the outage, want open", b.State())
+	if state() != breaker.Open {
+		t.Fatalf("state %v after the outage, want open", state())
 	}
 	before := srv.Count("gpt-test")
 	_, err := ask()
@@ -103,8 +103,8 @@ func TestOpenAIOutage(t *testing.T) {
 	if got, err := ask(); err != nil || got != "pong" {
 		t.Fatalf("the probe: %q, %v", got, err)
 	}
-	if b.State() != breaker.Closed {
-		t.Errorf("state %v after the probe, want closed", b.State())
+	if state() != breaker.Closed {
+		t.Errorf("state %v after the probe, want closed", state())
 	}
 	if want := "closed->open open->half-open half-open->closed"; strings.Join(changes, " ") != want {
 		t.Errorf("changes %q, want %q", changes, want)

@@ -112,14 +112,14 @@ func TestStreamProbe(t *testing.T) {
 	})
 	c := &http.Client{Transport: rt}
 	key := strings.TrimPrefix(srv.URL, "http://")
-	b := rt.Registry().Breaker(key)
+	state := func() breaker.State { return rt.Registry().Breaker(key).State() }
 	res, err := c.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if b.State() != breaker.Open {
-		t.Fatalf("state %v after a 500 with threshold 1", b.State())
+	if state() != breaker.Open {
+		t.Fatalf("state %v after a 500 with threshold 1", state())
 	}
 	failing.Store(false)
 	now = now.Add(breaker.DefaultRecoveryDuration)
@@ -130,12 +130,12 @@ func TestStreamProbe(t *testing.T) {
 	if _, err := c.Get(srv.URL); !errors.Is(err, breaker.ErrOpen) {
 		t.Errorf("second request during the probe: %v, want a refusal", err)
 	}
-	if b.State() != breaker.HalfOpen {
-		t.Errorf("state %v with the probe's body unread, want half-open", b.State())
+	if state() != breaker.HalfOpen {
+		t.Errorf("state %v with the probe's body unread, want half-open", state())
 	}
 	io.ReadAll(res.Body)
 	res.Body.Close()
-	if b.State() != breaker.Closed {
-		t.Errorf("state %v after the probe's body ended, want closed", b.State())
+	if state() != breaker.Closed {
+		t.Errorf("state %v after the probe's body ended, want closed", state())
 	}
 }

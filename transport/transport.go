@@ -50,7 +50,6 @@ type RoundTripper struct {
 	reg    *health.Registry
 	policy retry.Policy
 	now    func() time.Time
-	lease  time.Duration
 }
 
 var _ http.RoundTripper = (*RoundTripper)(nil)
@@ -65,15 +64,12 @@ func New(s Settings) (*RoundTripper, error) {
 	if err := s.Retry.Validate(); err != nil {
 		return nil, fmt.Errorf("transport: Settings.Retry: %w", err)
 	}
-	t := &RoundTripper{base: s.Base, key: s.Key, reg: reg, policy: s.Retry, now: s.Breaker.Now, lease: s.Breaker.ProbeTimeout}
+	t := &RoundTripper{base: s.Base, key: s.Key, reg: reg, policy: s.Retry, now: s.Breaker.Now}
 	if t.base == nil {
 		t.base = http.DefaultTransport
 	}
 	if t.now == nil {
 		t.now = time.Now
-	}
-	if t.lease == 0 {
-		t.lease = breaker.DefaultProbeTimeout
 	}
 	return t, nil
 }
@@ -110,7 +106,7 @@ func (t *RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		cancel context.CancelFunc
 		lease  context.Context
 	)
-	if end, ok := t.leaseEnd(p); ok {
+	if end, ok := p.Deadline(); ok {
 		lease, cancel = context.WithTimeout(r.Context(), end.Sub(t.now()))
 		r = r.WithContext(lease)
 	}
@@ -129,14 +125,6 @@ func (t *RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return pass(resp, p, parent, cancel), nil
-}
-
-// leaseEnd returns the end of a probe permit's lease.
-func (t *RoundTripper) leaseEnd(p health.Permit) (time.Time, bool) {
-	if !p.IsProbe() {
-		return time.Time{}, false
-	}
-	return t.now().Add(t.lease), true
 }
 
 // ladder retries the request whose first attempt returned (resp, err) (an
