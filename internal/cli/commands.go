@@ -5,4 +5,5 @@ package cli
 var commands = []Command{
 	{Name: "demo", Summary: "watch the breakers trip and recover on a scripted in-process model server", Run: runDemo},
 	{Name: "simulate", Summary: "measure plain retries against a breaker during a simulated outage", Run: runSimulate},
+	{Name: "version", Summary: "print the version, the commit and the Go version of this build", Run: runVersion},
 }
