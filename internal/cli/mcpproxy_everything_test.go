@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,5 +292,80 @@ func TestMCPProxyEverythingDeadlinesAndRestarts(t *testing.T) {
 	t.Logf("%d of 3 calls while the server was down were answered with isError results", refused)
 	if !strings.Contains(r.stderr.String(), "mcp server down") || !strings.Contains(r.stderr.String(), `msg="mcp call"`) {
 		t.Fatalf("log lacks the server's death or the call lines:\n%s", r.stderr.String())
+	}
+}
+
+func TestMCPProxyListenServesMCPAndMetrics(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	argv := everything(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	code := make(chan int, 1)
+	go func() {
+		code <- serveMCPProxy(ctx, append([]string{"--listen", "127.0.0.1:0", "--name", "everything", "--"}, argv...),
+			strings.NewReader(""), stdout, stderr)
+	}()
+	var base string
+	waitFor(t, 20*time.Second, "the listening address on stdout", func() bool {
+		out := stdout.String()
+		i := strings.Index(out, "http://")
+		j := strings.Index(out, "/mcp")
+		if i < 0 || j < i {
+			return false
+		}
+		base = out[i:j]
+		return true
+	})
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect over streamable HTTP: %v\n%s", err, stderr.String())
+	}
+	if tools := listTools(t, cs); tools["echo"] == "" {
+		t.Fatalf("no echo over HTTP: %v", tools)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "http"}})
+	if err != nil || mcptool.ResultText(res) != "Echo: http" {
+		t.Fatalf("echo over HTTP: %v %+v", err, res)
+	}
+	cs.Close()
+
+	get := func(path string) string {
+		t.Helper()
+		resp, err := hc.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s", path, resp.Status)
+		}
+		return string(b)
+	}
+	metrics := get("/metrics")
+	for _, want := range []string{
+		`loopctl_mcp_calls_total{outcome="success",server="everything",tool="echo"} 1`,
+		`loopctl_calls_total{breaker="everything/echo",kind="tool",outcome="success"} 1`,
+		`loopctl_breaker_state{breaker="everything/echo",kind="tool",state="closed"} 1`,
+		`loopctl_breaker_state{breaker="everything/echo",kind="tool",state="open"} 0`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, metrics)
+		}
+	}
+	if page := get("/dashboard"); !strings.Contains(page, "Tool breakers") {
+		t.Errorf("/dashboard: %.200s", page)
+	}
+	if state := get("/dashboard.json"); !strings.Contains(state, `"breaker":"everything/echo","state":"closed"`) {
+		t.Errorf("/dashboard.json: %s", state)
+	}
+	hc.CloseIdleConnections()
+	cancel()
+	if c := <-code; c != ExitOK {
+		t.Fatalf("mcp-proxy exited %d: %s", c, stderr.String())
 	}
 }
