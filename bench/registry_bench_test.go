@@ -43,6 +43,11 @@ func newRegistry(tb testing.TB, names []string) *health.Registry {
 		tb.Fatal(err)
 	}
 	for _, n := range names {
+		p, err := r.Allow(n) // the gate creates the tool; a lookup would not
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p.Cancel()
 		if r.Breaker(n) == nil {
 			tb.Fatalf("registry: no breaker for %q", n)
 		}

@@ -105,6 +105,12 @@ type transition struct{ from, to State }
 
 // Breaker is a circuit breaker for one tool. Create it with [New]. A Breaker is
 // safe for concurrent use.
+//
+// A nil *Breaker (what health.Registry.Breaker returns for a tool it has never
+// seen) reads as a fresh closed breaker: its pure reads ([Breaker.State],
+// [Breaker.WouldAllow], [Breaker.RetryIn], [Breaker.Snapshot],
+// [Breaker.Name]) work and report Closed with no failures. Its gate and
+// [Breaker.Reset] must not be called.
 type Breaker struct {
 	// Published state, read without the lock. word packs mode, failBit,
 	// busyBit and the generation; until is, in Open, when a probe may be
@@ -132,8 +138,9 @@ type Breaker struct {
 	gen         uint64
 	failures    int
 	hasFailure  bool
-	lastFailure int64 // ns since epoch
-	probeStart  int64 // ns since epoch; meaningful in mHalfProbe
+	lastFailure int64  // ns since epoch
+	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
+	proven      uint64 // generation of the latest-starting counted success: older failures are stale
 }
 
 // New returns a closed breaker configured by s. A negative FailureThreshold,
@@ -188,8 +195,13 @@ func (b *Breaker) Init(s Settings) error {
 	return nil
 }
 
-// Name returns Settings.Name.
-func (b *Breaker) Name() string { return b.name }
+// Name returns Settings.Name ("" for a nil Breaker).
+func (b *Breaker) Name() string {
+	if b == nil {
+		return ""
+	}
+	return b.name
+}
 
 // now reads the clock as nanoseconds since b.epoch. Without Settings.Now it
 // uses only the monotonic clock, which is cheaper than a full time.Now. With

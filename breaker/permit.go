@@ -7,8 +7,8 @@ import (
 )
 
 // Permit is what [Breaker.Allow] hands out: the right to make one call. It
-// remembers the generation it was issued in and whether it holds the probe
-// slot. Settle it exactly once with Success, Failure, Cancel or Done. Settling
+// remembers the generation it was issued in (which orders the call's start),
+// whether it holds the probe slot, and the probe's lease end. Settle it exactly once with Success, Failure, Cancel or Done. Settling
 // it again is harmless where the breaker can tell (a second success or cancel
 // of a probe permit does nothing, since every probe grant starts a new
 // generation), but a second Failure counts as another failure.
@@ -49,13 +49,20 @@ func (p Permit) Success() {
 	}
 }
 
-// Failure reports that the call failed. Every failure counts, whatever the
+// Failure reports that the call failed. A fresh failure counts, whatever the
 // permit: it adds one to the consecutive-failure count and sets the last
 // failure to now; it trips a closed breaker at FailureThreshold, re-opens a
-// half-open one, and restarts the cooldown of an open one.
+// half-open one, and restarts the cooldown of an open one. A stale failure
+// changes nothing: one whose call started before the call of a counted
+// success (a success that reset a nonzero failure count, or the probe's
+// success that closed the breaker), since a newer call has already proved the
+// tool works. Calls are ordered by start coarsely, by the breaker's
+// generation: two calls are told apart when a state change, the first failure
+// after a clean state, or a success that reset the count came between their
+// gate calls; calls that cannot be told apart are taken as fresh.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.failure()
+		p.b.failure(p.gen)
 	}
 }
 
@@ -128,7 +135,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 // failArmed settles *p as a failure unless it has been disarmed (p.b nil).
 func (p *Permit) failArmed() {
 	if p.b != nil {
-		p.b.failure()
+		p.b.failure(p.gen)
 	}
 }
 

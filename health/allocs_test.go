@@ -11,8 +11,7 @@ import (
 func TestHotPathsDoNotAllocate(t *testing.T) {
 	r, _ := NewRegistry(breaker.Settings{})
 	rt := NewRouter(r, map[string][]string{"a": {"b"}})
-	r.Breaker("a")
-	r.Breaker("b")
+	create(r, "a", "b")
 	for name, fn := range map[string]func(){
 		"Allow+Success": func() { p, _ := r.Allow("a"); p.Success() },
 		"WouldAllow":    func() { _ = r.WouldAllow("a") },

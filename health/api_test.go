@@ -45,5 +45,6 @@ var (
 
 	// Revision 2 additions: the gate-call-verdict helper and the probe's lease.
 	_ func(health.Permit) (time.Time, bool)                                                            = health.Permit.Deadline
+	_ func(*health.Registry, string) bool                                                              = (*health.Registry).Reset
 	_ func(context.Context, *health.Registry, string, func(context.Context) (int, error)) (int, error) = health.Do[int]
 )

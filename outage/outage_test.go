@@ -113,6 +113,56 @@ func TestOneCaller(t *testing.T) {
 	}
 }
 
+// TestProbeCutAtLease checks SEMANTICS section 1 "probe deadline (rev 2)" on a run
+// worked out by hand: a probe into the dead service hangs only until its lease ends,
+// fails dated at the lease end (the breaker re-opens then), and frees its caller
+// then. One caller every 10s (phase p), down for the first 60s, 20s timeouts, a
+// breaker that trips on one failure, 5s cooldown, 8s lease, no retries.
+func TestProbeCutAtLease(t *testing.T) {
+	s := Scenario{
+		Callers: 1, Interval: 10 * time.Second, Warmup: 0, Outage: 60 * time.Second, Tail: 30 * time.Second,
+		Timeout: 20 * time.Second, Latency: time.Second,
+		FailureThreshold: 1, Cooldown: 5 * time.Second, ProbeTimeout: 8 * time.Second,
+		Retries: 0, RetryBase: 100 * time.Millisecond, RetryMax: 10 * time.Second, Seed: 7, Bucket: time.Second,
+	}
+	res, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := phase(s, 0)
+	sec := func(n int) time.Duration { return p + time.Duration(n)*time.Second }
+	// p hangs 20s and trips it; p+10 is skipped; p+20 is refused (cooldown); p+30
+	// probes the dead service and is cut at p+38; p+40 refused; p+50 probes, cut at
+	// p+58; p+60 refused; p+70 probes the fixed service and closes it; p+80 succeeds.
+	wantProbes := []Probe{
+		{At: sec(30), End: sec(38), Failed: true, Cut: true},
+		{At: sec(50), End: sec(58), Failed: true, Cut: true},
+		{At: sec(70), End: sec(71)},
+	}
+	if !reflect.DeepEqual(res.Breaker.Probes, wantProbes) {
+		t.Errorf("probes (phase %v):\n got %+v\nwant %+v", p, res.Breaker.Probes, wantProbes)
+	}
+	wantBand := []Segment{
+		{0, sec(20), breaker.Closed},
+		{sec(20), sec(30), breaker.Open},
+		{sec(30), sec(38), breaker.HalfOpen},
+		{sec(38), sec(50), breaker.Open},
+		{sec(50), sec(58), breaker.HalfOpen},
+		{sec(58), sec(70), breaker.Open},
+		{sec(70), sec(71), breaker.HalfOpen},
+		{sec(71), 90 * time.Second, breaker.Closed},
+	}
+	if !reflect.DeepEqual(res.Breaker.Band, wantBand) {
+		t.Errorf("band (phase %v):\n got %v\nwant %v", p, res.Breaker.Band, wantBand)
+	}
+	m := res.Breaker.Metrics
+	if m.Calls != 8 || m.Skipped != 1 || m.Succeeded != 2 || m.Failed != 3 || m.Refused != 3 ||
+		m.ReachedDead != 3 || m.Probes != 3 || m.ProbesCut != 2 || m.Waiting != 36*time.Second ||
+		m.FirstSuccess != sec(11) || m.BreakerClosed != sec(11) {
+		t.Errorf("breaker metrics (phase %v): %+v", p, m)
+	}
+}
+
 // TestLateFailureRestartsCooldown: two callers hang on the dead service at once (both
 // phases are within one interval, shorter than the timeout); the first
 // failure trips the breaker, the second arrives while it is open and restarts the
@@ -197,6 +247,11 @@ func TestValidate(t *testing.T) {
 		{"Retries", func(s *Scenario) { s.Retries = maxRetries + 1 }},
 		{"RetryBase", func(s *Scenario) { s.RetryBase = 0 }},
 		{"RetryMax", func(s *Scenario) { s.RetryMax = -1 }},
+		{"RetryBase", func(s *Scenario) { s.RetryBase = s.RetryMax + 1 }},
+		{"Up", func(s *Scenario) { s.Up = -time.Second }},
+		{"Up", func(s *Scenario) { s.Up = time.Second }},
+		{"Up", func(s *Scenario) { s.Relapse = time.Second }},
+		{"Relapse", func(s *Scenario) { s.Up, s.Relapse = time.Second, -time.Second }},
 		{"Bucket", func(s *Scenario) { s.Bucket = 0 }},
 		{"Bucket", func(s *Scenario) { s.Bucket = time.Millisecond }},
 	}

@@ -31,8 +31,8 @@ func TestSimulateDefaultsMatchGolden(t *testing.T) {
 
 func TestSimulateFlagDefaults(t *testing.T) {
 	s := outage.DefaultScenario()
-	fs, svg := simulateFlagSet(&s)
-	if err := fs.Parse(nil); err != nil || *svg != "" || !reflect.DeepEqual(s, outage.DefaultScenario()) {
+	fs, name, svg := simulateFlagSet(&s)
+	if err := fs.Parse(nil); err != nil || *svg != "" || *name != "default" || !reflect.DeepEqual(s, outage.DefaultScenario()) {
 		t.Fatalf("flags change the defaults: %v %+v", err, s)
 	}
 	for field, name := range simulateFlags {
@@ -66,6 +66,44 @@ func TestSimulateFlags(t *testing.T) {
 	}
 }
 
+// TestSimulateScenarios: --scenario picks the scenario, and the other flags change it.
+func TestSimulateScenarios(t *testing.T) {
+	flapping := outage.Flapping()
+	flapping.Seed, flapping.Callers = 3, 20
+	tests := []struct {
+		args []string
+		want outage.Scenario
+	}{
+		{[]string{"--scenario=default"}, outage.DefaultScenario()},
+		{[]string{"--scenario=short"}, outage.ShortOutage()},
+		{[]string{"--outage=30s"}, outage.ShortOutage()},
+		{[]string{"--scenario", "flapping"}, outage.Flapping()},
+		{[]string{"--outage=3m", "--up=20s", "--relapse=2m"}, outage.Flapping()},
+		{[]string{"--seed=3", "--scenario=flapping", "--callers=20"}, flapping},
+	}
+	for _, tt := range tests {
+		code, out, errs := run(t, append([]string{"simulate"}, tt.args...)...)
+		if code != ExitOK || errs != "" {
+			t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errs)
+		}
+		res, err := outage.Simulate(context.Background(), tt.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		res.WriteTable(&want)
+		if out != want.String() {
+			t.Errorf("%q: got\n%s\nwant\n%s", tt.args, out, want.String())
+		}
+	}
+	_, out, _ := run(t, "simulate", "--help")
+	for _, want := range []string{"-scenario string", "default, short, flapping", "flapping  down 3m, up 20s", "-relapse", "-up"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("simulate --help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestSimulateBadFlags(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -88,6 +126,12 @@ func TestSimulateBadFlags(t *testing.T) {
 		{[]string{"--retries=-1"}, []string{"--retries"}},
 		{[]string{"--retry-base=0s"}, []string{"--retry-base"}},
 		{[]string{"--retry-max=-1s"}, []string{"--retry-max"}},
+		{[]string{"--retry-base=20s"}, []string{"--retry-base must not exceed --retry-max 10s (got 20s)"}},
+		{[]string{"--retry-max=50ms"}, []string{"--retry-base must not exceed --retry-max 50ms (got 100ms)"}},
+		{[]string{"--up=20s"}, []string{"--up needs a --relapse"}},
+		{[]string{"--relapse=1m"}, []string{"--up must be positive with a --relapse"}},
+		{[]string{"--scenario=flapping", "--up=0s"}, []string{"--up must be positive with a --relapse"}},
+		{[]string{"--scenario=bogus"}, []string{`--scenario "bogus" is not one of default, short, flapping`}},
 		{[]string{"--bucket=1ns"}, []string{"--bucket"}},
 		{[]string{"--seed=-1"}, []string{"-seed"}},
 		{[]string{"extra"}, []string{`unexpected argument "extra"`}},
