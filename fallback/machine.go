@@ -22,7 +22,9 @@ type machine struct {
 	cfg *config
 
 	state          State
-	gen            uint64 // changes on every state change and on Reset
+	gen            uint64 // changes on every state change and Reset, and orders tickets (see settle)
+	changed        uint64 // gen as of the latest state change or Reset
+	proven         uint64 // gen of the latest-issued ticket whose success on the primary was counted
 	epoch          uint64 // chain-budget epoch: changes on recovery and Reset
 	failures       int    // consecutive failed turns on the primary / transient probe failures
 	probeSuccesses int    // consecutive probe successes (Recovering)
@@ -164,16 +166,23 @@ func (c *machine) cooldown(clk *clock, rec *recorder) {
 	now := clk.now()
 	from := c.fallbackModel()
 	c.state = Recovering
-	c.gen++
+	c.changeState()
 	c.failures, c.probeSuccesses = 0, 0
 	rec.emit(Transition{From: Fallback, To: Recovering, FromModel: from, ToModel: c.cfg.primary, At: now})
+}
+
+// changeState starts a new generation for a state change or Reset: tickets
+// issued before it never close or re-open anything.
+func (c *machine) changeState() {
+	c.gen++
+	c.changed = c.gen
 }
 
 // trip moves Primary or Recovering to Fallback at the given time.
 func (c *machine) trip(at time.Time, rec *recorder) {
 	from := c.state
 	c.state = Fallback
-	c.gen++
+	c.changeState()
 	c.failures, c.probeSuccesses = 0, 0
 	c.trippedAt = at
 	c.activated = true
@@ -184,7 +193,7 @@ func (c *machine) trip(at time.Time, rec *recorder) {
 // recover moves Recovering to Primary.
 func (c *machine) recover(at time.Time, rec *recorder) {
 	c.state = Primary
-	c.gen++
+	c.changeState()
 	c.epoch++
 	c.failures, c.probeSuccesses = 0, 0
 	c.trippedAt = time.Time{}
@@ -268,6 +277,7 @@ func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) 
 		c.probing, c.probeStart = false, time.Time{}
 		switch v {
 		case success:
+			c.proven = max(c.proven, t.gen) // a probe success is counted
 			c.probeSucceeded(clk.now(), rec)
 		case failure:
 			c.probeFailed(k, clk.now(), rec)
@@ -280,12 +290,26 @@ func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) 
 	if t.entry < 0 {
 		// Served by the primary outside a probe: counts only in Primary, and only
 		// for a ticket issued since the latest state change.
-		if c.state != Primary || c.gen != t.gen {
+		if c.state != Primary || t.gen < c.changed {
 			return
 		}
+		// Stale failures (rev 2): tickets are ordered by gen, which also moves
+		// on the first failure after a clean streak and on every counted success
+		// (one that resets a nonzero streak), so that a failure of a ticket
+		// issued before a counted success's ticket is known to be older.
 		if v == success {
-			c.failures = 0
+			if c.failures > 0 {
+				c.proven = max(c.proven, t.gen)
+				c.failures = 0
+				c.gen++
+			}
 			return
+		}
+		if t.gen < c.proven {
+			return // stale: a newer turn on the primary succeeded
+		}
+		if c.failures == 0 {
+			c.gen++
 		}
 		c.failures++
 		if c.failures >= c.cfg.tripThreshold {
@@ -334,7 +358,7 @@ func (c *machine) reset(clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
 	from, fromModel := c.state, c.stateModel()
 	c.state = Primary
-	c.gen++
+	c.changeState()
 	c.epoch++
 	c.failures, c.probeSuccesses = 0, 0
 	c.trippedAt = time.Time{}

@@ -80,10 +80,18 @@ func (t Turn) Success() { t.settle(success, Transient) }
 
 // Failure reports that the turn failed, with its kind (any value other than
 // RateLimit counts as Transient). On the primary in Primary it counts toward
-// TripThreshold; for the probe, a RateLimit failure re-trips at once and a
-// Transient one resets the success streak and counts toward TripThreshold; on a
-// chain entry it spends one of the entry's strikes (unless a recovery or Reset
-// has renewed the budgets since the ticket was issued).
+// TripThreshold, unless it is stale: a counted success on the primary (one
+// that reset a nonzero streak, or a probe success) came from a ticket issued
+// after this one, so a newer turn has already proved the primary works, and
+// the failure changes nothing. Tickets are ordered by issue coarsely: two are
+// told apart when a state change, the first failure after a clean streak or a
+// counted success came between them; tickets that cannot be told apart are
+// taken as fresh. For the probe, a RateLimit failure re-trips at once and a
+// Transient one resets the success streak and counts toward TripThreshold; on
+// a chain entry it spends one of the entry's strikes (unless a recovery or
+// Reset has renewed the budgets since the ticket was issued). A chain entry's
+// success resets no streak, so it is never counted, and a success on the
+// primary says nothing about an entry: an entry's failure is never stale.
 func (t Turn) Failure(k Kind) { t.settle(failure, k) }
 
 // Cancel reports that the caller gave up (context.Canceled): no verdict, no
