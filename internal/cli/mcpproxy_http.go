@@ -35,7 +35,8 @@ func loopbackOnly(addr string) error {
 // proxyMux is the HTTP face of mcp-proxy: MCP at /mcp, metrics, dashboard.
 func proxyMux(p *mcptool.Proxy, m *proxyMetrics) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server() }, nil))
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server() },
+		&mcp.StreamableHTTPOptions{PropagateRequestCancellation: true})) // a client that gives up cancels the upstream call
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /dashboard", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -73,6 +74,9 @@ func serveProxyHTTP(ctx context.Context, p *mcptool.Proxy, m *proxyMetrics, addr
 	}
 	srv.Close()
 	<-done
+	for ss := range p.Server().Sessions() { // the MCP handler keeps sessions past the HTTP server
+		ss.Close()
+	}
 	return ExitOK
 }
 
