@@ -33,7 +33,7 @@ type machine struct {
 
 	probing    bool      // a probe is in flight (Recovering only)
 	probeStart time.Time // when the probe in flight was granted
-	probeSeq   uint64    // number of the latest probe granted (the one in flight if probing)
+	probeSeq   uint32    // number of the latest probe granted (the one in flight if probing); never 0
 
 	chain []entry
 }
@@ -229,7 +229,7 @@ func (c *machine) probeSucceeded(at time.Time, rec *recorder) {
 // route is where begin sent a turn.
 type route struct {
 	entry     int    // chain index, or -1 for the primary
-	probe     uint64 // probe number, 0 if not a probe
+	probe     uint32 // probe number, 0 if not a probe
 	exhausted bool   // ErrExhausted: no model
 }
 
@@ -243,7 +243,9 @@ func (c *machine) begin(clk *clock, rec *recorder) route {
 		return route{entry: -1}
 	case Recovering:
 		if !c.probing {
-			c.probeSeq++
+			if c.probeSeq++; c.probeSeq == 0 { // 0 means "not a probe"
+				c.probeSeq = 1
+			}
 			c.probing, c.probeStart = true, clk.now()
 			return route{entry: -1, probe: c.probeSeq}
 		}
@@ -270,8 +272,8 @@ const (
 // settlement) to the model that served it.
 func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
-	if t.probe != 0 {
-		if c.state != Recovering || !c.probing || c.probeSeq != t.probe || c.gen != t.gen {
+	if t.probe() != 0 {
+		if c.state != Recovering || !c.probing || c.probeSeq != t.probe() || c.gen != t.gen {
 			return // a stale probe: its lease expired, or the state moved on
 		}
 		c.probing, c.probeStart = false, time.Time{}
@@ -287,7 +289,7 @@ func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) 
 	if v == cancel {
 		return
 	}
-	if t.entry < 0 {
+	if t.entry() < 0 {
 		// Served by the primary outside a probe: counts only in Primary, and only
 		// for a ticket issued since the latest state change.
 		if c.state != Primary || t.gen < c.changed {
@@ -317,12 +319,12 @@ func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) 
 		}
 		return
 	}
-	// Served by chain entry t.entry: a failure spends its budget while live.
+	// Served by chain entry t.entry(): a failure spends its budget while live.
 	if v == success || c.epoch != t.epoch {
 		return
 	}
 	before := c.active()
-	c.chain[t.entry].attempts++
+	c.chain[t.entry()].attempts++
 	c.advanced(before, clk, rec)
 }
 
