@@ -9,9 +9,11 @@ package bench
 // settlement (counts, durations, EWMA), which reads the clock at the gate and
 // at the settlement. The peer is what a user of gobreaker would write: a
 // map of two-step breakers under a sync.RWMutex, read-locked per call, with
-// no statistics.
+// no statistics. lib=loopctl-do is health.Do (gate, call, verdict in one,
+// the registry's counterpart of breaker.Do).
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -91,6 +93,22 @@ func BenchmarkRegistry(b *testing.B) {
 					b.Fatal(err)
 				}
 				p.Done(nil)
+				if i++; i == len(names) {
+					i = 0
+				}
+			}
+		})
+		b.Run("tools="+strconv.Itoa(n)+"/lib=loopctl-do", func(b *testing.B) {
+			r := newRegistry(b, names)
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				v, err := health.Do(ctx, r, names[i], okCtx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink = v
 				if i++; i == len(names) {
 					i = 0
 				}
