@@ -39,7 +39,7 @@ type Shared interface {
 
 // SharedTurn is what a [Shared] gate grants: the backend's generation and
 // chain-budget epoch when it was issued, the probe's number (0: not the
-// probe), the chain entry that serves it (-1: the primary) and the probe's
+// probe; it must fit in 32 bits), the chain entry that serves it (-1: the primary) and the probe's
 // lease end.
 type SharedTurn struct {
 	Gen, Epoch, Probe uint64
@@ -64,8 +64,11 @@ func (m *Manager) sharedBegin() (Turn, error) {
 		return Turn{}, err
 	}
 	s := m.takeSlot()
-	return Turn{m: m, slot: s, seq: s.seq.Load(), gen: st.Gen, epoch: st.Epoch, probe: st.Probe,
-		entry: st.Entry, end: st.Deadline}, nil
+	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: st.Gen, epoch: st.Epoch, who: serving(st.Entry, uint32(st.Probe))}
+	if st.Probe != 0 {
+		t.end = int64(st.Deadline.Sub(m.epoch))
+	}
+	return t, nil
 }
 
 // sharedSettle passes the first settlement of t to the shared state.
@@ -81,5 +84,5 @@ func (m *Manager) sharedSettle(t Turn, v verdict, k Kind) {
 	case cancel:
 		o = OutcomeCancel
 	}
-	m.shared.Settle(SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: t.probe, Entry: t.entry, Deadline: t.end}, o, k)
+	m.shared.Settle(SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: uint64(t.probe()), Entry: t.entry()}, o, k)
 }
