@@ -257,7 +257,13 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 		seedAt.Store(&t)
 	}
 	ls := m.set
-	ls.OnTransition = m.onChange
+	if m.onChange != nil {
+		ls.OnTransition = func(t fallback.Transition) {
+			if seedAt.Load() == nil { // the seeding trip is not news
+				m.onChange(t)
+			}
+		}
+	}
 	ls.Now = func() time.Time {
 		if t := seedAt.Load(); t != nil {
 			return *t
