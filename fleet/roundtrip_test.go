@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/internal/redistest"
 )
 
@@ -108,5 +109,48 @@ func TestTripPropagation(t *testing.T) {
 	t.Logf("trip propagation after the reply: p50 %v, max %v", delays[len(delays)/2], delays[len(delays)-1])
 	if delays[len(delays)/2] > 100*time.Millisecond {
 		t.Fatalf("median propagation %v", delays[len(delays)/2])
+	}
+}
+
+// TestModelRoundTrips: routing in Primary and in Fallback before the
+// cooldown's end, and successes that change nothing, cost no round trip; a
+// failed turn costs one.
+func TestModelRoundTrips(t *testing.T) {
+	srv := redistest.Start(t)
+	s := startStore(t, srv, Options{})
+	m, err := s.Model("rt", fallback.Settings{Primary: "a", Chain: []string{"b"}, TripThreshold: 1, RecoveryTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := func(want string) func() {
+		return func() {
+			for range 1000 {
+				tk, err := m.Begin()
+				if err != nil || tk.Model() != want {
+					t.Fatalf("Begin = %q, %v; want %q", tk.Model(), err, want)
+				}
+				tk.Success()
+			}
+		}
+	}
+	for _, st := range []struct {
+		name string
+		do   func()
+		want int64
+	}{
+		{"1000 turns in Primary", turns("a"), 0},
+		{"the tripping failure", func() { tk, _ := m.Begin(); tk.Failure(fallback.Transient) }, 1},
+		{"1000 turns in Fallback before the cooldown's end", turns("b"), 0},
+		{"1000 pure reads", func() {
+			for range 1000 {
+				_, _, _, _ = m.State(), m.ActiveModel(), m.Snapshot(), m.FallbackActivated()
+			}
+		}, 0},
+	} {
+		before := scriptCalls(t, srv)
+		st.do()
+		if got := scriptCalls(t, srv) - before; got != st.want {
+			t.Errorf("%s: %d script calls, want %d", st.name, got, st.want)
+		}
 	}
 }
