@@ -98,8 +98,12 @@ func (s *Server) ping() error {
 // Command sends one command (inline, space-separated arguments without
 // spaces) on a fresh connection and returns the first line of the reply, or
 // for a bulk reply its body.
-func (s *Server) Command(args ...string) (string, error) {
-	c, err := net.DialTimeout("tcp", s.Addr(), time.Second)
+func (s *Server) Command(args ...string) (string, error) { return Command(s.Addr(), args...) }
+
+// Command sends one command to the server at addr on a fresh connection, as
+// [Server.Command] does.
+func Command(addr string, args ...string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return "", err
 	}
