@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -192,6 +193,19 @@ func (s *Store) Close() {
 // every mirror follows the store.
 func (s *Store) Ready() <-chan struct{} { return s.ready }
 
+// ErrStoreDown is what [Store.Check] returns while the store does not answer.
+var ErrStoreDown = errors.New("fleet: the breakers' store does not answer")
+
+// Check returns nil while the store answers and an error matching
+// [ErrStoreDown] (naming the policy in force) while it is down: a readiness
+// check, e.g. the gateway's Options.Ready for /readyz. It makes no round trip.
+func (s *Store) Check(context.Context) error {
+	if s.up.Load() {
+		return nil
+	}
+	return fmt.Errorf("%w (prefix %q; breakers follow the %s policy until it answers)", ErrStoreDown, s.prefix, s.policy)
+}
+
 // Up reports whether the store answered the last call (or the last check).
 func (s *Store) Up() bool { return s.up.Load() }
 
@@ -289,7 +303,7 @@ func (s *Store) run(ctx context.Context, sc *rueidis.Lua, keys, args []string, n
 	return v, nil
 }
 
-var errStoreDown = errors.New("fleet: store is down")
+var errStoreDown = ErrStoreDown
 
 // subscribeTimeout bounds the setup of the subscription connection.
 const subscribeTimeout = time.Second

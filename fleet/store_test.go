@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -79,8 +80,14 @@ loopctl_store_up{store="dial"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "loopctl_store_up"); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Check(context.Background()); err != nil {
+		t.Fatalf("Check with the store up: %v", err)
+	}
 	srv.Kill()
 	eventually(t, 3*time.Second, "local mode", func() bool { return b.Mode() == LocalMode && !s.Up() })
+	if err := s.Check(context.Background()); !errors.Is(err, ErrStoreDown) {
+		t.Fatalf("Check with the store down: %v", err)
+	}
 	n, err := testutil.GatherAndCount(reg, "loopctl_store_mode")
 	if err != nil || n != 8 {
 		t.Fatalf("%d loopctl_store_mode series (%v), want 2 breakers x 4 modes", n, err)
