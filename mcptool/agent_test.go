@@ -63,6 +63,15 @@ func TestAgentToolsCalls(t *testing.T) {
 		}
 		s.waitCancelled(t, "hang")
 
+		// The server stops offering echo: the agent tool follows list_changed.
+		s.srv.RemoveTools("echo")
+		time.Sleep(time.Second) // past the SDK's debounce
+		synctest.Wait()
+		if _, err := call("s__echo", `{"text":"hi"}`); !errors.As(err, new(*agent.ArgumentError)) ||
+			!strings.Contains(err.Error(), `no longer offers tool "echo"`) {
+			t.Fatalf("a removed tool: %v", err)
+		}
+
 		counted := AgentTools(u, AgentOptions{NoPrefix: true, Tools: map[string]ToolOptions{"toolerr": {CountToolErrors: true}}})
 		for _, tool := range counted {
 			if tool.Name == "toolerr" {

@@ -85,24 +85,6 @@ func isInvalidParams(err error) bool {
 	return errors.As(err, &werr) && werr.Code == jsonrpc.CodeInvalidParams
 }
 
-// Human formats a wait for a reader: below 10s with up to 10ms precision
-// ("250ms", "9.5s"), from 10s up rounded up to the second ("1m30s").
-func Human(d time.Duration) time.Duration {
-	switch {
-	case d <= 0:
-		return 0
-	case d < 10*time.Millisecond:
-		return 10 * time.Millisecond
-	case d < 10*time.Second:
-		return d.Round(10 * time.Millisecond)
-	default:
-		if rem := d % time.Second; rem != 0 {
-			d += time.Second - rem
-		}
-		return d
-	}
-}
-
 // ResultText renders a tool result as the text a model reads: its text
 // contents joined by newlines; other contents as short descriptions; the
 // structured content as JSON if there is no text.

@@ -45,6 +45,10 @@ type ProxyConfig struct {
 	// Tools overrides Timeout and isError counting per tool, keyed by breaker
 	// key "server/tool". nil: none.
 	Tools map[string]ToolOptions
+	// CountToolErrors makes isError results failures for every tool (see
+	// [ToolOptions.CountToolErrors]). false: only for tools whose Tools entry
+	// says so.
+	CountToolErrors bool
 	// Backups maps a served tool name to other served tools that can do its
 	// job; refusals name them (with whether they are available now). Tools of
 	// the same name on other servers are always named. nil: none.
@@ -275,6 +279,7 @@ func (p *Proxy) Call(ctx context.Context, name string, args json.RawMessage) (*m
 // toolOptions returns the options of the tool with breaker key key.
 func (p *Proxy) toolOptions(key string) ToolOptions {
 	o := p.cfg.Tools[key]
+	o.CountToolErrors = o.CountToolErrors || p.cfg.CountToolErrors
 	if o.Timeout == 0 {
 		o.Timeout = p.cfg.Timeout
 	}

@@ -109,7 +109,7 @@ func (p *Proxy) finish(info CallInfo) {
 			slog.Bool("probe", info.Probe), slog.String("state", p.reg.Breaker(info.Breaker).State().String()),
 		}
 		if info.Err != nil {
-			attrs = append(attrs, slog.String("err", info.Err.Error()))
+			attrs = append(attrs, slog.String("error", info.Err.Error()))
 		}
 		p.log.LogAttrs(context.Background(), level, "mcp call", attrs...)
 	}
@@ -124,7 +124,7 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 	b := p.reg.Breaker(pt.key)
 	meta := CallMeta{
 		Outcome: info.Outcome, Server: info.Server, Tool: info.Tool, Breaker: info.Breaker,
-		State: b.State().String(), RetryMs: Human(wait).Milliseconds(), Probe: info.Probe,
+		State: b.State().String(), RetryMs: breaker.RoundRetry(wait).Milliseconds(), Probe: info.Probe,
 		Alts: []Alt{},
 	}
 	if info.Err != nil {
@@ -139,7 +139,7 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 		}
 	case OutcomeTimeout:
 		meta.Timeout = opts.Timeout.Milliseconds()
-		fmt.Fprintf(&text, "tool %s timed out after %v", describe(pt), Human(info.Duration))
+		fmt.Fprintf(&text, "tool %s timed out after %v", describe(pt), breaker.RoundRetry(info.Duration))
 	case OutcomeInvalidArguments:
 		fmt.Fprintf(&text, "invalid arguments for tool %s: %v", describe(pt), info.Err)
 	case OutcomeCancel:
@@ -152,7 +152,7 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 		}
 	}
 	if info.Outcome != OutcomeInvalidArguments && info.Outcome != OutcomeCancel {
-		fmt.Fprintf(&text, "; retry in %v", Human(wait))
+		fmt.Fprintf(&text, "; retry in %v", breaker.RoundRetry(wait))
 		alts := p.alternatives(pt)
 		if len(alts) == 0 {
 			text.WriteString("; no other tool can serve it")

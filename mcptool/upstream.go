@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -260,7 +261,7 @@ func (e *DownError) Error() string {
 	if e.Err != nil {
 		fmt.Fprintf(&b, " (%v)", e.Err)
 	}
-	fmt.Fprintf(&b, "; reconnecting in %v", Human(e.RetryIn))
+	fmt.Fprintf(&b, "; reconnecting in %v", breaker.RoundRetry(e.RetryIn))
 	return b.String()
 }
 

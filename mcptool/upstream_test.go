@@ -168,15 +168,3 @@ func TestUpstreamConfigErrors(t *testing.T) {
 		t.Errorf("NewProxy with duplicate names: %v", err)
 	}
 }
-
-func TestHuman(t *testing.T) {
-	for _, tc := range []struct{ in, want time.Duration }{
-		{0, 0}, {3 * time.Millisecond, 10 * time.Millisecond}, {250 * time.Millisecond, 250 * time.Millisecond},
-		{9500 * time.Millisecond, 9500 * time.Millisecond}, {1234567 * time.Microsecond, 1230 * time.Millisecond},
-		{10*time.Second + 1, 11 * time.Second}, {90 * time.Second, 90 * time.Second},
-	} {
-		if got := Human(tc.in); got != tc.want {
-			t.Errorf("Human(%v) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-}
