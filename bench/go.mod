@@ -8,6 +8,7 @@ require (
 	github.com/eapache/go-resiliency v1.7.0
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/loopctl/loopctl-go v0.0.0
+	github.com/redis/rueidis v1.0.79
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 )

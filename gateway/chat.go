@@ -182,7 +182,6 @@ func (x *exchange) run(body []byte) {
 	x.fail(last)
 }
 
-
 // headers sets the gateway's own response headers.
 func (x *exchange) headers(h http.Header) {
 	if x.served != "" {
