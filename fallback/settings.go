@@ -104,6 +104,10 @@ type Settings struct {
 	// settlement, SetAvailable or Reset, with At the time it happened; pure reads
 	// deliver nothing. Zero (nil): no callbacks, and no bookkeeping for them.
 	OnTransition func(Transition)
+	// Backend, if not nil, keeps the manager's state outside the process,
+	// shared with every process that uses the same backend (see [Backend];
+	// package fleet provides one on Redis). Zero (nil): in process.
+	Backend Backend
 }
 
 // Transition describes one state change of a [Manager], or a chain advance
