@@ -57,11 +57,19 @@ func TestAgentToolsCalls(t *testing.T) {
 		if _, err := call("s__protoerr", `{}`); err == nil || !strings.Contains(err.Error(), "internal boom") {
 			t.Fatalf("protocol error: %v", err)
 		}
-		began := time.Now()
-		if _, err := call("s__hang", `{}`); !errors.Is(err, context.DeadlineExceeded) || time.Since(began) != time.Second {
-			t.Fatalf("hang: %v after %v, want its 1s timeout", err, time.Since(began))
+		if tools["s__hang"].Timeout != time.Second || tools["s__echo"].Timeout != 0 {
+			t.Fatalf("per-tool timeouts: hang %v, echo %v", tools["s__hang"].Timeout, tools["s__echo"].Timeout)
 		}
-		s.waitCancelled(t, "hang")
+		if !tools["s__echo"].NotIdempotent || tools["s__weather"].NotIdempotent {
+			t.Fatalf("idempotence from annotations: echo (none) %v, weather (readOnlyHint) %v",
+				tools["s__echo"].NotIdempotent, tools["s__weather"].NotIdempotent)
+		}
+		tctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if _, err := tools["s__hang"].Func(tctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("hang: %v", err)
+		}
+		s.waitCancelled(t, "hang") // the cut reached the server
 
 		// The server stops offering echo: the agent tool follows list_changed.
 		s.srv.RemoveTools("echo")
@@ -94,7 +102,7 @@ func (p *script) Complete(_ context.Context, req agent.Request) (agent.Response,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
-	if p.n == 1 {
+	if p.n%2 == 1 { // each run: the tool calls, then the answer
 		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: p.calls}}, nil
 	}
 	return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "done"}}, nil
