@@ -139,7 +139,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		p.reg = reg
 	}
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "loopctl-mcp-proxy", Version: "1"}, &mcp.ServerOptions{
-		Logger:       cfg.Logger,
+		Logger:       sdkLogger(cfg.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	seen := make(map[string]bool)

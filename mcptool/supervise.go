@@ -116,9 +116,12 @@ func (u *Upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
 			lctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 			tools, err := listTools(lctx, cs)
 			cancel()
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				u.cfg.Logger.Warn("mcp tools/list failed", "server", u.cfg.Name, "err", err)
 				continue // the connection's end, if that is the cause, arrives next
+			}
+			if err != nil {
+				continue
 			}
 			u.mu.Lock()
 			u.tools = tools

@@ -158,7 +158,7 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 			default:
 			}
 		},
-		Logger: cfg.Logger,
+		Logger: sdkLogger(cfg.Logger),
 	})
 	return u, nil
 }
