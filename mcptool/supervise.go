@@ -111,6 +111,9 @@ func (u *Upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
 			if err == nil {
 				err = errors.New("connection closed")
 			}
+			u.mu.Lock()
+			u.session, u.downErr, u.since = nil, err, time.Now() // calls fail fast from now on
+			u.mu.Unlock()
 			return err
 		case <-u.refresh:
 			lctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)

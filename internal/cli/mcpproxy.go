@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -45,6 +47,10 @@ at http://ADDR/mcp, with Prometheus metrics at /metrics and the breakers at /das
 var proxyHooks struct{ started func(*mcptool.Proxy) }
 
 func runMCPProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// MCP clients stop their servers with SIGTERM: close the upstreams (and
+	// end their processes) on it too.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
 	return serveMCPProxy(ctx, args, os.Stdin, stdout, stderr)
 }
 
