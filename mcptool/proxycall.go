@@ -40,7 +40,8 @@ type Alt struct {
 }
 
 // call runs one call of pt: gate, deadline, upstream call, verdict, result.
-func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte) (*mcp.CallToolResult, CallInfo) {
+// progress, if not nil, receives the server's progress notifications.
+func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, CallInfo) {
 	start := time.Now()
 	info := CallInfo{Name: pt.name, Server: pt.up.Name(), Tool: pt.tool, Breaker: pt.key}
 	opts := p.toolOptions(pt.key)
@@ -60,7 +61,7 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte) (*mcp.Call
 		cctx, cancelLease = context.WithTimeout(cctx, end.Sub(p.now()))
 		defer cancelLease()
 	}
-	res, err := pt.up.CallTool(cctx, pt.tool, args)
+	res, err := pt.up.CallToolProgress(cctx, pt.tool, args, progress)
 	outcome, v := classify(ctx, res, err, opts)
 	switch v {
 	case verdictSuccess:
