@@ -130,6 +130,9 @@ func randomHistory(t *testing.T, rng *rand.Rand) {
 			case agent.OutcomeOK, agent.OutcomeError, agent.OutcomePanic, agent.OutcomeTimeout:
 				recorded[e.ResolvedTool]++
 			}
+			if e.FallThrough != "" { // the failed probe ran too
+				recorded[e.FallThrough]++
+			}
 		}
 		for _, n := range toolNames {
 			if got := a.Tools().Stats(n).Calls - before[n]; got != recorded[n] {
