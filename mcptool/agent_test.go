@@ -153,3 +153,38 @@ func TestAgentToolsBehindTheAgentsBreakers(t *testing.T) {
 		}
 	})
 }
+
+func TestAgentToolsProbeBoundedByLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newScripted()
+		u := startUpstream(t, s)
+		durations := make(chan time.Duration, 10)
+		a, err := agent.New(agent.Config{
+			Provider: &script{calls: []agent.ToolCall{{ID: "1", Name: "s__hang"}}}, Models: fallback.Settings{Primary: "m"},
+			Tools:       AgentTools(u, AgentOptions{}),
+			ToolTimeout: 10 * time.Second,
+			ToolBreaker: breaker.Settings{FailureThreshold: 1, RecoveryDuration: 5 * time.Second, ProbeTimeout: time.Second},
+			OnEvent: func(e agent.Event) {
+				if e.Kind == agent.EventToolCall {
+					durations <- e.Duration
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func() time.Duration {
+			a.Run(context.Background(), []agent.Message{{Role: agent.RoleUser, Content: "go"}})
+			return <-durations
+		}
+		if d := run(); d != 10*time.Second { // the tool timeout: trips
+			t.Fatalf("first call took %v, want the 10s tool timeout", d)
+		}
+		s.waitCancelled(t, "hang")
+		time.Sleep(5 * time.Second)
+		if d := run(); d != time.Second { // the probe: cut at its lease
+			t.Fatalf("probe took %v, want its 1s lease", d)
+		}
+		s.waitCancelled(t, "hang")
+	})
+}
