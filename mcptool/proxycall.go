@@ -57,11 +57,20 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress f
 	defer cancel()
 	if end, ok := permit.Deadline(); ok {
 		// The lease is on the breakers' clock: apply what remains of it.
+		lease := end.Sub(p.now())
 		var cancelLease context.CancelFunc
-		cctx, cancelLease = context.WithTimeout(cctx, end.Sub(p.now()))
+		cctx, cancelLease = context.WithTimeout(cctx, lease)
 		defer cancelLease()
+		opts.Timeout = min(opts.Timeout, lease) // for the timeout's text
 	}
+	settled := false
+	defer func() {
+		if !settled { // a panic below: leave no probe slot held
+			permit.Cancel()
+		}
+	}()
 	res, err := pt.up.CallToolProgress(cctx, pt.tool, args, progress)
+	settled = true
 	outcome, v := classify(ctx, res, err, opts)
 	switch v {
 	case verdictSuccess:
