@@ -279,9 +279,11 @@ func TestProxyRelaysProgress(t *testing.T) {
 				if token == nil {
 					return textResult("no token"), nil
 				}
-				for i := range 2 {
+				for i := range 2 { // a step of work, then its progress
+					time.Sleep(100 * time.Millisecond)
 					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i + 1), Total: 2})
 				}
+				time.Sleep(100 * time.Millisecond)
 				return textResult(fmt.Sprint("token ", token)), nil
 			})
 		h := start(t, ProxyConfig{}, map[string]*scripted{"s": s})

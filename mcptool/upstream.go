@@ -292,8 +292,9 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp
 
 // CallToolProgress is [Upstream.CallTool] that also asks the server for
 // progress notifications and hands each to onProgress (nil: none), on the
-// SDK's goroutine, until CallToolProgress returns. The token the server sees
-// is the Upstream's own, so callers' tokens never collide.
+// SDK's goroutine, until CallToolProgress returns (a notification handled
+// after the result is dropped: progress ends with the result). The token the
+// server sees is the Upstream's own, so callers' tokens never collide.
 func (u *Upstream) CallToolProgress(ctx context.Context, name string, args []byte, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	u.mu.Lock()
 	cs := u.session
