@@ -160,8 +160,8 @@ func runEquivalence(t *testing.T, srv *redistest.Server, seed uint64, steps int)
 			if probing != !snap.ProbeStartedAt.IsZero() || (probing && snap.ProbeStartedAt.UnixMicro() != view.ps) {
 				fail("p%d ProbeStartedAt %v, reference %v", i, snap.ProbeStartedAt, view.ps)
 			}
-			if snap.Generation != ref.order {
-				fail("p%d generation %d, reference %d", i, snap.Generation, ref.order)
+			if snap.Generation-snap.Epoch+1 != ref.order {
+				fail("p%d generation %d (epoch %d), reference %d", i, snap.Generation, snap.Epoch, ref.order)
 			}
 			if snap.Mode != Shared {
 				fail("p%d mode %v", i, snap.Mode)

@@ -46,6 +46,11 @@ func newFakeStore(t testing.TB, srv *redistest.Server, o Options, fake func() in
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
+	select {
+	case <-s.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the Store did not subscribe within 5s")
+	}
 	return s
 }
 

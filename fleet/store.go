@@ -87,6 +87,8 @@ type Store struct {
 	closed  bool
 
 	kick   chan struct{}
+	ready  chan struct{}
+	once   sync.Once
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -121,6 +123,7 @@ func newStore(o Options, fake func() int64) (*Store, error) {
 		onChange: o.OnStoreChange,
 		members:  make(map[string]member),
 		kick:     make(chan struct{}, 1),
+		ready:    make(chan struct{}),
 		done:     make(chan struct{}),
 	}
 	if s.prefix == "" {
@@ -181,6 +184,11 @@ func (s *Store) Close() {
 		s.client.Close()
 	}
 }
+
+// Ready returns a channel closed once the Store has subscribed to change
+// notifications and re-read every breaker created before then: from then on
+// every mirror follows the store.
+func (s *Store) Ready() <-chan struct{} { return s.ready }
 
 // Up reports whether the store answered the last call (or the last check).
 func (s *Store) Up() bool { return s.up.Load() }
@@ -356,6 +364,7 @@ func (s *Store) watch() {
 			}
 			continue
 		}
+		s.once.Do(func() { close(s.ready) })
 		if s.up.CompareAndSwap(false, true) {
 			for _, m := range s.snapshotMembers() {
 				m.up()

@@ -48,8 +48,9 @@ type ToolBreaker struct {
 
 	mirror atomic.Pointer[toolMirror]
 
-	mu   sync.Mutex // serializes mirror writes
-	last breaker.State
+	mu     sync.Mutex // serializes mirror writes
+	last   breaker.State
+	locals atomic.Uint64 // local breakers made so far (their permits' ids)
 }
 
 // Tool returns the shared tool breaker named bs.Name, configured by bs
@@ -100,11 +101,15 @@ func (b *ToolBreaker) Name() string { return b.name }
 
 func (b *ToolBreaker) channel() string { return b.ch }
 
-// script runs one event on the store. Reply layout: see toolLua.
-func (b *ToolBreaker) script(op string, p Permit) ([]int64, error) {
+// script runs one event on the store for a permit of generation gen. Reply
+// layout: see toolLua.
+func (b *ToolBreaker) script(op string, probe bool, gen uint64) ([]int64, error) {
+	pr := "0"
+	if probe {
+		pr = "1"
+	}
 	args := []string{op, b.static[0], b.static[1], b.static[2], b.ch,
-		strconv.FormatUint(p.ep, 10), strconv.FormatUint(p.gen, 10), strconv.FormatUint(p.tok, 10),
-		b.s.clock.arg()}
+		pr, strconv.FormatUint(gen, 10), "0", b.s.clock.arg()}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {
 		return nil, err
@@ -112,17 +117,20 @@ func (b *ToolBreaker) script(op string, p Permit) ([]int64, error) {
 	if len(v) < 11 {
 		return nil, errShortReply
 	}
-	b.apply(v[:7], false)
+	b.apply(v[:7], nil)
 	return v, nil
 }
 
 // apply stores a state (ep, v, m, g, f, lf, ps) into the mirror if it is newer
-// than the mirror's (or from another epoch), or always with force.
-func (b *ToolBreaker) apply(st []int64, force bool) {
+// than the mirror's (or from another epoch). With since not nil (a re-read
+// after a reconnection) it stores it even if older, unless the mirror changed
+// since since was loaded: a store restarted from a dump may hold older
+// versions, but a notification that arrived meanwhile is newer still.
+func (b *ToolBreaker) apply(st []int64, since *toolMirror) {
 	b.mu.Lock()
 	cur := b.mirror.Load()
 	ep, v := uint64(st[0]), uint64(st[1])
-	if !force && ep == cur.ep && v <= cur.v {
+	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
 		b.mu.Unlock()
 		return
 	}
@@ -183,12 +191,13 @@ func (b *ToolBreaker) onMessage(payload string) {
 	if !parseInts(payload, st[:]) {
 		return
 	}
-	b.apply(st[:], false)
+	b.apply(st[:], nil)
 }
 
 // sync re-reads the store's state into the mirror (the store wins).
 func (b *ToolBreaker) sync(ctx context.Context) error {
 	args := []string{"sync", b.static[0], b.static[1], b.static[2], b.ch, "0", "0", "0", b.s.clock.arg()}
+	before := b.mirror.Load()
 	v, err := b.s.run(ctx, toolScript, b.keys, args, 7)
 	if err != nil {
 		return err
@@ -196,7 +205,7 @@ func (b *ToolBreaker) sync(ctx context.Context) error {
 	if len(v) < 11 {
 		return errShortReply
 	}
-	b.apply(v[:7], true)
+	b.apply(v[:7], before)
 	return nil
 }
 
@@ -234,7 +243,9 @@ func (b *ToolBreaker) up() {
 func (b *ToolBreaker) seed(mr *toolMirror) *localTool {
 	off := b.s.clock.offset.Load()
 	toLocal := func(us int64) int64 { return us*1000 - off }
-	lt := &localTool{th: b.threshold, rec: b.rec * 1000, lease: b.lease * 1000, g: 1, f: mr.f}
+	id := b.locals.Add(1)
+	lt := &localTool{th: b.threshold, rec: b.rec * 1000, lease: b.lease * 1000, base: localBit | (id&0xffff)<<40, f: mr.f}
+	lt.g = lt.base + 1
 	switch mr.m {
 	case 1:
 		lt.m, lt.lf = 1, toLocal(mr.lf)

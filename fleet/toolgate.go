@@ -17,14 +17,14 @@ var errShortReply = errors.New("fleet: short script reply")
 // clock; everything else is one script call. While the store is down it
 // follows the Store's [Policy].
 func (b *ToolBreaker) Allow() (Permit, error) {
-	mr := b.mirror.Load()
-	if mr.quiet {
-		return Permit{b: b, kind: pShared, ep: mr.ep, gen: mr.g}, nil
+	if mr := b.mirror.Load(); mr.quiet {
+		return Permit{b: b, gen: mr.g}, nil
 	}
-	return b.allowSlow(mr)
+	return b.allowSlow()
 }
 
-func (b *ToolBreaker) allowSlow(mr *toolMirror) (Permit, error) {
+func (b *ToolBreaker) allowSlow() (Permit, error) {
+	mr := b.mirror.Load()
 	if mr.mode != Shared {
 		return b.allowDown(mr)
 	}
@@ -39,17 +39,17 @@ func (b *ToolBreaker) allowSlow(mr *toolMirror) (Permit, error) {
 			return Permit{}, b.refusal(breaker.HalfOpen, until-now)
 		}
 	}
-	v, err := b.script("allow", Permit{})
+	v, err := b.script("allow", false, 0)
 	if err != nil {
 		if mr = b.mirror.Load(); mr.mode != Shared {
 			return b.allowDown(mr)
 		}
-		return Permit{b: b, kind: pNone}, nil // the store came back meanwhile: let this one through
+		return Permit{}, nil // the store came back meanwhile: let this one through
 	}
 	// v: ep, v, m, g, f, lf, ps, now, granted, token, wait
 	if v[8] == 1 {
-		p := Permit{b: b, kind: pShared, ep: uint64(v[0]), gen: uint64(v[3]), tok: uint64(v[9])}
-		if p.tok != 0 {
+		p := Permit{b: b, gen: uint64(v[3]), probe: v[9] != 0}
+		if p.probe {
 			p.dl = b.s.clock.toLocal(v[6] + b.lease).UnixNano()
 		}
 		return p, nil
@@ -71,7 +71,7 @@ func (b *ToolBreaker) allowDown(mr *toolMirror) (Permit, error) {
 	case FailClosedMode:
 		return Permit{}, b.refusal(breaker.Open, int64(b.s.retry))
 	}
-	return Permit{b: b, kind: pNone}, nil
+	return Permit{}, nil // FailOpen: a permit whose verdict goes nowhere
 }
 
 // touched reports a state change of the local breaker, if any.
@@ -93,34 +93,25 @@ func (b *ToolBreaker) refusal(st breaker.State, d int64) error {
 }
 
 // Permit is what [ToolBreaker.Allow] hands out: the right to make one call,
-// with the same methods as [breaker.Permit]. It carries the breaker's epoch
-// and generation when it was issued and, for the probe, the grant's unique
-// token (the fencing token): only the current probe's verdict can close the
-// breaker. The zero Permit is valid and its methods do nothing.
+// with the same methods as [breaker.Permit]. It carries the breaker's
+// generation when it was issued (the start order of its call) and whether it
+// holds the probe slot; the probe's generation is its fencing token: only the
+// current probe's verdict can close the breaker. The zero Permit is valid and
+// its methods do nothing.
 type Permit struct {
-	b    *ToolBreaker
-	lt   *localTool // kind pLocal: the local breaker that issued it
-	kind uint8
-	ep   uint64
-	gen  uint64
-	tok  uint64 // probe token; 0: not the probe
-	dl   int64  // probe: the lease end, local Unix ns
+	b     *ToolBreaker // nil: the zero Permit (and FailOpen's): settling does nothing
+	gen   uint64       // with localBit: issued by a local breaker (see localTool)
+	dl    int64        // probe: the lease end, local Unix ns
+	probe bool
 }
 
-// Kinds of Permit.
-const (
-	pNone   = iota // FailOpen, or the zero Permit: settling does nothing
-	pShared        // issued from the fleet's state
-	pLocal         // issued by the local breaker while the store was down
-)
-
 // IsProbe reports whether p holds the probe slot.
-func (p Permit) IsProbe() bool { return p.tok != 0 }
+func (p Permit) IsProbe() bool { return p.probe }
 
 // Deadline returns the end of the probe's lease and true for a probe permit
 // (a probe's call must not outlive it), and false for any other permit.
 func (p Permit) Deadline() (time.Time, bool) {
-	if p.tok == 0 {
+	if !p.probe {
 		return time.Time{}, false
 	}
 	return time.Unix(0, p.dl), true
@@ -129,32 +120,26 @@ func (p Permit) Deadline() (time.Time, bool) {
 // Success reports that the call succeeded. A success in a quiet Closed
 // breaker costs no round trip.
 func (p Permit) Success() {
-	if p.b == nil || p.kind == pNone {
-		return
+	if b := p.b; b != nil && (p.probe || !b.mirror.Load().quiet) {
+		b.settle(p.gen, p.probe, "success")
 	}
-	if p.tok == 0 && p.kind == pShared && p.b.mirror.Load().quiet {
-		return
-	}
-	p.b.settle(p, "success")
 }
 
 // Failure reports that the call failed: fresh bad news in every state,
 // unless a success of a call that started later has been counted (a stale
 // failure changes nothing). One round trip.
 func (p Permit) Failure() {
-	if p.b == nil || p.kind == pNone {
-		return
+	if p.b != nil {
+		p.b.settle(p.gen, p.probe, "failure")
 	}
-	p.b.settle(p, "failure")
 }
 
 // Cancel reports that the caller gave up: no verdict. A probe's slot is
 // released at once (one round trip); any other cancel costs nothing.
 func (p Permit) Cancel() {
-	if p.b == nil || p.kind == pNone || p.tok == 0 {
-		return
+	if p.b != nil && p.probe {
+		p.b.settle(p.gen, p.probe, "cancel")
 	}
-	p.b.settle(p, "cancel")
 }
 
 // Done settles p from a call's error like [breaker.Permit.Done]: nil is a
@@ -174,10 +159,11 @@ func (p Permit) Done(err error) {
 // up, else to the local breaker (a shared permit settled while the store is
 // down counts there as a plain call; a local permit settled after the store
 // came back is dropped: the store wins).
-func (b *ToolBreaker) settle(p Permit, op string) {
+func (b *ToolBreaker) settle(gen uint64, probe bool, op string) {
 	mr := b.mirror.Load()
-	if p.kind == pShared && mr.mode == Shared {
-		if _, err := b.script(op, p); err == nil {
+	local := gen&localBit != 0
+	if !local && mr.mode == Shared {
+		if _, err := b.script(op, probe, gen); err == nil {
 			return
 		}
 		mr = b.mirror.Load()
@@ -185,18 +171,17 @@ func (b *ToolBreaker) settle(p Permit, op string) {
 	if mr.mode != LocalMode {
 		return
 	}
-	lt := mr.local
-	if p.kind == pShared || p.lt != lt {
-		p = Permit{kind: pLocal} // a plain call of the local breaker, never its probe
+	if !local || !mr.local.issued(gen) {
+		gen, probe = 0, false // a plain call of the local breaker, never its probe
 	}
 	now := time.Now().UnixNano()
 	switch op {
 	case "success":
-		lt.success(p, now)
+		mr.local.success(gen, probe, now)
 	case "failure":
-		lt.failure(p, now)
+		mr.local.failure(gen, now)
 	case "cancel":
-		lt.cancel(p, now)
+		mr.local.cancel(gen, probe, now)
 	}
 	b.touched()
 }

@@ -10,6 +10,7 @@ import (
 // down (Policy Local): the same rules as the script, on the local wall clock
 // (ns), seeded from the mirror. It is guarded by its own mutex.
 type localTool struct {
+	base       uint64 // localBit and this local breaker's id: the top of every generation
 	mu         sync.Mutex
 	th         int64
 	rec, lease int64 // ns
@@ -19,9 +20,16 @@ type localTool struct {
 	lf         int64
 	hasLF      bool
 	ps         int64
-	tk         uint64
 	sg         uint64
 }
+
+// localBit marks the generations of permits issued by a local breaker; bits
+// 40-55 hold the local breaker's id, so that a permit of an earlier local
+// breaker is never taken for one of the current one.
+const localBit = 1 << 63
+
+// issued reports whether a permit of generation gen came from l.
+func (l *localTool) issued(gen uint64) bool { return gen&^(1<<40-1) == l.base }
 
 func (l *localTool) setMode(m int) { l.m = m; l.g++ }
 
@@ -40,19 +48,18 @@ func (l *localTool) allow(now int64) (Permit, int64, breaker.State) {
 	l.expire(now)
 	switch {
 	case l.m == 0:
-		return Permit{lt: l, kind: pLocal, gen: l.g}, 0, 0
+		return Permit{gen: l.g}, 0, 0
 	case l.m == 1 && now < l.lf+l.rec:
 		return Permit{}, l.lf + l.rec - now, breaker.Open
 	case l.m == 1 || l.m == 3:
 		l.ps = now
-		l.tk++
 		l.setMode(2)
-		return Permit{lt: l, kind: pLocal, gen: l.g, tok: l.tk, dl: now + l.lease}, 0, 0
+		return Permit{gen: l.g, probe: true, dl: now + l.lease}, 0, 0
 	}
 	return Permit{}, max(l.ps+l.lease-now, 1), breaker.HalfOpen
 }
 
-func (l *localTool) success(p Permit, now int64) {
+func (l *localTool) success(gen uint64, probe bool, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
@@ -61,20 +68,20 @@ func (l *localTool) success(p Permit, now int64) {
 		if l.f > 0 {
 			l.f = 0
 			l.g++
-			l.sg = max(l.sg, p.gen)
+			l.sg = max(l.sg, gen)
 		}
-	case l.m == 2 && p.tok != 0 && p.tok == l.tk:
+	case l.m == 2 && probe && gen == l.g:
 		l.f, l.ps = 0, 0
 		l.setMode(0)
-		l.sg = max(l.sg, p.gen)
+		l.sg = max(l.sg, gen)
 	}
 }
 
-func (l *localTool) failure(p Permit, now int64) {
+func (l *localTool) failure(gen uint64, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
-	if p.gen != 0 && p.gen < l.sg {
+	if gen != 0 && gen < l.sg {
 		return // stale: a later call has been counted as a success
 	}
 	if l.m == 0 && l.f == 0 {
@@ -93,11 +100,11 @@ func (l *localTool) failure(p Permit, now int64) {
 	}
 }
 
-func (l *localTool) cancel(p Permit, now int64) {
+func (l *localTool) cancel(gen uint64, probe bool, now int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
-	if l.m == 2 && p.tok != 0 && p.tok == l.tk {
+	if l.m == 2 && probe && gen == l.g {
 		l.ps = 0
 		l.setMode(3)
 	}

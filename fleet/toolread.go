@@ -31,6 +31,39 @@ func (b *ToolBreaker) WouldAllow() bool {
 	return true
 }
 
+// RetryIn returns how long until the gate may grant a call (0 when
+// WouldAllow is true), rounded up to a whole millisecond, from the mirror.
+func (b *ToolBreaker) RetryIn() time.Duration {
+	if b.WouldAllow() {
+		return 0
+	}
+	mr := b.mirror.Load()
+	var d int64
+	switch mr.mode {
+	case LocalMode:
+		v := mr.local.view(time.Now().UnixNano())
+		now := time.Now().UnixNano()
+		switch v.m {
+		case 1:
+			d = v.lf + v.rec - now
+		case 2:
+			d = v.ps + mr.local.lease - now
+		}
+	case FailClosedMode:
+		d = int64(b.s.retry)
+	default:
+		now := b.s.clock.storeNow()
+		switch mr.m {
+		case 1:
+			d = (mr.lf+b.rec)*1000 - now
+		case 2:
+			d = (mr.ps+b.lease)*1000 - now
+		}
+	}
+	ms := int64(time.Millisecond)
+	return time.Duration((max(d, 1) + ms - 1) / ms * ms)
+}
+
 // State returns the state from the mirror, with no round trip. A half-open
 // breaker whose probe lease has expired reads as Open. While the store is
 // down it is the local breaker's state (Local), Closed (FailOpen) or Open
@@ -104,7 +137,7 @@ func (b *ToolBreaker) Snapshot() ToolSnapshot {
 func (b *ToolBreaker) Reset() {
 	mr := b.mirror.Load()
 	if mr.mode == Shared {
-		if _, err := b.script("reset", Permit{}); err == nil {
+		if _, err := b.script("reset", false, 0); err == nil {
 			return
 		}
 		mr = b.mirror.Load()
@@ -112,7 +145,7 @@ func (b *ToolBreaker) Reset() {
 	if mr.mode == LocalMode {
 		l := mr.local
 		l.mu.Lock()
-		l.f, l.hasLF, l.ps, l.sg = 0, false, 0, l.g
+		l.f, l.hasLF, l.ps, l.sg = 0, false, 0, l.g+1
 		l.setMode(0)
 		l.mu.Unlock()
 		b.touched()

@@ -122,8 +122,10 @@ func (x *exchange) run(body []byte) {
 
 		ctx := x.r.Context()
 		var cancel context.CancelFunc
-		if dl, ok := turnDeadline(turn); ok {
-			ctx, cancel = context.WithDeadline(ctx, dl)
+		if dl, ok := turn.Deadline(); ok {
+			// The probe's request never outlives its lease (SEMANTICS §3
+			// rev 2); the lease end is on the breaker's clock.
+			ctx, cancel = context.WithTimeout(ctx, dl.Sub(g.now()))
 		}
 		t0 := time.Now()
 		res, err := retry.Do(ctx, rt.policy, func(ctx context.Context) (*result, error) {
@@ -179,9 +181,6 @@ func (x *exchange) run(body []byte) {
 	}
 	x.fail(last)
 }
-
-// turnDeadline is the probe lease end of a turn.
-func turnDeadline(t fallback.Turn) (time.Time, bool) { return time.Time{}, false }
 
 // headers sets the gateway's own response headers.
 func (x *exchange) headers(h http.Header) {

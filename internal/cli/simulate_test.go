@@ -16,16 +16,29 @@ import (
 )
 
 func TestSimulateDefaultsMatchGolden(t *testing.T) {
-	code, out, errs := run(t, "simulate")
-	if code != ExitOK || errs != "" {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "outage", "testdata", "simulate.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out != string(want) {
-		t.Errorf("loopctl simulate differs from outage/testdata/simulate.golden:\n%s", out)
+	for _, tt := range []struct {
+		args   []string
+		golden string
+	}{
+		{nil, "simulate.golden"},
+		{[]string{"--scenario", "short"}, "simulate-short.golden"},
+		{[]string{"--outage", "30s"}, "simulate-short.golden"},
+		{[]string{"--scenario=flapping"}, "simulate-flapping.golden"},
+	} {
+		code, out, errs := run(t, append([]string{"simulate"}, tt.args...)...)
+		if code != ExitOK || errs != "" {
+			t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errs)
+		}
+		want, err := os.ReadFile(filepath.Join("..", "..", "outage", "testdata", tt.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out != string(want) {
+			t.Errorf("loopctl simulate %q differs from outage/testdata/%s:\n%s", tt.args, tt.golden, out)
+		}
+		if !strings.Contains(out, "winner") {
+			t.Errorf("%q: no winner column", tt.args)
+		}
 	}
 }
 
@@ -184,4 +197,55 @@ func TestSimulateCancelled(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q", code, out.String())
 	}
 	oneLine(t, errb.String(), "canceled")
+}
+
+// TestSimulateREADME: the README's simulate section shows the default table and the
+// five figures of every scenario exactly as `loopctl simulate` measures them, the
+// winner in bold.
+func TestSimulateREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("..", "..", "outage", "testdata", "simulate.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(golden), "\n\n")
+	if !strings.Contains(string(readme), "```\n"+table+"```\n") {
+		t.Errorf("README.md does not show the default table:\n%s", table)
+	}
+	five := []string{
+		"attempts that reached the dead service",
+		"caller time spent waiting (hang + backoff)",
+		"calls failed",
+		"from the fix to the first success",
+		"from the fix to full traffic (no hang, no refusal)",
+	}
+	for _, name := range outage.ScenarioNames() {
+		s, _ := outage.ScenarioNamed(name)
+		res, err := outage.Simulate(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]outage.Row{}
+		for _, r := range res.Rows() {
+			rows[r.Label] = r
+		}
+		line := "| " + name + " |"
+		for _, label := range five {
+			r := rows[label]
+			a, b := r.Plain, r.Breaker
+			switch r.Winner {
+			case outage.PlainWins:
+				a = "**" + a + "**"
+			case outage.BreakerWins:
+				b = "**" + b + "**"
+			}
+			line += " " + a + " / " + b + " |"
+		}
+		if !strings.Contains(string(readme), line+"\n") {
+			t.Errorf("README.md lacks the row\n%s", line)
+		}
+	}
 }
