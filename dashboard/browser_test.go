@@ -62,7 +62,7 @@ func TestBrowserShowsTrip(t *testing.T) {
 		t.Errorf("routed model shown = %q, %v; want gpt-b", routed, err)
 	}
 
-	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)) // quality 100: PNG
 	if err != nil {
 		t.Fatal(err)
 	}
