@@ -9,9 +9,11 @@ package bench
 // settlement (counts, durations, EWMA), which reads the clock at the gate and
 // at the settlement. The peer is what a user of gobreaker would write: a
 // map of two-step breakers under a sync.RWMutex, read-locked per call, with
-// no statistics.
+// no statistics. lib=loopctl-do is health.Do (gate, call, verdict in one,
+// the registry's counterpart of breaker.Do).
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -43,6 +45,11 @@ func newRegistry(tb testing.TB, names []string) *health.Registry {
 		tb.Fatal(err)
 	}
 	for _, n := range names {
+		p, err := r.Allow(n) // the gate creates the tool; a lookup would not
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p.Cancel()
 		if r.Breaker(n) == nil {
 			tb.Fatalf("registry: no breaker for %q", n)
 		}
@@ -86,6 +93,22 @@ func BenchmarkRegistry(b *testing.B) {
 					b.Fatal(err)
 				}
 				p.Done(nil)
+				if i++; i == len(names) {
+					i = 0
+				}
+			}
+		})
+		b.Run("tools="+strconv.Itoa(n)+"/lib=loopctl-do", func(b *testing.B) {
+			r := newRegistry(b, names)
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				v, err := health.Do(ctx, r, names[i], okCtx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink = v
 				if i++; i == len(names) {
 					i = 0
 				}

@@ -47,5 +47,10 @@ var (
 	_ func(breaker.Permit)        = breaker.Permit.Cancel
 	_ func(breaker.Permit, error) = breaker.Permit.Done
 
+	// Revision 2 additions.
+	_ func(breaker.Permit) (time.Time, bool) = breaker.Permit.Deadline
+	_ func(*breaker.Breaker)                 = (*breaker.Breaker).Reset
+	_ func(time.Duration) time.Duration      = breaker.RoundRetry
+
 	_ func(context.Context, *breaker.Breaker, func(context.Context) (int, error)) (int, error) = breaker.Do[int]
 )

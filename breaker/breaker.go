@@ -66,6 +66,11 @@ type Settings struct {
 	// returned before the call that caused the change returns. It may call back
 	// into the breaker. Zero (nil): no callbacks, and no bookkeeping for them.
 	OnStateChange func(name string, from, to State)
+	// Backend, if not nil, keeps the breaker's state outside the process,
+	// shared with every process that uses the same backend and name (see
+	// [Backend]; package fleet provides one on Redis). Zero (nil): the state
+	// lives in this Breaker.
+	Backend Backend
 }
 
 // Validate reports the first negative field of s as a [*SettingsError].
@@ -105,6 +110,12 @@ type transition struct{ from, to State }
 
 // Breaker is a circuit breaker for one tool. Create it with [New]. A Breaker is
 // safe for concurrent use.
+//
+// A nil *Breaker (what health.Registry.Breaker returns for a tool it has never
+// seen) reads as a fresh closed breaker: its pure reads ([Breaker.State],
+// [Breaker.WouldAllow], [Breaker.RetryIn], [Breaker.Snapshot],
+// [Breaker.Name]) work and report Closed with no failures. Its gate and
+// [Breaker.Reset] must not be called.
 type Breaker struct {
 	// Published state, read without the lock. word packs mode, failBit,
 	// busyBit and the generation; until is, in Open, when a probe may be
@@ -126,14 +137,16 @@ type Breaker struct {
 	onChange  func(name string, from, to State)
 	deliver   func(transition)
 	events    notify.Queue[transition]
+	shared    Shared // Settings.Backend's state; nil: the state below
 
 	mu          sync.Mutex
 	mode        mode
 	gen         uint64
 	failures    int
 	hasFailure  bool
-	lastFailure int64 // ns since epoch
-	probeStart  int64 // ns since epoch; meaningful in mHalfProbe
+	lastFailure int64  // ns since epoch
+	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
+	proven      uint64 // generation of the latest-starting counted success: older failures are stale
 }
 
 // New returns a closed breaker configured by s. A negative FailureThreshold,
@@ -184,12 +197,26 @@ func (b *Breaker) Init(s Settings) error {
 		b.deliver = func(t transition) { b.onChange(b.name, t.from, t.to) }
 	}
 	b.gen = 1
+	if s.Backend != nil {
+		sh, err := s.Backend.Attach(s)
+		if err != nil {
+			return err
+		}
+		b.shared = sh
+		b.word.Store(sharedWord)
+		return nil
+	}
 	b.word.Store(b.gen << genShift)
 	return nil
 }
 
-// Name returns Settings.Name.
-func (b *Breaker) Name() string { return b.name }
+// Name returns Settings.Name ("" for a nil Breaker).
+func (b *Breaker) Name() string {
+	if b == nil {
+		return ""
+	}
+	return b.name
+}
 
 // now reads the clock as nanoseconds since b.epoch. Without Settings.Now it
 // uses only the monotonic clock, which is cheaper than a full time.Now. With

@@ -106,7 +106,7 @@ func TestRefusalError(t *testing.T) {
 	f.clock.Advance(18*time.Second + 1500*time.Microsecond) // 11.9985s left
 	e := f.refuse()
 	const prefix = "tool temporarily unavailable: circuit breaker open"
-	if want := prefix + ` for "search"; next probe in 11.999s`; e.Error() != want {
+	if want := prefix + ` for "search"; retry in 12s`; e.Error() != want {
 		t.Fatalf("Error() = %q, want %q", e.Error(), want)
 	}
 	if e.RetryIn != 11999*time.Millisecond {
@@ -122,7 +122,7 @@ func TestRefusalError(t *testing.T) {
 	f.clock.Advance(12 * time.Second)
 	f.allow()
 	e = f.refuse()
-	if want := prefix + ` for "search" (a probe is in flight); next probe in 10s`; e.Error() != want || e.State != HalfOpen {
+	if want := prefix + ` for "search" (a probe is in flight); retry in 10s`; e.Error() != want || e.State != HalfOpen {
 		t.Fatalf("probe-in-flight refusal %q (state %v), want %q", e.Error(), e.State, want)
 	}
 
@@ -130,7 +130,7 @@ func TestRefusalError(t *testing.T) {
 	p, _ := anon.Allow()
 	p.Failure()
 	_, err := anon.Allow()
-	if !strings.HasPrefix(err.Error(), prefix+"; next probe in ") {
+	if !strings.HasPrefix(err.Error(), prefix+"; retry in ") {
 		t.Fatalf("unnamed refusal %q", err)
 	}
 	if errors.Is(err, context.Canceled) || !errors.Is(err, ErrOpen) {

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"time"
 )
@@ -33,9 +34,12 @@ type OpenError struct {
 
 // Error returns text such as
 //
-//	tool temporarily unavailable: circuit breaker open for "search"; next probe in 12s
+//	tool temporarily unavailable: circuit breaker open for "search"; retry in 12s
+//	tool temporarily unavailable: circuit breaker open for "search" (a probe is in flight); retry in 250ms
 //
 // It always starts with "tool temporarily unavailable: circuit breaker open".
+// The wait is RetryIn rounded up by [RoundRetry]: below 10s it keeps
+// sub-second precision (250ms, 9.5s), enough for the reader to act on.
 func (e *OpenError) Error() string {
 	s := "tool temporarily unavailable: circuit breaker open"
 	if e.Name != "" {
@@ -44,7 +48,32 @@ func (e *OpenError) Error() string {
 	if e.State == HalfOpen {
 		s += " (a probe is in flight)"
 	}
-	return s + "; next probe in " + e.RetryIn.String()
+	return s + "; retry in " + RoundRetry(e.RetryIn).String()
+}
+
+// RoundRetry rounds a wait up to the precision refusal texts state it in:
+// whole milliseconds below 1s (10ms, 250ms), tenths of a second below 10s
+// (1.3s, 9.5s), whole seconds from 10s (12s, 1m30s). Rounding up never tells
+// a reader to retry too early. A wait of 0 or less gives 0.
+func RoundRetry(d time.Duration) time.Duration {
+	var step time.Duration
+	switch {
+	case d <= 0:
+		return 0
+	case d < time.Second:
+		step = time.Millisecond
+	case d < 10*time.Second:
+		step = 100 * time.Millisecond
+	default:
+		step = time.Second
+	}
+	if r := d % step; r != 0 {
+		if d > math.MaxInt64-step {
+			return d
+		}
+		d += step - r
+	}
+	return d
 }
 
 // Is reports whether target is [ErrOpen].

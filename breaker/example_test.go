@@ -49,11 +49,11 @@ func Example() {
 
 	// Output:
 	// search: closed -> open
-	// tool temporarily unavailable: circuit breaker open for "search"; next probe in 12s
+	// tool temporarily unavailable: circuit breaker open for "search"; retry in 12s
 	// true false
 	// search: open -> half-open
 	// probe: true
-	// tool temporarily unavailable: circuit breaker open for "search" (a probe is in flight); next probe in 30s
+	// tool temporarily unavailable: circuit breaker open for "search" (a probe is in flight); retry in 30s
 	// search: half-open -> closed
 	// closed
 }

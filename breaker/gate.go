@@ -32,6 +32,9 @@ func (b *Breaker) Allow() (Permit, error) {
 
 // allowSlow is Allow under the lock.
 func (b *Breaker) allowSlow() (Permit, error) {
+	if b.shared != nil {
+		return b.sharedAllow()
+	}
 	b.mu.Lock()
 	now := b.now()
 	b.expire(now)
@@ -59,6 +62,9 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	}
 	b.publish()
 	p := Permit{b: b, gen: b.gen, probe: probe}
+	if probe {
+		p.end = satAdd(b.probeStart, b.lease)
+	}
 	b.unlock()
 	if wait > 0 {
 		return Permit{}, b.refusal(st, wait)
@@ -66,9 +72,13 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	return p, nil
 }
 
-// success settles p as a success (past the fast path of Permit.Success).
+// success settles p (past the fast path of Permit.Success).
 func (p Permit) success() {
 	b := p.b
+	if b.shared != nil {
+		b.sharedSettle(p.gen, p.probe, OutcomeSuccess)
+		return
+	}
 	w := b.word.Load()
 	switch mode(w & modeMask) {
 	case mClosed:
@@ -88,9 +98,14 @@ func (p Permit) success() {
 	b.expire(b.now())
 	switch b.mode {
 	case mClosed:
-		b.failures = 0
+		if b.failures > 0 { // a counted success: it resets a nonzero count
+			b.prove(p.gen)
+			b.failures = 0
+			b.gen++ // calls that start from now on start after it
+		}
 	case mHalfProbe:
 		if p.probe && p.gen == b.gen {
+			b.prove(p.gen)
 			b.failures = 0
 			b.probeStart = 0
 			b.setMode(mClosed)
@@ -99,11 +114,28 @@ func (p Permit) success() {
 	b.unlock()
 }
 
-// failure settles a permit as a failure: fresh bad news in every state.
-func (b *Breaker) failure() {
+// prove records a counted success of a call that started in generation gen:
+// failures of calls that started in an earlier generation are stale. b.mu
+// must be held.
+func (b *Breaker) prove(gen uint64) { b.proven = max(b.proven, gen) }
+
+// failure settles a permit of generation gen as a failure: fresh bad news in
+// every state, unless it is stale (a counted success's call started after it).
+func (b *Breaker) failure(gen uint64) {
+	if b.shared != nil {
+		b.sharedSettle(gen, false, OutcomeFailure)
+		return
+	}
 	b.mu.Lock()
 	now := b.now()
 	b.expire(now)
+	if gen < b.proven {
+		b.unlock() // stale: changes nothing
+		return
+	}
+	if b.failures == 0 {
+		b.gen++ // the first failure after a clean state: later calls start after it
+	}
 	b.failures++
 	b.hasFailure = true
 	b.lastFailure = now
@@ -124,11 +156,39 @@ func (b *Breaker) cancel(p Permit) {
 	if !p.probe && mode(b.word.Load()&modeMask) != mHalfProbe {
 		return // nothing to release and no lease that may have lapsed
 	}
+	if b.shared != nil {
+		b.sharedSettle(p.gen, p.probe, OutcomeCancel)
+		return
+	}
 	b.mu.Lock()
 	b.expire(b.now())
 	if p.probe && b.mode == mHalfProbe && p.gen == b.gen {
 		b.probeStart = 0
 		b.setMode(mHalfFree)
 	}
+	b.unlock()
+}
+
+// Reset returns the breaker to Closed by hand, as if it had never failed: the
+// consecutive-failure count, the last failure and any probe in flight are
+// cleared. OnStateChange is called if the state changed (after the re-opening
+// of a lapsed probe lease, which Reset applies first, as every call does).
+// Permits issued before Reset may still be settled: their failures are stale
+// and change nothing, as if a success had been counted just before Reset; a
+// success counts as on any closed breaker, and an old probe's success can no
+// longer close anything.
+func (b *Breaker) Reset() {
+	if b.shared != nil {
+		b.shared.Reset()
+		return
+	}
+	b.mu.Lock()
+	b.expire(b.now()) // a lapsed lease is reported first, as on every touch
+	b.failures = 0
+	b.hasFailure = false
+	b.lastFailure = 0
+	b.probeStart = 0
+	b.setMode(mClosed)
+	b.proven = b.gen
 	b.unlock()
 }

@@ -13,6 +13,15 @@ import (
 // model is an independent, deliberately naive implementation of the table in
 // SEMANTICS.md section 1, used as the reference by the property and fuzz tests.
 // It identifies the probe by a serial number instead of generations.
+//
+// Stale failures (rev 2): every permit carries its exact start order (a serial
+// number per grant) and a coarse one, an era that the model bumps exactly where
+// SEMANTICS allows an implementation to order coarsely: on every state change,
+// on every probe grant, on the first failure after a clean state, on a success
+// that reset the count, and on Reset. A failure is stale when its era is older
+// than the era of the latest-starting counted success. The model checks itself
+// against the exact rule: a failure it calls stale must have started before a
+// counted success.
 type model struct {
 	threshold       int
 	recovery, lease time.Duration
@@ -24,16 +33,59 @@ type model struct {
 	lastFailure time.Time
 	probeStart  time.Time
 	events      []string
+
+	starts      int // permits granted so far: the exact start order
+	era         int // the coarse start order of calls granted now
+	provenEra   int // era of the latest-starting counted success
+	provenStart int // exact start of the latest-starting counted success
+	unsound     string
 }
 
-// modelPermit is the model's permit: probeID is 0 for a non-probe permit.
-type modelPermit struct{ probeID int }
+// modelPermit is the model's permit: probeID is 0 for a non-probe permit;
+// start and era order the call's start exactly and coarsely; end is a probe's
+// lease end.
+type modelPermit struct {
+	probeID    int
+	start, era int
+	end        time.Time
+}
 
 func (m *model) move(to State) {
 	if m.state != to {
 		m.events = append(m.events, m.state.String()+"->"+to.String())
+		m.era++
 	}
 	m.state = to
+}
+
+// grant hands out a permit (probe is the probe's ID, or 0).
+func (m *model) grant(probe int, now time.Time) modelPermit {
+	m.starts++
+	p := modelPermit{probeID: probe, start: m.starts, era: m.era}
+	if probe != 0 {
+		p.end = now.Add(m.lease)
+	}
+	return p
+}
+
+// proved records a counted success of p.
+func (m *model) proved(p modelPermit) {
+	m.provenEra = max(m.provenEra, p.era)
+	m.provenStart = max(m.provenStart, p.start)
+}
+
+// stale reports whether a failure of p is old news, and records it if the
+// coarse order ever calls stale a failure that did not start before a counted
+// success.
+func (m *model) stale(p modelPermit) bool {
+	if p.era >= m.provenEra {
+		return false
+	}
+	coverage[fmt.Sprint("stale failure in ", m.state, " probe held ", m.probeHeld)]++
+	if p.start >= m.provenStart {
+		m.unsound = fmt.Sprintf("failure of the call started %d called stale, latest counted success started %d", p.start, m.provenStart)
+	}
+	return true
 }
 
 // expire applies a lapsed probe lease: re-open, backdated to the lease end.
@@ -50,7 +102,7 @@ func (m *model) allow(now time.Time) (p modelPermit, ok bool, st State, wait tim
 	m.expire(now)
 	switch m.state {
 	case Closed:
-		return modelPermit{}, true, 0, 0
+		return m.grant(0, now), true, 0, 0
 	case Open:
 		if d := now.Sub(m.lastFailure); d < m.recovery {
 			return modelPermit{}, false, Open, m.recovery - d
@@ -62,24 +114,36 @@ func (m *model) allow(now time.Time) (p modelPermit, ok bool, st State, wait tim
 		}
 	}
 	m.probeID++
+	m.era++
 	m.probeHeld, m.probeStart = true, now
-	return modelPermit{probeID: m.probeID}, true, 0, 0
+	return m.grant(m.probeID, now), true, 0, 0
 }
 
 func (m *model) success(p modelPermit, now time.Time) {
 	m.expire(now)
 	switch {
 	case m.state == Closed:
+		if m.failures > 0 {
+			m.proved(p)
+			m.era++
+		}
 		m.failures = 0
 	case m.state == HalfOpen && m.probeHeld && p.probeID == m.probeID:
+		m.proved(p)
 		m.failures = 0
 		m.probeHeld, m.probeStart = false, time.Time{}
 		m.move(Closed)
 	}
 }
 
-func (m *model) failure(now time.Time) {
+func (m *model) failure(p modelPermit, now time.Time) {
 	m.expire(now)
+	if m.stale(p) {
+		return
+	}
+	if m.failures == 0 {
+		m.era++
+	}
 	m.failures++
 	m.lastFailure = now
 	switch m.state {
@@ -91,6 +155,17 @@ func (m *model) failure(now time.Time) {
 		m.probeHeld, m.probeStart = false, time.Time{}
 		m.move(Open)
 	}
+}
+
+// reset is the manual Reset (a lapsed lease applied first, as on every
+// touch): Closed, counters cleared; every call granted before it is old news.
+func (m *model) reset(now time.Time) {
+	m.expire(now)
+	m.failures, m.lastFailure = 0, time.Time{}
+	m.probeHeld, m.probeStart = false, time.Time{}
+	m.move(Closed)
+	m.era++
+	m.provenEra, m.provenStart = m.era, m.starts+1
 }
 
 func (m *model) cancel(p modelPermit, now time.Time) {
@@ -151,10 +226,14 @@ func history(t testing.TB, steps int, next func(n int) int) {
 	}
 	for step := range steps {
 		now := clock.Now()
-		op := next(8)
+		op := next(10)
 		var i int
 		if len(permits) > 0 {
-			i = next(len(permits))
+			// Mostly settle one of the newest permits, so that older ones
+			// linger (calls that hang) and settle late, across state changes.
+			if i = next(len(permits)); next(4) != 0 {
+				i = len(permits) - 1 - i%min(len(permits), 3)
+			}
 		}
 		settle := func(name string, fn func(Permit), mfn func(modelPermit)) {
 			if len(permits) == 0 {
@@ -187,11 +266,14 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				}
 			} else {
 				permits = append(permits, held{p, mp})
+				if d, ok := p.Deadline(); ok != (mp.probeID != 0) || !d.Equal(mp.end) {
+					fail("step %d: Deadline() = %v, %v; model lease end %v", step, d, ok, mp.end)
+				}
 			}
 		case 2:
 			settle("success", Permit.Success, func(p modelPermit) { m.success(p, now) })
 		case 3:
-			settle("failure", Permit.Failure, func(modelPermit) { m.failure(now) })
+			settle("failure", Permit.Failure, func(p modelPermit) { m.failure(p, now) })
 		case 4:
 			settle("cancel", Permit.Cancel, func(p modelPermit) { m.cancel(p, now) })
 		case 5:
@@ -202,7 +284,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				case e == nil:
 					m.success(p, now)
 				case e == context.DeadlineExceeded:
-					m.failure(now)
+					m.failure(p, now)
 				default:
 					m.cancel(p, now)
 				}
@@ -213,12 +295,48 @@ func history(t testing.TB, steps int, next func(n int) int) {
 			if after := b.Snapshot(); after != before {
 				fail("step %d: pure reads changed %+v into %+v", step, before, after)
 			}
+		case 8:
+			// A probe bounded by its lease (as breaker.Do runs it): it hangs
+			// until its deadline and fails there.
+			for j, h := range permits {
+				end, ok := h.p.Deadline()
+				if !ok {
+					continue
+				}
+				if d := end.Sub(now); d > 0 {
+					clock.Advance(d)
+					now = end
+				}
+				permits = append(permits[:j], permits[j+1:]...)
+				log = append(log, fmt.Sprintf("cut(#%d at %v)", j, end.Sub(t0)))
+				h.p.Failure()
+				m.failure(h.mp, now)
+				coverage["probe cut at its lease"]++
+				break
+			}
+		case 9:
+			switch {
+			case next(4) == 0:
+				log = append(log, "reset")
+				b.Reset()
+				m.reset(now)
+			case len(permits) > 0:
+				// The oldest call, hung since long ago, fails late.
+				h := permits[0]
+				permits = permits[1:]
+				log = append(log, fmt.Sprintf("late failure(probe=%v)", h.p.IsProbe()))
+				h.p.Failure()
+				m.failure(h.mp, now)
+			}
 		case 7:
 			choices := []time.Duration{0, ms, m.recovery, m.lease, m.recovery - ms, m.lease - ms,
 				time.Duration(next(int(2*max(m.recovery, m.lease)/ms))) * ms}
 			d := choices[next(len(choices))]
 			clock.Advance(d)
 			log = append(log, fmt.Sprintf("+%v", d))
+		}
+		if m.unsound != "" {
+			fail("step %d: the model's coarse order is unsound: %s", step, m.unsound)
 		}
 		now = clock.Now()
 		before := b.Snapshot()
@@ -243,8 +361,23 @@ func history(t testing.TB, steps int, next func(n int) int) {
 	}
 }
 
+// coverage counts the rev 2 situations the histories reached (not safe for
+// concurrent use: the property tests do not run in parallel).
+var coverage = map[string]int{}
+
 func TestPropertyRandomHistories(t *testing.T) {
 	const histories, steps = 400, 300
+	clear(coverage)
+	defer func() {
+		for _, c := range []string{
+			"stale failure in closed probe held false", "stale failure in open probe held false",
+			"probe cut at its lease",
+		} {
+			if coverage[c] == 0 && !t.Failed() {
+				t.Errorf("no history reached %q (coverage %v)", c, coverage)
+			}
+		}
+	}()
 	for seed := uint64(1); seed <= histories; seed++ {
 		r := rand.New(rand.NewPCG(seed, 0x10097))
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {

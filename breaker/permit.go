@@ -3,11 +3,12 @@ package breaker
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Permit is what [Breaker.Allow] hands out: the right to make one call. It
-// remembers the generation it was issued in and whether it holds the probe
-// slot. Settle it exactly once with Success, Failure, Cancel or Done. Settling
+// remembers the generation it was issued in (which orders the call's start),
+// whether it holds the probe slot, and the probe's lease end. Settle it exactly once with Success, Failure, Cancel or Done. Settling
 // it again is harmless where the breaker can tell (a second success or cancel
 // of a probe permit does nothing, since every probe grant starts a new
 // generation), but a second Failure counts as another failure.
@@ -16,13 +17,26 @@ import (
 // a refusal) is valid and all its methods do nothing.
 type Permit struct {
 	b     *Breaker
-	gen   uint64
+	gen   uint64 // the generation at the gate: also the call's start order
+	end   int64  // a probe's lease end (clock offset); 0 otherwise
 	probe bool
 }
 
 // IsProbe reports whether p holds the probe slot of a half-open breaker: its
 // success is the one that closes the breaker.
 func (p Permit) IsProbe() bool { return p.probe }
+
+// Deadline returns the end of a probe permit's lease and true: the instant,
+// on the breaker's clock (Settings.Now), at which the breaker re-opens as if
+// the probe had failed, dated at that instant. It returns the zero Time and
+// false for any other permit. A caller bounds the probe's call by it, as [Do]
+// does.
+func (p Permit) Deadline() (time.Time, bool) {
+	if !p.probe {
+		return time.Time{}, false
+	}
+	return p.b.at(p.end), true
+}
 
 // Success reports that the call succeeded. In Closed it zeroes the
 // consecutive-failure count. In HalfOpen it closes the breaker only if p is the
@@ -35,13 +49,20 @@ func (p Permit) Success() {
 	}
 }
 
-// Failure reports that the call failed. Every failure counts, whatever the
+// Failure reports that the call failed. A fresh failure counts, whatever the
 // permit: it adds one to the consecutive-failure count and sets the last
 // failure to now; it trips a closed breaker at FailureThreshold, re-opens a
-// half-open one, and restarts the cooldown of an open one.
+// half-open one, and restarts the cooldown of an open one. A stale failure
+// changes nothing: one whose call started before the call of a counted
+// success (a success that reset a nonzero failure count, or the probe's
+// success that closed the breaker), since a newer call has already proved the
+// tool works. Calls are ordered by start coarsely, by the breaker's
+// generation: two calls are told apart when a state change, the first failure
+// after a clean state, or a success that reset the count came between their
+// gate calls; calls that cannot be told apart are taken as fresh.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.failure()
+		p.b.failure(p.gen)
 	}
 }
 
@@ -70,9 +91,17 @@ func (p Permit) Done(err error) {
 }
 
 // Do runs fn through b: it takes the gate (returning the refusal, an
-// [*OpenError], without calling fn), calls fn(ctx), and settles the permit with
+// [*OpenError], without calling fn), calls fn, and settles the permit with
 // [Permit.Done] on fn's error. If fn panics, the permit is settled as a failure
 // and the panic continues.
+//
+// A probe's call never outlives its lease: when the gate grants the probe, fn
+// runs under a context that ends at the earlier of ctx's deadline and the
+// lease end (the lease remaining on the breaker's clock, applied with
+// context.WithTimeout). A probe cut by its lease returns
+// context.DeadlineExceeded (from a fn that honours its context) and settles as
+// a failure; the breaker has re-opened at the lease end already, and the caller
+// is freed then instead of hanging on. Other calls run under ctx itself.
 func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
 	var p Permit
 	if w := b.word.Load(); w&(modeMask|busyBit) == uint64(mClosed) {
@@ -89,6 +118,11 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	// return p is disarmed before it is settled, so the deferred call is a
 	// nil check.
 	defer p.failArmed()
+	if p.probe {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.end-b.now()))
+		defer cancel()
+	}
 	v, err := fn(ctx)
 	q := p
 	p.b = nil
@@ -101,7 +135,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 // failArmed settles *p as a failure unless it has been disarmed (p.b nil).
 func (p *Permit) failArmed() {
 	if p.b != nil {
-		p.b.failure()
+		p.b.failure(p.gen)
 	}
 }
 

@@ -49,8 +49,12 @@ func (b *Breaker) wait(v view, now int64) int64 {
 
 // WouldAllow reports whether [Breaker.Allow] would grant a call at this
 // instant, without changing anything (it never takes the probe slot). At every
-// instant it equals the answer of an immediately following Allow.
+// instant it equals the answer of an immediately following Allow. A nil
+// Breaker would allow.
 func (b *Breaker) WouldAllow() bool {
+	if b == nil {
+		return true
+	}
 	w := b.word.Load()
 	switch mode(w & modeMask) {
 	case mClosed, mHalfFree:
@@ -76,6 +80,12 @@ func (b *Breaker) WouldAllow() bool {
 // RetryIn returns how long until the gate may grant a call, rounded up to a
 // whole millisecond: 0 when [Breaker.WouldAllow] is true. It is pure.
 func (b *Breaker) RetryIn() time.Duration {
+	if b == nil {
+		return 0
+	}
+	if b.shared != nil {
+		return b.shared.RetryIn()
+	}
 	b.mu.Lock()
 	now := b.now()
 	v := b.viewAt(now)
@@ -84,8 +94,12 @@ func (b *Breaker) RetryIn() time.Duration {
 }
 
 // State returns the current state without changing anything. A half-open
-// breaker whose probe lease has expired reads as Open.
+// breaker whose probe lease has expired reads as Open. A nil Breaker reads
+// as Closed.
 func (b *Breaker) State() State {
+	if b == nil {
+		return Closed
+	}
 	w := b.word.Load()
 	if w&busyBit == 0 {
 		switch m := mode(w & modeMask); m {
@@ -101,6 +115,9 @@ func (b *Breaker) State() State {
 			return m.state()
 		}
 	}
+	if b.shared != nil {
+		return b.shared.State()
+	}
 	b.mu.Lock()
 	st := b.viewAt(b.now()).mode.state()
 	b.mu.Unlock()
@@ -109,8 +126,15 @@ func (b *Breaker) State() State {
 
 // Snapshot returns a consistent view of the breaker without changing anything.
 // A half-open breaker whose probe lease has expired reads as Open with
-// LastFailure at the lease's end, exactly as the next call would find it.
+// LastFailure at the lease's end, exactly as the next call would find it. A
+// nil Breaker gives the zero Snapshot (Closed, no failures).
 func (b *Breaker) Snapshot() Snapshot {
+	if b == nil {
+		return Snapshot{}
+	}
+	if b.shared != nil {
+		return b.shared.Snapshot()
+	}
 	b.mu.Lock()
 	v := b.viewAt(b.now())
 	b.mu.Unlock()

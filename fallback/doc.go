@@ -23,9 +23,13 @@
 // settles the ticket exactly once with [Turn.Success], [Turn.Failure] or
 // [Turn.Cancel]. The verdict applies to the model that served the ticket, and
 // results of tickets issued before the latest state change never close or re-open
-// anything, so concurrent turns cannot confuse the machine. A probe ticket holds a
+// anything, so concurrent turns cannot confuse the machine. A failed turn on the
+// primary whose ticket was issued before a counted success's ticket (one that
+// reset a nonzero streak, or a probe success) is stale and changes nothing:
+// turns that hung through an outage cannot trip a primary a newer turn proved. A probe ticket holds a
 // lease (ProbeTimeout): a probe that is never settled frees its slot when the lease
-// ends and counts as one transient probe failure at the lease end.
+// ends and counts as one transient probe failure at the lease end. The caller
+// bounds the probe turn's request by the lease end, [Turn.Deadline].
 //
 // Time transitions are computed lazily from Settings.Now when the manager is
 // touched; there are no goroutines or timers. The pure reads ([Manager.State],

@@ -22,7 +22,9 @@ type machine struct {
 	cfg *config
 
 	state          State
-	gen            uint64 // changes on every state change and on Reset
+	gen            uint64 // changes on every state change and Reset, and orders tickets (see settle)
+	changed        uint64 // gen as of the latest state change or Reset
+	proven         uint64 // gen of the latest-issued ticket whose success on the primary was counted
 	epoch          uint64 // chain-budget epoch: changes on recovery and Reset
 	failures       int    // consecutive failed turns on the primary / transient probe failures
 	probeSuccesses int    // consecutive probe successes (Recovering)
@@ -31,7 +33,7 @@ type machine struct {
 
 	probing    bool      // a probe is in flight (Recovering only)
 	probeStart time.Time // when the probe in flight was granted
-	probeSeq   uint64    // number of the latest probe granted (the one in flight if probing)
+	probeSeq   uint32    // number of the latest probe granted (the one in flight if probing); never 0
 
 	chain []entry
 }
@@ -164,16 +166,23 @@ func (c *machine) cooldown(clk *clock, rec *recorder) {
 	now := clk.now()
 	from := c.fallbackModel()
 	c.state = Recovering
-	c.gen++
+	c.changeState()
 	c.failures, c.probeSuccesses = 0, 0
 	rec.emit(Transition{From: Fallback, To: Recovering, FromModel: from, ToModel: c.cfg.primary, At: now})
+}
+
+// changeState starts a new generation for a state change or Reset: tickets
+// issued before it never close or re-open anything.
+func (c *machine) changeState() {
+	c.gen++
+	c.changed = c.gen
 }
 
 // trip moves Primary or Recovering to Fallback at the given time.
 func (c *machine) trip(at time.Time, rec *recorder) {
 	from := c.state
 	c.state = Fallback
-	c.gen++
+	c.changeState()
 	c.failures, c.probeSuccesses = 0, 0
 	c.trippedAt = at
 	c.activated = true
@@ -184,7 +193,7 @@ func (c *machine) trip(at time.Time, rec *recorder) {
 // recover moves Recovering to Primary.
 func (c *machine) recover(at time.Time, rec *recorder) {
 	c.state = Primary
-	c.gen++
+	c.changeState()
 	c.epoch++
 	c.failures, c.probeSuccesses = 0, 0
 	c.trippedAt = time.Time{}
@@ -220,7 +229,7 @@ func (c *machine) probeSucceeded(at time.Time, rec *recorder) {
 // route is where begin sent a turn.
 type route struct {
 	entry     int    // chain index, or -1 for the primary
-	probe     uint64 // probe number, 0 if not a probe
+	probe     uint32 // probe number, 0 if not a probe
 	exhausted bool   // ErrExhausted: no model
 }
 
@@ -234,7 +243,9 @@ func (c *machine) begin(clk *clock, rec *recorder) route {
 		return route{entry: -1}
 	case Recovering:
 		if !c.probing {
-			c.probeSeq++
+			if c.probeSeq++; c.probeSeq == 0 { // 0 means "not a probe"
+				c.probeSeq = 1
+			}
 			c.probing, c.probeStart = true, clk.now()
 			return route{entry: -1, probe: c.probeSeq}
 		}
@@ -261,13 +272,14 @@ const (
 // settlement) to the model that served it.
 func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
-	if t.probe != 0 {
-		if c.state != Recovering || !c.probing || c.probeSeq != t.probe || c.gen != t.gen {
+	if t.probe() != 0 {
+		if c.state != Recovering || !c.probing || c.probeSeq != t.probe() || c.gen != t.gen {
 			return // a stale probe: its lease expired, or the state moved on
 		}
 		c.probing, c.probeStart = false, time.Time{}
 		switch v {
 		case success:
+			c.proven = max(c.proven, t.gen) // a probe success is counted
 			c.probeSucceeded(clk.now(), rec)
 		case failure:
 			c.probeFailed(k, clk.now(), rec)
@@ -277,15 +289,29 @@ func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) 
 	if v == cancel {
 		return
 	}
-	if t.entry < 0 {
+	if t.entry() < 0 {
 		// Served by the primary outside a probe: counts only in Primary, and only
 		// for a ticket issued since the latest state change.
-		if c.state != Primary || c.gen != t.gen {
+		if c.state != Primary || t.gen < c.changed {
 			return
 		}
+		// Stale failures (rev 2): tickets are ordered by gen, which also moves
+		// on the first failure after a clean streak and on every counted success
+		// (one that resets a nonzero streak), so that a failure of a ticket
+		// issued before a counted success's ticket is known to be older.
 		if v == success {
-			c.failures = 0
+			if c.failures > 0 {
+				c.proven = max(c.proven, t.gen)
+				c.failures = 0
+				c.gen++
+			}
 			return
+		}
+		if t.gen < c.proven {
+			return // stale: a newer turn on the primary succeeded
+		}
+		if c.failures == 0 {
+			c.gen++
 		}
 		c.failures++
 		if c.failures >= c.cfg.tripThreshold {
@@ -293,12 +319,12 @@ func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) 
 		}
 		return
 	}
-	// Served by chain entry t.entry: a failure spends its budget while live.
+	// Served by chain entry t.entry(): a failure spends its budget while live.
 	if v == success || c.epoch != t.epoch {
 		return
 	}
 	before := c.active()
-	c.chain[t.entry].attempts++
+	c.chain[t.entry()].attempts++
 	c.advanced(before, clk, rec)
 }
 
@@ -334,7 +360,7 @@ func (c *machine) reset(clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
 	from, fromModel := c.state, c.stateModel()
 	c.state = Primary
-	c.gen++
+	c.changeState()
 	c.epoch++
 	c.failures, c.probeSuccesses = 0, 0
 	c.trippedAt = time.Time{}

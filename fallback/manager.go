@@ -15,7 +15,7 @@ import (
 type Manager struct {
 	cfg          config
 	now          func() time.Time // Settings.Now; nil: the monotonic clock from epoch
-	epoch        time.Time        // when now is nil: the time New ran
+	epoch        time.Time        // the time New ran (on Settings.Now's clock if set)
 	onTransition func(Transition)
 	queue        *notify.Queue[Transition] // nil when onTransition is nil
 
@@ -88,6 +88,8 @@ func New(s Settings) (*Manager, error) {
 	m := &Manager{cfg: newConfig(s), now: s.Now, onTransition: s.OnTransition}
 	if m.now == nil {
 		m.epoch = time.Now()
+	} else {
+		m.epoch = m.now()
 	}
 	if m.onTransition != nil {
 		m.queue = new(notify.Queue[Transition])
@@ -123,7 +125,7 @@ func (m *Manager) Begin() (Turn, error) {
 		// Primary: no lazy step applies (they concern Recovering and Fallback)
 		// and the turn goes to the primary, in the published generation.
 		s := m.takeSlot()
-		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, entry: -1}, nil
+		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, who: serving(-1, 0)}, nil
 	}
 	if r := m.route.Load(); r != nil {
 		// Fallback, chain not spent: no lease can lapse, and until the cooldown
@@ -131,7 +133,7 @@ func (m *Manager) Begin() (Turn, error) {
 		clk := m.clock()
 		if clk.since(r.trippedAt) < m.cfg.recoveryTimeout {
 			s := m.takeSlot()
-			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, entry: r.entry}, nil
+			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, who: serving(r.entry, 0)}, nil
 		}
 	}
 	rec := recorder{q: m.queue}
@@ -146,7 +148,10 @@ func (m *Manager) Begin() (Turn, error) {
 		return Turn{}, err
 	}
 	s := m.takeSlot()
-	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, probe: r.probe, entry: r.entry}
+	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, who: serving(r.entry, r.probe)}
+	if r.probe != 0 {
+		t.end = int64(m.mc.probeStart.Add(m.cfg.probeTimeout).Sub(m.epoch))
+	}
 	m.publish()
 	m.mu.Unlock()
 	m.drain(&rec)

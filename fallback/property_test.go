@@ -27,8 +27,13 @@ func TestPropertyRandomHistories(t *testing.T) {
 	if testing.Short() {
 		seeds = 50
 	}
+	var stales, cuts int
 	for seed := range uint64(seeds) {
-		runHistory(t, seed, 400)
+		s, c := runHistory(t, seed, 400)
+		stales, cuts = stales+s, cuts+c
+	}
+	if stales == 0 || cuts == 0 {
+		t.Fatalf("the histories reached %d stale failures and %d probes cut at their lease; want some of each", stales, cuts)
 	}
 }
 
@@ -55,7 +60,9 @@ var moves = []time.Duration{
 	61 * time.Second, 90 * time.Second, 2 * time.Minute, 5 * time.Minute, 6 * time.Minute,
 }
 
-func runHistory(t *testing.T, seed uint64, steps int) {
+// runHistory runs one history and returns how many stale failures and probes
+// cut at their lease it reached.
+func runHistory(t *testing.T, seed uint64, steps int) (stales, cuts int) {
 	rng := rand.New(rand.NewPCG(seed, 0x10097c71))
 	s := randomSettings(rng)
 	var log []string
@@ -100,6 +107,9 @@ func runHistory(t *testing.T, seed uint64, steps int) {
 			if err != nil || tk.Model() != rt.model || tk.IsProbe() != rt.probe {
 				fail("Begin = %q probe=%v err=%v; reference %q probe=%v", tk.Model(), tk.IsProbe(), err, rt.model, rt.probe)
 			}
+			if end, ok := tk.Deadline(); ok != rt.probe || !end.Equal(rt.end) {
+				fail("Deadline() = %v, %v; reference lease end %v", end, ok, rt.end)
+			}
 			tickets = append(tickets, held{tk, rt})
 		case op < 60 && len(tickets) > 0: // settle a held ticket
 			i := rng.IntN(len(tickets))
@@ -119,6 +129,29 @@ func runHistory(t *testing.T, seed uint64, steps int) {
 				ref.settle(h.ref, v2, now)
 			} else {
 				tickets = slices.Delete(tickets, i, i+1)
+			}
+		case op < 64 && len(tickets) > 0: // the oldest turn, hung since long ago, fails late
+			h := tickets[0]
+			tickets = tickets[1:]
+			log = append(log, fmt.Sprintf("%d: late failure %q probe=%v", step, h.turn.Model(), h.turn.IsProbe()))
+			settle(h.turn, vTransient)
+			ref.settle(h.ref, vTransient, now)
+		case op < 67 && len(tickets) > 0: // a probe bounded by its lease: cut at its end, a failure
+			for i, h := range tickets {
+				end, ok := h.turn.Deadline()
+				if !ok {
+					continue
+				}
+				if d := end.Sub(now); d > 0 {
+					clk.Advance(d)
+					now = end
+				}
+				tickets = slices.Delete(tickets, i, i+1)
+				log = append(log, fmt.Sprintf("%d: probe cut at its lease end %v", step, end))
+				settle(h.turn, vTransient)
+				ref.settle(h.ref, vTransient, now)
+				cuts++
+				break
 			}
 		case op < 78: // clock
 			d := moves[rng.IntN(len(moves))]
@@ -147,8 +180,12 @@ func runHistory(t *testing.T, seed uint64, steps int) {
 				fail("pure reads changed the manager:\n%+v\n%+v", before, after)
 			}
 		}
+		if ref.unsound != "" {
+			fail("the reference's coarse order is unsound: %s", ref.unsound)
+		}
 		check(fail, m, ref, clk.Now(), &got)
 	}
+	return ref.stales, cuts
 }
 
 func settle(t Turn, v int) {

@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -10,6 +11,18 @@ import (
 // records (not by generation numbers): a ticket is "current" while no state
 // change or Reset happened since it was issued, and the probe is a pointer to
 // the live probe ticket.
+//
+// Stale failures (rev 2): every ticket carries its exact issue order (a serial
+// number) and a coarse one, an era the model bumps exactly where SEMANTICS
+// allows ordering coarsely: on every state change and Reset, on the first
+// failure of the primary after a clean streak, and on a success that reset the
+// primary's nonzero streak. A failure of the primary is stale when its era is
+// older than the era of the latest-issued counted success on the primary (one
+// that reset a nonzero streak, or a probe success). A chain entry's success
+// resets no streak, so it is never counted, and a primary success says
+// nothing about an entry: an entry's failure is never stale. The model checks
+// its coarse order against the exact one: a failure it calls stale must have
+// been issued before a counted success.
 type refModel struct {
 	primary string
 	chain   []string
@@ -33,10 +46,19 @@ type refModel struct {
 	history int // bumped on every state change and Reset
 	budgets int // bumped when the chain budgets are renewed (recovery, Reset)
 
+	serials      int // tickets issued so far: the exact issue order
+	era          int // the coarse issue order of tickets issued now
+	provenEra    int // era of the latest-issued counted success on the primary
+	provenSerial int // serial of the latest-issued counted success on the primary
+	unsound      string
+	stales       int // stale failures seen (coverage)
+
 	events []Transition
 }
 
 type refTicket struct {
+	serial   int
+	era      int
 	model    string
 	entry    int // -1: the primary
 	probe    bool
@@ -44,6 +66,7 @@ type refTicket struct {
 	budgets  int
 	settled  bool
 	exhausts bool
+	end      time.Time // a probe's lease end
 }
 
 func newRef(s Settings) *refModel {
@@ -105,6 +128,7 @@ func (r *refModel) move(to State, at time.Time) {
 	fromModel := r.modelOf(from)
 	r.state = to
 	r.history++
+	r.era++
 	r.probe = nil
 	r.events = append(r.events, Transition{From: from, To: to, FromModel: fromModel, ToModel: r.modelOf(to), At: at})
 }
@@ -138,12 +162,13 @@ func (r *refModel) begin(now time.Time) *refTicket {
 		r.fails, r.succ = 0, 0
 		r.move(Recovering, now)
 	}
-	t := &refTicket{entry: -1, model: r.primary, history: r.history, budgets: r.budgets}
+	r.serials++
+	t := &refTicket{entry: -1, model: r.primary, history: r.history, budgets: r.budgets, serial: r.serials, era: r.era}
 	if r.state == Primary {
 		return t
 	}
 	if r.state == Recovering && r.probe == nil {
-		t.probe = true
+		t.probe, t.end = true, now.Add(r.lease)
 		r.probe, r.probeStart = t, now
 		return t
 	}
@@ -194,6 +219,7 @@ func (r *refModel) settle(t *refTicket, v int, now time.Time) {
 		r.probe = nil
 		switch v {
 		case vSuccess:
+			r.proved(t)
 			r.fails = 0
 			r.succ++
 			if r.succ >= r.need {
@@ -214,8 +240,18 @@ func (r *refModel) settle(t *refTicket, v int, now time.Time) {
 			return
 		}
 		if v == vSuccess {
+			if r.fails > 0 {
+				r.proved(t)
+				r.era++
+			}
 			r.fails = 0
 			return
+		}
+		if r.stale(t) {
+			return
+		}
+		if r.fails == 0 {
+			r.era++
 		}
 		r.fails++
 		if r.fails >= r.th {
@@ -231,6 +267,24 @@ func (r *refModel) settle(t *refTicket, v int, now time.Time) {
 	}
 }
 
+// proved records a counted success on the primary of ticket t.
+func (r *refModel) proved(t *refTicket) {
+	r.provenEra = max(r.provenEra, t.era)
+	r.provenSerial = max(r.provenSerial, t.serial)
+}
+
+// stale reports whether a failure of t on the primary is old news.
+func (r *refModel) stale(t *refTicket) bool {
+	if t.era >= r.provenEra {
+		return false
+	}
+	if t.serial >= r.provenSerial {
+		r.unsound = fmt.Sprintf("the failure of ticket %d was called stale; the latest counted success is ticket %d", t.serial, r.provenSerial)
+	}
+	r.stales++
+	return true
+}
+
 func (r *refModel) setAvailable(i int, ok bool, now time.Time) {
 	r.lazy(now)
 	before := r.firstActive()
@@ -244,6 +298,7 @@ func (r *refModel) reset(now time.Time) {
 		r.move(Primary, now) // names the model routed to before the reset
 	} else {
 		r.history++
+		r.era++
 		r.probe = nil
 	}
 	r.fails, r.succ = 0, 0

@@ -1,6 +1,9 @@
 package fallback
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // slot lets a Turn detect its second settlement without allocating per ticket:
 // seq changes when the ticket holding the slot is settled (the settlement that
@@ -36,24 +39,50 @@ type Turn struct {
 	seq   uint64
 	gen   uint64 // the manager's generation when the ticket was issued
 	epoch uint64 // the chain-budget epoch when the ticket was issued
-	probe uint64 // the probe's number; 0 if not a probe
-	entry int    // the chain entry that serves the turn; -1 for the primary
+	end   int64  // a probe's lease end, as nanoseconds since Manager.epoch
+	who   uint64 // who serves the turn: see serving
 }
+
+// serving packs into one word (so that a Turn and an error are returned in
+// registers) the chain entry that serves a turn (-1: the primary) in the low
+// 32 bits and the probe's number (0: not a probe) in the high 32 bits.
+func serving(entry int, probe uint32) uint64 {
+	return uint64(probe)<<32 | uint64(uint32(int32(entry)))
+}
+
+// entry returns the chain entry that serves the turn; -1 for the primary.
+func (t *Turn) entry() int { return int(int32(uint32(t.who))) }
+
+// probe returns the probe's number; 0 if the turn is not a probe.
+func (t *Turn) probe() uint32 { return uint32(t.who >> 32) }
 
 // Model returns the model to send the turn to ("" for the zero Turn).
 func (t Turn) Model() string {
 	switch {
 	case t.m == nil:
 		return ""
-	case t.entry < 0:
+	case t.entry() < 0:
 		return t.m.cfg.primary
 	}
-	return t.m.cfg.models[t.entry]
+	return t.m.cfg.models[t.entry()]
 }
 
 // IsProbe reports whether the turn is the probe of the primary (Recovering).
 // Only a probe's verdict moves the manager towards recovery.
-func (t Turn) IsProbe() bool { return t.probe != 0 }
+func (t Turn) IsProbe() bool { return t.probe() != 0 }
+
+// Deadline returns the end of a probe ticket's lease and true: the instant, on
+// the manager's clock (Settings.Now), at which an unsettled probe frees its
+// slot and counts as one Transient probe failure dated at that instant. It
+// returns the zero Time and false for any other ticket. A caller bounds the
+// probe turn's request by it (for instance with context.WithDeadline, or with
+// context.WithTimeout of the time left on the manager's clock).
+func (t Turn) Deadline() (time.Time, bool) {
+	if t.probe() == 0 {
+		return time.Time{}, false
+	}
+	return t.m.epoch.Add(time.Duration(t.end)), true
+}
 
 // Success reports that the turn succeeded. On the primary in Primary it zeroes
 // the consecutive failures; for the probe it extends the probe success streak,
@@ -63,10 +92,18 @@ func (t Turn) Success() { t.settle(success, Transient) }
 
 // Failure reports that the turn failed, with its kind (any value other than
 // RateLimit counts as Transient). On the primary in Primary it counts toward
-// TripThreshold; for the probe, a RateLimit failure re-trips at once and a
-// Transient one resets the success streak and counts toward TripThreshold; on a
-// chain entry it spends one of the entry's strikes (unless a recovery or Reset
-// has renewed the budgets since the ticket was issued).
+// TripThreshold, unless it is stale: a counted success on the primary (one
+// that reset a nonzero streak, or a probe success) came from a ticket issued
+// after this one, so a newer turn has already proved the primary works, and
+// the failure changes nothing. Tickets are ordered by issue coarsely: two are
+// told apart when a state change, the first failure after a clean streak or a
+// counted success came between them; tickets that cannot be told apart are
+// taken as fresh. For the probe, a RateLimit failure re-trips at once and a
+// Transient one resets the success streak and counts toward TripThreshold; on
+// a chain entry it spends one of the entry's strikes (unless a recovery or
+// Reset has renewed the budgets since the ticket was issued). A chain entry's
+// success resets no streak, so it is never counted, and a success on the
+// primary says nothing about an entry: an entry's failure is never stale.
 func (t Turn) Failure(k Kind) { t.settle(failure, k) }
 
 // Cancel reports that the caller gave up (context.Canceled): no verdict, no
@@ -79,7 +116,7 @@ func (t Turn) settle(v verdict, k Kind) {
 	if m == nil || t.slot == nil {
 		return
 	}
-	if v != failure && t.probe == 0 && m.word.Load()&(wRecovering|wFailures) == 0 {
+	if v != failure && t.probe() == 0 && m.word.Load()&(wRecovering|wFailures) == 0 {
 		// Outside Recovering no lease can lapse, and a success or cancel of a
 		// ticket that is not the probe changes nothing unless it may zero the
 		// primary's failures: only the settlement itself is recorded.

@@ -1,6 +1,7 @@
 package health_test
 
 import (
+	"context"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -41,4 +42,9 @@ var (
 
 	_ func(*health.Registry, map[string][]string) *health.Router = health.NewRouter
 	_ func(*health.Router, string) (string, error)               = (*health.Router).Resolve
+
+	// Revision 2 additions: the gate-call-verdict helper and the probe's lease.
+	_ func(health.Permit) (time.Time, bool)                                                            = health.Permit.Deadline
+	_ func(*health.Registry, string) bool                                                              = (*health.Registry).Reset
+	_ func(context.Context, *health.Registry, string, func(context.Context) (int, error)) (int, error) = health.Do[int]
 )

@@ -17,7 +17,7 @@ func benchRegistry(b *testing.B, n int) (*Registry, []string) {
 	names := make([]string, n)
 	for i := range names {
 		names[i] = "tool-" + strconv.Itoa(i)
-		r.Breaker(names[i])
+		create(r, names[i])
 	}
 	return r, names
 }

@@ -76,15 +76,19 @@ func TestManyToolsConcurrently(t *testing.T) {
 func TestConcurrentFirstUseCreatesOneBreaker(t *testing.T) {
 	for range 50 {
 		r, _ := NewRegistry(breaker.Settings{})
-		got := make([]*breaker.Breaker, 8)
+		got := make([]*entry, 8)
 		var wg sync.WaitGroup
 		for i := range got {
-			wg.Go(func() { got[i] = r.Breaker("new") })
+			wg.Go(func() {
+				p, _ := r.Allow("new")
+				got[i] = p.e
+				p.Cancel()
+			})
 		}
 		wg.Wait()
 		for _, b := range got[1:] {
 			if b != got[0] {
-				t.Fatal("two breakers for one tool")
+				t.Fatal("two entries for one tool")
 			}
 		}
 	}

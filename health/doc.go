@@ -11,13 +11,19 @@
 // whose breaker is open is Unhealthy; otherwise it is Healthy from a score of
 // 0.8, Degraded from 0.5, and Unhealthy below.
 //
-// A [Router] maps a tool to an ordered list of backups and, using only pure
-// reads, picks the first candidate that would be allowed and is not Unhealthy,
-// else the first that would be allowed, else refuses softly with an error
-// matching [breaker.ErrOpen]. The caller then takes the gate on the resolved
-// name and settles under that same name.
+// [Do] is the gate, the call and the verdict in one, like [breaker.Do]: it
+// bounds a probe's call by the probe's lease.
 //
-// Lookups of known tools take no global lock and do not allocate; pure reads
-// (WouldAllow, Stats, Status, Summary) never create a tool. The semantics are
+// A [Router] maps a tool to an ordered list of backups and, using only pure
+// reads, picks the first candidate whose breaker would allow a call, else
+// refuses softly with an error matching [breaker.ErrOpen]. The breakers alone
+// decide: a tripped tool whose probe is due is resolved to itself even while a
+// backup is healthy, and a tool whose probe is in flight is skipped. Status and
+// score are reported, never used to route. The caller then takes the gate on
+// the resolved name and settles under that same name.
+//
+// Lookups of known tools take no global lock and do not allocate; lookups and
+// pure reads (Breaker, WouldAllow, Stats, Status, Summary, Reset) never create
+// a tool: only the gate does. The semantics are
 // in SEMANTICS.md, section 2.
 package health

@@ -59,10 +59,10 @@ func Example() {
 
 	// Output:
 	// search: closed -> open
-	// tool temporarily unavailable: circuit breaker open for "search"; next probe in 30s
+	// tool temporarily unavailable: circuit breaker open for "search"; retry in 30s
 	// resolved: web_search backups: [web_search]
 	// web_search: closed -> open
-	// tool temporarily unavailable: circuit breaker open for "search" and its backup "web_search"; next probe in 29.4s true
+	// tool temporarily unavailable: circuit breaker open for "search" and its backup "web_search"; retry in 30s true
 	// search open unhealthy calls=2 score=0.34
 	// web_search open unhealthy calls=3 score=0.44
 }
@@ -91,4 +91,18 @@ func ExampleRouter_Resolve() {
 	p.Done(err) // nil: success; context.Canceled: no verdict; else failure
 	fmt.Println(result, reg.Status(name))
 	// Output: search: ok healthy
+}
+
+// Do is the gate, the call and the verdict in one; a probe's call is bounded
+// by its lease.
+func ExampleDo() {
+	reg, err := health.NewRegistry(breaker.Settings{})
+	if err != nil {
+		panic(err)
+	}
+	forecast, err := health.Do(context.Background(), reg, "weather", func(ctx context.Context) (string, error) {
+		return "sunny", nil // call the tool with ctx here
+	})
+	fmt.Println(forecast, err, reg.Stats("weather").Calls)
+	// Output: sunny <nil> 1
 }

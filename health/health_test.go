@@ -64,6 +64,14 @@ func (f *fixture) call(t *testing.T, tool string, d time.Duration, err error) Pe
 	return p
 }
 
+// create makes the registry know tools, through the gate (the only way).
+func create(r *Registry, tools ...string) {
+	for _, tool := range tools {
+		p, _ := r.Allow(tool)
+		p.Cancel()
+	}
+}
+
 // trip opens tool's breaker.
 func (f *fixture) trip(t *testing.T, tool string) {
 	t.Helper()

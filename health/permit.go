@@ -34,6 +34,10 @@ func (p Permit) Tool() string {
 // IsProbe reports whether p holds the probe slot of a half-open breaker.
 func (p Permit) IsProbe() bool { return p.p.IsProbe() }
 
+// Deadline returns the end of a probe permit's lease and true (see
+// [breaker.Permit.Deadline]); the zero Time and false for any other permit.
+func (p Permit) Deadline() (time.Time, bool) { return p.p.Deadline() }
+
 // Success records a successful call and reports it to the breaker (see
 // [breaker.Permit.Success]).
 func (p Permit) Success() {
@@ -76,4 +80,46 @@ func (p Permit) record(ok bool) {
 	p.e.mu.Lock()
 	p.e.st.record(ok, d)
 	p.e.mu.Unlock()
+}
+
+// Do runs fn as one call of tool through r, like [breaker.Do]: it takes the
+// gate ([Registry.Allow], creating the tool on first use) and returns the
+// refusal, a [*breaker.OpenError], without calling fn; otherwise it calls fn
+// and settles the permit with [Permit.Done] on fn's error, which records the
+// call in the tool's [Stats]. If fn panics, the call is settled as a failure
+// and the panic continues.
+//
+// A probe's call never outlives its lease: fn then runs under a context that
+// ends at the earlier of ctx's deadline and the lease end (the lease remaining
+// on the registry's clock, applied with context.WithTimeout), so a probe cut by
+// its lease settles as a failure and frees the caller at the lease end. Other
+// calls run under ctx itself.
+//
+// To route first, resolve the tool with a [Router] and pass the resolved name.
+func Do[T any](ctx context.Context, r *Registry, tool string, fn func(context.Context) (T, error)) (T, error) {
+	p, err := r.Allow(tool)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	// As in breaker.Do: a panic finds p still armed and settles it as a
+	// failure; on a normal return p is disarmed before it is settled.
+	defer p.failArmed()
+	if end, ok := p.p.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.until(end))
+		defer cancel()
+	}
+	v, err := fn(ctx)
+	q := p
+	p.e = nil
+	q.Done(err)
+	return v, err
+}
+
+// failArmed settles *p as a failure unless it has been disarmed (p.e nil).
+func (p *Permit) failArmed() {
+	if p.e != nil {
+		p.Failure()
+	}
 }

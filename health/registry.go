@@ -79,9 +79,10 @@ func (t *table) put(h uint64, e *entry) {
 }
 
 // Registry keeps one [breaker.Breaker] and one [Stats] record per tool name.
-// Tools are created on first use of the gate ([Registry.Allow]) or of
-// [Registry.Breaker]; pure reads never create them, and read an unknown tool
-// as a fresh closed breaker with no calls. A Registry is safe for concurrent
+// Tools are created on first use of the gate ([Registry.Allow], [Do]) only;
+// lookups and pure reads ([Registry.Breaker], [Registry.WouldAllow],
+// [Registry.Stats], [Registry.Status], [Registry.Reset]) never create them,
+// and read an unknown tool as a fresh closed breaker with no calls. A Registry is safe for concurrent
 // use; lookups of known tools take no lock, hash the name once and do not
 // allocate.
 type Registry struct {
@@ -128,6 +129,15 @@ func (r *Registry) now() int64 {
 		return s*1e9 + int64(t.Nanosecond()) - r.epochNsec
 	}
 	return int64(t.Sub(r.epoch))
+}
+
+// until returns how long until t on the registry's clock (Settings.Now, else
+// the monotonic clock, which times built by the breakers carry).
+func (r *Registry) until(t time.Time) time.Duration {
+	if r.nowFn == nil {
+		return time.Until(t)
+	}
+	return t.Sub(r.nowFn())
 }
 
 // lookup returns tool's entry, or nil if the tool is unknown.
@@ -196,9 +206,33 @@ func (r *Registry) WouldAllow(tool string) bool {
 	return true
 }
 
-// Breaker returns tool's breaker, creating the tool on first use. Calls made
-// directly through it are not recorded in the tool's [Stats].
-func (r *Registry) Breaker(tool string) *breaker.Breaker { return &r.get(tool).b }
+// Breaker returns tool's breaker, or nil if the registry has never seen tool:
+// a lookup creates nothing, so polling a mistyped name adds no tool to
+// [Registry.Summary]. A nil *breaker.Breaker reads as a fresh closed breaker
+// (its State, WouldAllow, RetryIn and Snapshot work), so
+// r.Breaker(tool).State() is safe for any name. Only the gate
+// ([Registry.Allow], [Do]) creates a tool. Calls made directly through the
+// returned breaker are not recorded in the tool's [Stats].
+func (r *Registry) Breaker(tool string) *breaker.Breaker {
+	if e := r.lookup(tool); e != nil {
+		return &e.b
+	}
+	return nil
+}
+
+// Reset returns tool's breaker to Closed by hand (see [breaker.Breaker.Reset]:
+// counters cleared, OnStateChange called with the tool's name if the state
+// changed, failures of calls that started before it stale) and reports
+// whether the tool is known. An unknown tool is not created. The tool's
+// [Stats] are kept: they describe the calls made, not the breaker's beliefs.
+func (r *Registry) Reset(tool string) bool {
+	e := r.lookup(tool)
+	if e == nil {
+		return false
+	}
+	e.b.Reset()
+	return true
+}
 
 // Stats returns tool's call record (for an unknown tool: no calls, EWMA 1.0).
 // It creates nothing.

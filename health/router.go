@@ -10,8 +10,9 @@ import (
 )
 
 // Router picks, for a tool, the first usable candidate among the tool and its
-// backups. It uses only pure reads of its [Registry]. A Router is safe for
-// concurrent use.
+// backups. It routes by the breakers alone, with pure reads of its
+// [Registry]; health [Status] and score are reported ([Registry.Summary]),
+// never used to route. A Router is safe for concurrent use.
 type Router struct {
 	r       *Registry
 	backups map[string][]string
@@ -31,13 +32,25 @@ func NewRouter(r *Registry, backups map[string][]string) *Router {
 func (rt *Router) Backups(tool string) []string { return slices.Clone(rt.backups[tool]) }
 
 // Resolve picks, in the order [tool, backups...], the first candidate whose
-// breaker would allow a call and whose [Status] is not Unhealthy; failing that,
-// the first whose breaker would allow a call. When every candidate would be
-// refused it returns an [*UnavailableError], a soft error that matches
-// [breaker.ErrOpen]. Resolve changes nothing and creates no tool: take the gate
-// ([Registry.Allow]) on the returned name and settle under that name.
+// breaker would allow a call ([Registry.WouldAllow]). The breakers alone
+// decide: a tripped tool whose cooldown has passed is resolved to itself (the
+// call becomes its probe) even while a backup is healthy, a tool whose probe is
+// in flight is skipped, and a closed breaker is used whatever its score (a
+// score changes only when the tool is called, so routing by it would starve a
+// tool that failed once). When every candidate would be refused it returns an
+// [*UnavailableError], a soft error that matches [breaker.ErrOpen]. Resolve
+// changes nothing and creates no tool: take the gate ([Registry.Allow]) on the
+// returned name and settle under that name.
 func (rt *Router) Resolve(tool string) (string, error) {
+	if rt.r.WouldAllow(tool) {
+		return tool, nil
+	}
 	backups := rt.backups[tool]
+	for _, c := range backups {
+		if rt.r.WouldAllow(c) {
+			return c, nil
+		}
+	}
 	candidate := func(i int) string {
 		if i == 0 {
 			return tool
@@ -45,16 +58,6 @@ func (rt *Router) Resolve(tool string) (string, error) {
 		return backups[i-1]
 	}
 	n := 1 + len(backups)
-	for i := range n {
-		if c := candidate(i); rt.r.WouldAllow(c) && rt.r.Status(c) != Unhealthy {
-			return c, nil
-		}
-	}
-	for i := range n {
-		if c := candidate(i); rt.r.WouldAllow(c) {
-			return c, nil
-		}
-	}
 	retry := time.Duration(-1)
 	for i := range n {
 		if e := rt.r.lookup(candidate(i)); e != nil {
@@ -89,7 +92,10 @@ type UnavailableError struct {
 
 // Error returns text such as
 //
-//	tool temporarily unavailable: circuit breaker open for "search" and its backups "web", "cache"; next probe in 12s
+//	tool temporarily unavailable: circuit breaker open for "search" and its backups "web", "cache"; retry in 12s
+//
+// with the wait rounded up as [breaker.RoundRetry] does (sub-second precision
+// below 10s).
 func (e *UnavailableError) Error() string {
 	if len(e.Backups) == 0 {
 		return e.Err.Error()
@@ -107,7 +113,7 @@ func (e *UnavailableError) Error() string {
 		}
 		b.WriteString(" " + strconv.Quote(name))
 	}
-	b.WriteString("; next probe in " + e.Err.RetryIn.String())
+	b.WriteString("; retry in " + breaker.RoundRetry(e.Err.RetryIn).String())
 	return b.String()
 }
 

@@ -18,25 +18,35 @@ func TestRouter(t *testing.T) {
 		want    string
 		wantErr string
 	}{
-		{"the tool itself when allowed and not unhealthy", func(t *testing.T, f *fixture) {}, "search", ""},
-		{"the first backup allowed and not unhealthy (tool open)", func(t *testing.T, f *fixture) {
+		{"the tool itself when its breaker would allow", func(t *testing.T, f *fixture) {}, "search", ""},
+		{"the first backup whose breaker would allow (tool open)", func(t *testing.T, f *fixture) {
 			f.trip(t, "search")
 		}, "web", ""},
-		{"skips a backup that is allowed but unhealthy by score", func(t *testing.T, f *fixture) {
+		{"rev 2: a closed tool with a low score is not starved", func(t *testing.T, f *fixture) {
+			f.call(t, "search", 0, errDown) // one failure: score 0.49, unhealthy, still closed
+		}, "search", ""},
+		{"rev 2: a closed backup with a low score is used", func(t *testing.T, f *fixture) {
 			f.trip(t, "search")
-			f.call(t, "web", 0, errDown) // one failure: score 0.49, still closed
-		}, "cache", ""},
-		{"failing that, the first candidate allowed (even unhealthy)", func(t *testing.T, f *fixture) {
-			f.trip(t, "search")
-			f.trip(t, "cache")
 			f.call(t, "web", 0, errDown)
 		}, "web", ""},
-		{"an open tool whose probe is due is allowed but unhealthy", func(t *testing.T, f *fixture) {
+		{"rev 2: a tripped tool whose probe is due resolves to itself while a backup is healthy", func(t *testing.T, f *fixture) {
 			f.trip(t, "search")
-			f.clock.Advance(20 * time.Second)
-			f.trip(t, "web")
-			f.trip(t, "cache")
-			f.clock.Advance(10 * time.Second) // search's cooldown is over
+			f.call(t, "web", 0, nil)
+			f.clock.Advance(30 * time.Second) // search's cooldown is over
+		}, "search", ""},
+		{"rev 2: a tool whose probe is in flight is skipped", func(t *testing.T, f *fixture) {
+			f.trip(t, "search")
+			f.clock.Advance(30 * time.Second)
+			if p, err := f.r.Allow("search"); err != nil || !p.IsProbe() {
+				t.Fatalf("no probe: %v", err)
+			}
+		}, "web", ""},
+		{"a tool whose probe lease lapsed and whose cooldown from the lease end passed is due again", func(t *testing.T, f *fixture) {
+			f.trip(t, "search")
+			f.clock.Advance(30 * time.Second)
+			f.r.Allow("search")                              // the probe, never settled
+			f.trip(t, "web")                                 // web too is open
+			f.clock.Advance(10*time.Second + 30*time.Second) // lease end, then the cooldown
 		}, "search", ""},
 		{"failing that, a soft refusal naming the candidates, with the soonest retry", func(t *testing.T, f *fixture) {
 			f.trip(t, "search")
@@ -45,7 +55,7 @@ func TestRouter(t *testing.T) {
 			f.clock.Advance(time.Second)
 			f.trip(t, "cache")
 			f.clock.Advance(7 * time.Second) // now 13s: search in 17s, web in 22s, cache in 23s
-		}, "", `tool temporarily unavailable: circuit breaker open for "search" and its backups "web", "cache"; next probe in 17s`},
+		}, "", `tool temporarily unavailable: circuit breaker open for "search" and its backups "web", "cache"; retry in 17s`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,7 +91,7 @@ func TestRouterWithoutBackups(t *testing.T) {
 	rt := NewRouter(f.r, nil)
 	f.trip(t, "solo")
 	_, err := rt.Resolve("solo")
-	if err == nil || !strings.HasPrefix(err.Error(), `tool temporarily unavailable: circuit breaker open for "solo"; next probe in 30s`) {
+	if err == nil || !strings.HasPrefix(err.Error(), `tool temporarily unavailable: circuit breaker open for "solo"; retry in 30s`) {
 		t.Fatalf("error %v", err)
 	}
 	if rt.Backups("solo") != nil {

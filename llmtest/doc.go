@@ -3,8 +3,17 @@
 // Anthropic Messages wire format ([NewAnthropic]) on a loopback
 // httptest server, so the real provider adapters (and their SDKs) can be
 // driven through every path: text answers, tool calls, HTTP errors with
-// Retry-After hints, malformed bodies and requests that hang until the
-// client gives up.
+// Retry-After hints, malformed bodies, reset connections and requests that
+// hang until the client gives up.
+//
+// A request with "stream": true on the OpenAI wire is answered with
+// server-sent events (chat.completion.chunk, as OpenAI sends them): a
+// role-only first chunk (unless [Reply.NoRole]), one chunk per entry of
+// [Reply.Chunks] (see [Chunked]), a tool-call chunk, a finish chunk and
+// "data: [DONE]". A [StreamFault] breaks the stream at a chosen event: cut
+// before it or in its middle, reset the connection, stall until the client
+// gives up, pause until a test resumes it, send malformed JSON, or end with
+// an error event.
 //
 // Each request is decoded into a [Request] (model, conversation, tools),
 // checked against the wire format's rules the real services enforce (a bad

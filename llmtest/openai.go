@@ -19,6 +19,7 @@ type oaRequest struct {
 	Tools               []oaTool    `json:"tools"`
 	MaxTokens           int         `json:"max_tokens"`
 	MaxCompletionTokens int         `json:"max_completion_tokens"`
+	Stream              bool        `json:"stream"`
 }
 
 type oaMessage struct {
@@ -76,7 +77,7 @@ func (openaiWire) decode(body []byte) (Request, string, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return Request{}, "", err
 	}
-	r := Request{Model: in.Model, MaxTokens: in.MaxCompletionTokens}
+	r := Request{Model: in.Model, MaxTokens: in.MaxCompletionTokens, Stream: in.Stream}
 	if r.MaxTokens == 0 {
 		r.MaxTokens = in.MaxTokens
 	}

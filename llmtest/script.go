@@ -41,6 +41,7 @@ type Request struct {
 	Messages  []Message
 	Tools     []Tool
 	MaxTokens int         // max_tokens (or OpenAI's max_completion_tokens); 0 when absent
+	Stream    bool        // the request asked for a stream ("stream": true)
 	Header    http.Header // the request headers
 	Body      []byte      // the raw JSON body
 }
@@ -66,6 +67,16 @@ type Reply struct {
 	Usage     Usage  // reported as is (zero: zero)
 	Fault     *Fault // non-nil: answer with the fault instead
 
+	// Chunks are the content chunks a streamed reply (a request with
+	// "stream": true) sends the text in; nil: Text in one chunk. See
+	// [Chunked].
+	Chunks []string
+	// NoRole leaves out the role-only first chunk a stream starts with.
+	NoRole bool
+	// StreamFault, when non-nil, makes a streamed reply go wrong; see
+	// [StreamFault]. It is unused when the request does not stream.
+	StreamFault *StreamFault
+
 	// Gate, when non-nil, holds the answer until it is closed. If the
 	// request ends first (the client gave up) or the Handler is released,
 	// the connection is dropped without a response.
@@ -90,6 +101,9 @@ type Fault struct {
 	// drop the connection without a response. Status, Header, Body and
 	// Message are then unused.
 	Hang bool
+	// Reset makes the server reset the connection (TCP RST) without a
+	// response. Status, Header, Body and Message are then unused.
+	Reset bool
 }
 
 // Text returns a Reply with text only.
@@ -118,6 +132,17 @@ func RateLimit(retryAfter string) Reply {
 // Hang returns a Reply that never answers: the server waits until the
 // request's context ends.
 func Hang() Reply { return Reply{Fault: &Fault{Hang: true}} }
+
+// Reset returns a Reply that resets the connection without a response.
+func Reset() Reply { return Reply{Fault: &Fault{Reset: true}} }
+
+// Streamed returns a Reply whose stream goes wrong with kind at event at
+// (see [StreamFault]); its text comes in chunks.
+func Streamed(kind StreamFaultKind, at int, chunks ...string) Reply {
+	r := Chunked(chunks...)
+	r.StreamFault = &StreamFault{At: at, Kind: kind}
+	return r
+}
 
 // Malformed returns a Reply whose body is cut-off JSON with status 200.
 func Malformed() Reply { return Raw(http.StatusOK, `{"id":"broken","choi`) }

@@ -91,6 +91,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if f := rep.Fault; f != nil {
+		if f.Reset {
+			reset(w)
+			return
+		}
 		if f.Hang {
 			select {
 			case <-r.Context().Done():
@@ -114,6 +118,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			b = h.wire.errorBody(status, msg)
 		}
 		writeJSON(w, status, f.Header, b)
+		return
+	}
+	if sw, ok := h.wire.(streamer); ok && req.Stream {
+		sw.stream(w, r, req, rep, h.released)
 		return
 	}
 	h.wire.reply(w, req, rep)

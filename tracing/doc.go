@@ -32,10 +32,10 @@
 //	a, _ := agent.New(cfg)
 //	res, err := tr.Run(ctx, a, msgs)
 //
-// Limitation: agent.Event does not yet say which run it belongs to, so turn,
-// attempt and tool spans are recorded only while exactly one traced run is in
-// flight on the Tracer; with concurrent runs each still gets its run span and
-// its request spans (which follow the context), and the events are dropped.
+// Runs are told apart by their run id (agent.Event.RunID and the id
+// agent.RunIDFromContext finds in the provider's context), so one Tracer
+// serves concurrent runs; events of runs not started with [Tracer.Run] are
+// ignored.
 //
 // A Tracer is safe for concurrent use.
 package tracing

@@ -11,7 +11,8 @@ import (
 // Provider wraps p so that every request it sends is a span "request <model>"
 // (gen_ai.operation.name "chat", the request and response models, the token
 // usage on success, status Error on failure). The span is a child of the
-// model attempt's span when one traced run is in flight, else of ctx's span.
+// model attempt's span of the traced run ctx belongs to (agent.RunIDFromContext),
+// else of ctx's span.
 func (t *Tracer) Provider(p agent.Provider) agent.Provider { return &provider{t: t, p: p} }
 
 type provider struct {
@@ -22,7 +23,7 @@ type provider struct {
 func (w *provider) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
 	parent := ctx
 	var attempt trace.Span
-	if pc := w.t.parent(); pc != nil {
+	if pc := w.t.parent(ctx); pc != nil {
 		// The attempt's span is the parent; ctx still carries cancellation.
 		attempt = trace.SpanFromContext(pc)
 		parent = trace.ContextWithSpan(ctx, attempt)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -41,18 +42,22 @@ const (
 	BreakerToModel   = attribute.Key("loopctl.breaker.to_model")
 	RetryWait        = attribute.Key("loopctl.retry.wait")
 	RetryRequest     = attribute.Key("loopctl.retry.request")
+	RunID            = attribute.Key("loopctl.run.id")
 )
 
 // Tracer turns an agent's runs into spans. Build it with [New].
 type Tracer struct {
 	tracer trace.Tracer
 
-	mu   sync.Mutex
-	runs int       // traced runs in flight
-	cur  *runState // the run events belong to, when runs == 1
+	mu      sync.Mutex
+	runs    map[string]*runState // traced runs in flight, by run id
+	pending []agent.Event        // breaker transitions not yet given to a run
 }
 
-// runState holds the open spans of the one run in flight.
+// maxPending bounds the transitions waiting for a run event.
+const maxPending = 32
+
+// runState holds the open spans of one run in flight.
 type runState struct {
 	ctx     context.Context // carries the run span
 	span    trace.Span
@@ -65,31 +70,37 @@ type runState struct {
 
 // New returns a Tracer whose spans come from tp (e.g. otel.GetTracerProvider()).
 func New(tp trace.TracerProvider) *Tracer {
-	return &Tracer{tracer: tp.Tracer(ScopeName)}
+	return &Tracer{tracer: tp.Tracer(ScopeName), runs: make(map[string]*runState)}
 }
 
 // Run runs a.Run(ctx, msgs) under a span "invoke_agent", a child of ctx's span.
-// The span ends when the run does, with the run's total usage and turn count;
-// a run that ends with an error has status Error. Open turn spans are ended.
+// The run id (the span's loopctl.run.id) is the one ctx carries
+// (agent.ContextWithRunID), else the span's trace id and span id, so
+// concurrent runs on one Tracer are told apart by their events. The span ends when the run does, with the run's
+// total usage and turn count; a run that ends with an error has status Error.
 func (t *Tracer) Run(ctx context.Context, a *agent.Agent, msgs []agent.Message) (*agent.Result, error) {
 	ctx, span := t.tracer.Start(ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(OperationName.String("invoke_agent")))
+	id, ok := agent.RunIDFromContext(ctx)
+	if !ok {
+		sc := span.SpanContext()
+		id = sc.TraceID().String() + "-" + sc.SpanID().String()
+		if !sc.IsValid() {
+			id = "run-" + strconv.FormatUint(runSeq.Add(1), 10)
+		}
+		ctx = agent.ContextWithRunID(ctx, id)
+	}
+	span.SetAttributes(RunID.String(id))
 	rs := &runState{ctx: ctx, span: span}
 	t.mu.Lock()
-	t.runs++
-	if t.runs == 1 {
-		t.cur = rs
-	} else {
-		t.cur = nil // events can no longer be told apart
-	}
+	t.runs[id] = rs
 	t.mu.Unlock()
 
 	res, err := a.Run(ctx, msgs)
 
 	t.mu.Lock()
-	t.runs--
-	if t.cur == rs {
-		t.cur = nil
+	if t.runs[id] == rs {
+		delete(t.runs, id)
 	}
 	rs.endTurn()
 	t.mu.Unlock()
@@ -105,13 +116,28 @@ func (t *Tracer) Run(ctx context.Context, a *agent.Agent, msgs []agent.Message) 
 }
 
 // OnEvent records ev; use it as (or call it from) agent.Config.OnEvent.
+// Events of runs not started with [Tracer.Run] are ignored. A breaker
+// transition (which belongs to the Agent, not to a run) becomes an event on
+// the span of the run whose event follows it: the agent delivers a
+// transition just before the event of the turn or tool call that caused it.
 func (t *Tracer) OnEvent(ev agent.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	rs := t.cur
+	if ev.Kind == agent.EventModelTransition || ev.Kind == agent.EventToolTransition {
+		if len(t.pending) == maxPending {
+			t.pending = t.pending[1:]
+		}
+		t.pending = append(t.pending, ev)
+		return
+	}
+	rs := t.runs[ev.RunID]
 	if rs == nil {
 		return
 	}
+	for _, tr := range t.pending {
+		rs.transition(tr)
+	}
+	t.pending = t.pending[:0]
 	now := time.Now()
 	switch ev.Kind {
 	case agent.EventTurnStarted:
@@ -158,15 +184,20 @@ func (t *Tracer) OnEvent(ev agent.Event) {
 			setError(span, err)
 		}
 		span.End(trace.WithTimestamp(now))
-	case agent.EventModelTransition:
+	}
+}
+
+// transition adds a breaker transition event to the run's span.
+func (rs *runState) transition(ev agent.Event) {
+	if ev.Kind == agent.EventModelTransition {
 		tr := ev.Transition
 		rs.span.AddEvent("breaker.transition", trace.WithAttributes(BreakerKind.String("model"),
 			BreakerFrom.String(tr.From.String()), BreakerTo.String(tr.To.String()),
 			BreakerFromModel.String(tr.FromModel), BreakerToModel.String(tr.ToModel)))
-	case agent.EventToolTransition:
-		rs.span.AddEvent("breaker.transition", trace.WithAttributes(BreakerKind.String("tool"),
-			BreakerName.String(ev.Tool), BreakerFrom.String(ev.From.String()), BreakerTo.String(ev.To.String())))
+		return
 	}
+	rs.span.AddEvent("breaker.transition", trace.WithAttributes(BreakerKind.String("tool"),
+		BreakerName.String(ev.Tool), BreakerFrom.String(ev.From.String()), BreakerTo.String(ev.To.String())))
 }
 
 func setError(s trace.Span, err error) {
@@ -189,14 +220,19 @@ func (rs *runState) endTurn() {
 	}
 }
 
-// parent returns the context a request span of the run in flight starts
-// from: the open attempt's, or nil if there is none or runs cannot be told
-// apart.
-func (t *Tracer) parent() context.Context {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cur == nil {
+// parent returns the context a request span of the run ctx belongs to
+// starts from: its open attempt's, or nil if there is none.
+func (t *Tracer) parent(ctx context.Context) context.Context {
+	id, ok := agent.RunIDFromContext(ctx)
+	if !ok {
 		return nil
 	}
-	return t.cur.attCtx
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if rs := t.runs[id]; rs != nil {
+		return rs.attCtx
+	}
+	return nil
 }
+
+var runSeq atomic.Uint64

@@ -217,3 +217,51 @@ func TestRunWithFailover(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentRuns checks that concurrent runs on one Tracer each get their
+// own, complete span tree.
+func TestConcurrentRuns(t *testing.T) {
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
+	defer srv.Close()
+	p, err := openai.New(openai.Config{BaseURL: srv.BaseURL(), APIKey: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+	tr := tracing.New(tp)
+	a, err := agent.New(agent.Config{Provider: tr.Provider(p), Models: fallback.Settings{Primary: "m"}, OnEvent: tr.OnEvent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 4
+	errs := make(chan error, runs)
+	for i := range runs {
+		go func() {
+			ctx := t.Context()
+			if i == 0 {
+				ctx = agent.ContextWithRunID(ctx, "mine")
+			}
+			_, err := tr.Run(ctx, a, []agent.Message{{Role: agent.RoleUser, Content: "hi"}})
+			errs <- err
+		}()
+	}
+	for range runs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := tree(exp.GetSpans())
+	want := strings.Repeat("invoke_agent\n  turn 1\n    chat m\n      request m\n", runs)
+	if got != want {
+		t.Fatalf("span trees:\n%s\nwant:\n%s", got, want)
+	}
+	ids := map[string]bool{}
+	for _, s := range find(t, exp.GetSpans(), "invoke_agent") {
+		ids[attr(s, tracing.RunID).AsString()] = true
+	}
+	if len(ids) != runs || !ids["mine"] {
+		t.Fatalf("run ids = %v, want %d distinct ones including \"mine\"", ids, runs)
+	}
+}

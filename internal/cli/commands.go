@@ -4,5 +4,7 @@ package cli
 // is one entry here plus its run function.
 var commands = []Command{
 	{Name: "demo", Summary: "watch the breakers trip and recover on a scripted in-process model server", Run: runDemo},
+	{Name: "mcp-proxy", Summary: "serve MCP servers' tools with a circuit breaker per tool (stdio or streamable HTTP)", Run: runMCPProxy},
 	{Name: "simulate", Summary: "measure plain retries against a breaker during a simulated outage", Run: runSimulate},
+	{Name: "version", Summary: "print the version, the commit and the Go version of this build", Run: runVersion},
 }

@@ -1,0 +1,185 @@
+package gateway
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+// Config is the gateway's configuration: what `loopctl serve --config` reads
+// from YAML (see [ParseConfig]) and what a Go program builds to mount the
+// gateway itself. The zero value of every optional field means its default,
+// as documented on the field.
+type Config struct {
+	// Listen is the address `loopctl serve` listens on. "": 127.0.0.1:4000.
+	// The Handler itself does not listen.
+	Listen string
+	// ClientKeys are the keys clients must present as "Authorization: Bearer
+	// <key>". Empty: no authentication (allowed by `loopctl serve` only on a
+	// loopback address).
+	ClientKeys []ClientKey
+	// Upstreams are the OpenAI-compatible servers models are served by.
+	Upstreams []Upstream
+	// Models are the model names clients use, each with its own model
+	// breaker and fallback chain.
+	Models []Model
+	// Retry is the retry ladder applied to every upstream request.
+	Retry Retry
+	// Timeouts bound upstream requests.
+	Timeouts Timeouts
+	// Limits bound client requests.
+	Limits Limits
+	// Store names a shared breaker store (FLEET.md). Empty: in-process state.
+	Store Store
+}
+
+// ClientKey is one client credential.
+type ClientKey struct {
+	// Name identifies the key in logs (the key itself is never logged).
+	Name string
+	// KeyEnv is the environment variable holding the key (YAML key_env).
+	KeyEnv string
+	// Key is the key itself, for Go callers; when set, KeyEnv is not read.
+	// It cannot be set from YAML, so keys never sit in config files.
+	Key string
+}
+
+// Upstream is an OpenAI-compatible server, referred to as name/<model>.
+type Upstream struct {
+	// Name is the prefix models of this upstream are named with.
+	Name string
+	// BaseURL is the API root, e.g. https://api.openai.com/v1; the gateway
+	// appends /chat/completions.
+	BaseURL string
+	// APIKeyEnv is the environment variable holding the upstream's key,
+	// sent as "Authorization: Bearer <key>". "": no Authorization header.
+	APIKeyEnv string
+	// APIKey is the key itself, for Go callers; when set, APIKeyEnv is not
+	// read. It cannot be set from YAML.
+	APIKey string
+}
+
+// Model is a model name clients use.
+type Model struct {
+	// Name is what clients put in "model". It must not contain "/" (that
+	// form addresses an upstream model directly).
+	Name string
+	// Primary is the upstream model served normally, as upstream/model.
+	Primary string
+	// Chain are the backups, in order, as upstream/model.
+	Chain []string
+	// Breaker tunes the model breaker (SEMANTICS §3); zero values are the
+	// fallback package's defaults.
+	Breaker Breaker
+	// Attempts is the request's attempt budget (models tried, each through
+	// the retry ladder). 0: enough to walk the chain once (the primary's
+	// TripThreshold + each entry's MaxFailCount + 1).
+	Attempts int
+}
+
+// Breaker holds the model breaker's settings; each zero value means the
+// default of the corresponding fallback.Settings field.
+type Breaker struct {
+	TripThreshold     int           // 0: 3
+	RecoveryTimeout   time.Duration // 0: 60s
+	RecoverySuccesses int           // 0: 2
+	MaxFailCount      int           // 0: 2
+	ProbeTimeout      time.Duration // 0: 5m
+}
+
+// Retry holds the retry ladder's settings (SEMANTICS §4); zero values are
+// the retry package's defaults.
+type Retry struct {
+	MaxRetries int           // 0: 3; negative: none
+	BaseDelay  time.Duration // 0: 100ms
+	MaxDelay   time.Duration // 0: 10s
+}
+
+// Timeouts bound one upstream request.
+type Timeouts struct {
+	// Request bounds one upstream request, whole (streams included).
+	// 0: 10m.
+	Request time.Duration
+	// FirstByte bounds the wait for the upstream's first byte: the response
+	// headers of a non-streaming request, the first content chunk of a
+	// stream. 0: 60s.
+	FirstByte time.Duration
+}
+
+// Limits bound client requests.
+type Limits struct {
+	// MaxBody is the largest request body accepted, in bytes. 0: 10 MiB.
+	MaxBody int64
+}
+
+// Store names the shared breaker store.
+type Store struct {
+	// Redis is a redis:// or rediss:// URL. "": in-process state.
+	Redis string
+	// Prefix prefixes every key. "": "loopctl".
+	Prefix string
+}
+
+// Defaults.
+const (
+	DefaultListen    = "127.0.0.1:4000"
+	DefaultRequest   = 10 * time.Minute
+	DefaultFirstByte = 60 * time.Second
+	DefaultMaxBody   = 10 << 20
+)
+
+// LoadConfig reads and parses the YAML file at path; see [ParseConfig].
+func LoadConfig(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseConfig(b)
+}
+
+// Problem is one thing wrong with a configuration, named by its key path,
+// e.g. `models[1].chain[0]`.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+// Error returns "path: message".
+func (p Problem) Error() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// ConfigError lists every problem found in a configuration. Its Error text
+// has one problem per line.
+type ConfigError struct {
+	Problems []Problem
+}
+
+// Error returns the problems, one per line.
+func (e *ConfigError) Error() string {
+	s := ""
+	for i, p := range e.Problems {
+		if i > 0 {
+			s += "\n"
+		}
+		s += p.Error()
+	}
+	return s
+}
+
+// problems collects Problems.
+type problems []Problem
+
+func (ps *problems) add(path, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (ps problems) err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ConfigError{Problems: ps}
+}

@@ -1,0 +1,264 @@
+package gateway
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ParseConfig parses a YAML configuration (GATEWAY.md §2) and validates it
+// (see [Config.Validate]). Unknown keys, values of the wrong type, bad
+// durations (Go syntax, e.g. 90s) and sizes (bytes, or KiB/MiB/GiB, e.g.
+// 10MiB) are errors. The error is a [*ConfigError] naming every problem by
+// its key path, e.g. `models[1].chain[0]: unknown upstream "anthropc"`.
+// Environment variables named by key_env and api_key_env are not read here.
+func ParseConfig(data []byte) (Config, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Config{}, &ConfigError{Problems: []Problem{{Message: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}}
+	}
+	var c Config
+	var ps problems
+	if len(doc.Content) > 0 {
+		d := decoder{ps: &ps}
+		d.config(doc.Content[0], &c)
+	}
+	if len(ps) > 0 {
+		// Structural problems first; validation adds what it finds.
+		if err := c.Validate(); err != nil {
+			ps = append(ps, err.(*ConfigError).Problems...)
+		}
+		return c, ps.err()
+	}
+	return c, c.Validate()
+}
+
+// decoder walks YAML nodes, recording problems by key path.
+type decoder struct{ ps *problems }
+
+func (d decoder) bad(path string, n *yaml.Node, format string, args ...any) {
+	d.ps.add(path, format+" (line %d)", append(args, n.Line)...)
+}
+
+// fields walks a mapping, calling set for each known key; unknown keys are
+// problems.
+func (d decoder) fields(path string, n *yaml.Node, set map[string]func(p string, v *yaml.Node)) {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		if !isNull(n) {
+			d.bad(path, n, "must be a mapping")
+		}
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := join(path, k.Value)
+		f, ok := set[k.Value]
+		switch {
+		case !ok:
+			d.bad(p, k, "unknown key")
+		case seen[k.Value]:
+			d.bad(p, k, "duplicate key")
+		default:
+			seen[k.Value] = true
+			f(p, v)
+		}
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
+
+// seq walks a sequence, calling each with the element's path.
+func (d decoder) seq(path string, n *yaml.Node, each func(p string, v *yaml.Node)) {
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.bad(path, n, "must be a list")
+		return
+	}
+	for i, v := range n.Content {
+		each(fmt.Sprintf("%s[%d]", path, i), v)
+	}
+}
+
+func (d decoder) scalar(path string, n *yaml.Node) (string, bool) {
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		d.bad(path, n, "must be a single value")
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (d decoder) str(dst *string) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+			*dst = n.Value
+			return
+		}
+		if s, ok := d.scalar(p, n); ok {
+			*dst = s
+		}
+	}
+}
+
+func (d decoder) int(dst *int) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		s, ok := d.scalar(p, n)
+		if !ok {
+			return
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			d.bad(p, n, "%q is not a whole number", s)
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d decoder) duration(dst *time.Duration) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		s, ok := d.scalar(p, n)
+		if !ok {
+			return
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			d.bad(p, n, "%q is not a duration (e.g. 500ms, 30s, 5m)", s)
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d decoder) size(dst *int64) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		s, ok := d.scalar(p, n)
+		if !ok {
+			return
+		}
+		v, err := ParseSize(s)
+		if err != nil {
+			d.bad(p, n, "%v", err)
+			return
+		}
+		*dst = v
+	}
+}
+
+// ParseSize parses a size: a whole number of bytes, optionally followed by
+// B, KiB, MiB or GiB (e.g. "10MiB", "512KiB", "1048576").
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size (bytes, or a whole number with KiB, MiB or GiB, e.g. 10MiB)", s)
+	}
+	return v * mult, nil
+}
+
+func (d decoder) config(n *yaml.Node, c *Config) {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	d.fields("", n, map[string]func(string, *yaml.Node){
+		"listen": d.str(&c.Listen),
+		"client_keys": func(p string, v *yaml.Node) {
+			d.seq(p, v, func(p string, v *yaml.Node) {
+				var k ClientKey
+				d.fields(p, v, map[string]func(string, *yaml.Node){
+					"name":    d.str(&k.Name),
+					"key_env": d.str(&k.KeyEnv),
+				})
+				c.ClientKeys = append(c.ClientKeys, k)
+			})
+		},
+		"upstreams": func(p string, v *yaml.Node) {
+			d.seq(p, v, func(p string, v *yaml.Node) {
+				var u Upstream
+				d.fields(p, v, map[string]func(string, *yaml.Node){
+					"name":        d.str(&u.Name),
+					"base_url":    d.str(&u.BaseURL),
+					"api_key_env": d.str(&u.APIKeyEnv),
+				})
+				c.Upstreams = append(c.Upstreams, u)
+			})
+		},
+		"models": func(p string, v *yaml.Node) {
+			d.seq(p, v, func(p string, v *yaml.Node) {
+				var m Model
+				d.fields(p, v, map[string]func(string, *yaml.Node){
+					"name":     d.str(&m.Name),
+					"primary":  d.str(&m.Primary),
+					"attempts": d.int(&m.Attempts),
+					"chain": func(p string, v *yaml.Node) {
+						d.seq(p, v, func(p string, v *yaml.Node) {
+							var s string
+							d.str(&s)(p, v)
+							m.Chain = append(m.Chain, s)
+						})
+					},
+					"breaker": func(p string, v *yaml.Node) {
+						b := &m.Breaker
+						d.fields(p, v, map[string]func(string, *yaml.Node){
+							"trip_threshold":     d.int(&b.TripThreshold),
+							"recovery_timeout":   d.duration(&b.RecoveryTimeout),
+							"recovery_successes": d.int(&b.RecoverySuccesses),
+							"max_fail_count":     d.int(&b.MaxFailCount),
+							"probe_timeout":      d.duration(&b.ProbeTimeout),
+						})
+					},
+				})
+				c.Models = append(c.Models, m)
+			})
+		},
+		"retry": func(p string, v *yaml.Node) {
+			d.fields(p, v, map[string]func(string, *yaml.Node){
+				"max_retries": d.int(&c.Retry.MaxRetries),
+				"base_delay":  d.duration(&c.Retry.BaseDelay),
+				"max_delay":   d.duration(&c.Retry.MaxDelay),
+			})
+		},
+		"timeouts": func(p string, v *yaml.Node) {
+			d.fields(p, v, map[string]func(string, *yaml.Node){
+				"request":    d.duration(&c.Timeouts.Request),
+				"first_byte": d.duration(&c.Timeouts.FirstByte),
+			})
+		},
+		"limits": func(p string, v *yaml.Node) {
+			d.fields(p, v, map[string]func(string, *yaml.Node){
+				"max_body": d.size(&c.Limits.MaxBody),
+			})
+		},
+		"store": func(p string, v *yaml.Node) {
+			d.fields(p, v, map[string]func(string, *yaml.Node){
+				"redis":  d.str(&c.Store.Redis),
+				"prefix": d.str(&c.Store.Prefix),
+			})
+		},
+	})
+}

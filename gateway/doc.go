@@ -1,0 +1,34 @@
+// Package gateway is loopctl's OpenAI-compatible gateway: an http.Handler
+// that puts the model breaker (package fallback) and the retry ladder
+// (package retry) in front of any OpenAI-compatible upstream, so that a
+// client in any language gets them by pointing its base URL at it.
+//
+// A [Gateway] is built from a [Config] (parsed from YAML with [ParseConfig]
+// or [LoadConfig], or built in Go) and serves:
+//
+//   - POST /v1/chat/completions, streaming and not: the body is forwarded
+//     unchanged except "model", which becomes the routed upstream model.
+//     Each request gets an attempt budget (by default enough to walk the
+//     fallback chain once); each attempt goes where the model's breaker
+//     routes it, through the retry ladder. Responses carry
+//     x-loopctl-model (the upstream/model that served, or failed last) and
+//     x-loopctl-attempts (models tried). A model named upstream/model goes
+//     to that model directly, with its own breaker and no chain.
+//   - GET /v1/models, /healthz, /readyz and /metrics (Prometheus).
+//
+// Failures reach the client in the OpenAI error shape: 502 upstream_error
+// when no model could serve, 429 rate_limit_error and 503
+// fallback_exhausted with Retry-After (whole seconds until the primary may
+// be probed), the upstream's own 400, 413 and 422 unchanged (they carry no
+// verdict against the model), 401 for a missing or wrong client key.
+//
+// Streams are flushed event by event. Before the first content chunk the
+// gateway holds back only role-only and empty chunks (at most 16 events,
+// 64 KiB, and timeouts.first_byte), so an upstream that fails before it
+// fails over invisibly; after it the gateway never switches models: a
+// broken stream ends with an error event (data: {"error": ...}) and no
+// [DONE], and counts as a failure of the model that served it. A client
+// that goes away cancels the upstream request and counts nothing.
+//
+// The normative description is loopctl's GATEWAY.md.
+package gateway

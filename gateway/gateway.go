@@ -1,0 +1,429 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/retry"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options are the gateway's runtime hooks, for what a configuration file
+// cannot say. The zero value is fine.
+type Options struct {
+	// Transport sends upstream requests. nil: a transport tuned for a proxy
+	// (keep-alives, 256 idle connections per upstream), closed by
+	// [Gateway.Close].
+	Transport http.RoundTripper
+	// Logger gets one line per request (level Info; Warn for failures).
+	// nil: no request log.
+	Logger *slog.Logger
+	// Getenv reads the environment variables the configuration names.
+	// nil: os.Getenv.
+	Getenv func(string) string
+	// Now is the breakers' clock (fallback.Settings.Now) and the clock
+	// Retry-After values are computed with. nil: time.Now.
+	Now func() time.Time
+	// Rand is the retry ladder's random source (retry.Policy.Rand). nil:
+	// math/rand/v2.
+	Rand func() float64
+	// NewManager creates the model breaker of each configured model and of
+	// each upstream/model addressed directly; it is where a shared breaker
+	// store (FLEET.md) plugs in. nil: fallback.New (in-process state).
+	NewManager func(name string, s fallback.Settings) (*fallback.Manager, error)
+	// Ready reports whether the breaker store is reachable, for /readyz.
+	// nil: always ready (in-process state).
+	Ready func(context.Context) error
+	// Registry is where the gateway registers its Prometheus collectors and
+	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
+	Registry *prometheus.Registry
+}
+
+// Gateway is an OpenAI-compatible gateway: an http.Handler that serves
+// POST /v1/chat/completions through a model breaker and retry ladder per
+// model, GET /v1/models, /healthz, /readyz and /metrics (GATEWAY.md). It is
+// safe for concurrent use.
+type Gateway struct {
+	cfg       Config
+	opt       Options
+	client    *http.Client
+	own       *http.Transport // the default transport, closed by Close
+	now       func() time.Time
+	keys      [][sha256.Size]byte
+	keyNames  []string
+	upstreams map[string]*upstream
+	models    map[string]*route // configured models, by name
+	order     []*route          // configured models, in config order
+	policy    retry.Policy
+	maxBody   int64
+	request   time.Duration
+	firstByte time.Duration
+	modelList []byte
+	log       *slog.Logger
+	m         *metrics
+
+	directMu sync.RWMutex
+	direct   map[string]*route // upstream/model routes, created on first use
+}
+
+// maxDirect bounds the number of upstream/model routes created on demand.
+const maxDirect = 1024
+
+// upstream is one configured upstream.
+type upstream struct {
+	name string
+	url  string // base URL + /chat/completions
+	auth string // "Bearer <key>" or ""
+}
+
+// route is a model name with its breaker.
+type route struct {
+	name    string
+	mgr     *fallback.Manager
+	budget  int
+	targets map[string]*target
+	policy  retry.Policy
+}
+
+// target is one upstream model a route may send to.
+type target struct {
+	ref    string // upstream/model
+	up     *upstream
+	quoted []byte // the model name as a JSON string
+}
+
+// New builds a gateway from cfg, which must be valid (see [Config.Validate]),
+// reading the keys its key_env and api_key_env entries name. The error
+// names every problem by key path.
+func New(cfg Config, opt Options) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		cfg:       cfg,
+		opt:       opt,
+		now:       opt.Now,
+		upstreams: map[string]*upstream{},
+		models:    map[string]*route{},
+		direct:    map[string]*route{},
+		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
+		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
+		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
+		log:       opt.Logger,
+	}
+	if g.now == nil {
+		g.now = time.Now
+	}
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var ps problems
+	for i, k := range cfg.ClientKeys {
+		key := k.Key
+		if key == "" {
+			if key = getenv(k.KeyEnv); key == "" {
+				ps.add(fmt.Sprintf("client_keys[%d].key_env", i), "environment variable %s is not set", k.KeyEnv)
+				continue
+			}
+		}
+		g.keys = append(g.keys, sha256.Sum256([]byte(key)))
+		g.keyNames = append(g.keyNames, k.Name)
+	}
+	for i, u := range cfg.Upstreams {
+		up := &upstream{name: u.Name, url: strings.TrimRight(u.BaseURL, "/") + "/chat/completions"}
+		key := u.APIKey
+		if key == "" && u.APIKeyEnv != "" {
+			if key = getenv(u.APIKeyEnv); key == "" {
+				ps.add(fmt.Sprintf("upstreams[%d].api_key_env", i), "environment variable %s is not set", u.APIKeyEnv)
+			}
+		}
+		if key != "" {
+			up.auth = "Bearer " + key
+		}
+		g.upstreams[u.Name] = up
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	g.policy = retry.Policy{
+		MaxRetries: cfg.Retry.MaxRetries,
+		BaseDelay:  cfg.Retry.BaseDelay,
+		MaxDelay:   cfg.Retry.MaxDelay,
+		Rand:       opt.Rand,
+	}
+	if err := g.policy.Validate(); err != nil {
+		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: err.Error()}}}
+	}
+	g.m = newMetrics(opt.Registry, g)
+	for i, m := range cfg.Models {
+		rt, err := g.newRoute(m)
+		if err != nil {
+			return nil, &ConfigError{Problems: []Problem{{Path: fmt.Sprintf("models[%d]", i), Message: err.Error()}}}
+		}
+		g.models[m.Name] = rt
+		g.order = append(g.order, rt)
+	}
+	type entry struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []entry `json:"data"`
+	}{Object: "list", Data: []entry{}}
+	for _, m := range cfg.Models {
+		list.Data = append(list.Data, entry{ID: m.Name, Object: "model", OwnedBy: "loopctl"})
+	}
+	g.modelList, _ = json.Marshal(list)
+
+	rt := opt.Transport
+	if rt == nil {
+		g.own = newTransport()
+		rt = g.own
+	}
+	g.client = &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return g, nil
+}
+
+func orDefault[T int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// newTransport returns a transport tuned for proxying to a few upstreams.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		WriteBufferSize:       16 << 10,
+		ReadBufferSize:        16 << 10,
+	}
+}
+
+// newRoute builds the route of a configured model or of a direct
+// upstream/model reference (m.Chain empty, m.Name == m.Primary).
+func (g *Gateway) newRoute(m Model) (*route, error) {
+	b := m.Breaker
+	s := fallback.Settings{
+		Primary:                 m.Primary,
+		Chain:                   m.Chain,
+		TripThreshold:           b.TripThreshold,
+		RecoveryTimeout:         b.RecoveryTimeout,
+		RecoverySuccessesNeeded: b.RecoverySuccesses,
+		MaxFailCount:            b.MaxFailCount,
+		ProbeTimeout:            b.ProbeTimeout,
+		Now:                     g.opt.Now,
+	}
+	rt := &route{name: m.Name, targets: map[string]*target{}}
+	s.OnTransition = func(t fallback.Transition) { g.m.transition(rt.name, t) }
+	newManager := g.opt.NewManager
+	if newManager == nil {
+		newManager = func(_ string, s fallback.Settings) (*fallback.Manager, error) { return fallback.New(s) }
+	}
+	mgr, err := newManager(m.Name, s)
+	if err != nil {
+		return nil, err
+	}
+	rt.mgr = mgr
+	rt.budget = m.Attempts
+	if rt.budget == 0 {
+		rt.budget = max(b.TripThreshold, 0) + 1
+		if b.TripThreshold == 0 {
+			rt.budget = 3 + 1
+		}
+		per := b.MaxFailCount
+		if per == 0 {
+			per = 2
+		}
+		rt.budget += per * len(m.Chain)
+	}
+	for _, ref := range append([]string{m.Primary}, m.Chain...) {
+		upName, model, _ := strings.Cut(ref, "/")
+		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model)}
+	}
+	rt.policy = g.policy
+	rt.policy.OnRetry = func(a retry.Attempt) { g.m.retried(rt.name, a) }
+	return rt, nil
+}
+
+// lookup returns the route of a model name: a configured model, or an
+// upstream/model reference to a configured upstream (created on first use).
+func (g *Gateway) lookup(name string) *route {
+	if rt := g.models[name]; rt != nil {
+		return rt
+	}
+	upName, model, ok := strings.Cut(name, "/")
+	if !ok || model == "" || g.upstreams[upName] == nil {
+		return nil
+	}
+	g.directMu.RLock()
+	rt := g.direct[name]
+	g.directMu.RUnlock()
+	if rt != nil {
+		return rt
+	}
+	g.directMu.Lock()
+	defer g.directMu.Unlock()
+	if rt = g.direct[name]; rt != nil {
+		return rt
+	}
+	if len(g.direct) >= maxDirect {
+		return nil
+	}
+	rt, err := g.newRoute(Model{Name: name, Primary: name})
+	if err != nil {
+		return nil
+	}
+	g.direct[name] = rt
+	return rt
+}
+
+// Managers returns the model breaker of every configured model, by model
+// name, and of every upstream/model addressed directly so far, by that
+// reference. The map is a new one; the managers are the gateway's own.
+func (g *Gateway) Managers() map[string]*fallback.Manager {
+	out := make(map[string]*fallback.Manager, len(g.models))
+	for n, rt := range g.models {
+		out[n] = rt.mgr
+	}
+	g.directMu.RLock()
+	for n, rt := range g.direct {
+		out[n] = rt.mgr
+	}
+	g.directMu.RUnlock()
+	return out
+}
+
+// Registry returns the Prometheus registry /metrics serves.
+func (g *Gateway) Registry() *prometheus.Registry { return g.m.reg }
+
+// Close closes the idle upstream connections of the default transport.
+func (g *Gateway) Close() {
+	if g.own != nil {
+		g.own.CloseIdleConnections()
+	}
+}
+
+// ServeHTTP routes a request to its endpoint.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/chat/completions", "/chat/completions":
+		if r.Method != http.MethodPost {
+			methodNotAllowed(w, http.MethodPost)
+			return
+		}
+		g.chat(w, r)
+	case "/v1/models", "/models":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			methodNotAllowed(w, http.MethodGet)
+			return
+		}
+		if !g.authorized(w, r) {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(g.modelList)
+	case "/healthz":
+		_, _ = io.WriteString(w, "ok\n")
+	case "/readyz":
+		if g.opt.Ready != nil {
+			if err := g.opt.Ready(r.Context()); err != nil {
+				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		_, _ = io.WriteString(w, "ready\n")
+	case "/metrics":
+		g.m.handler.ServeHTTP(w, r)
+	default:
+		writeError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
+	}
+}
+
+func methodNotAllowed(w http.ResponseWriter, allow string) {
+	w.Header().Set("Allow", allow)
+	writeError(w, http.StatusMethodNotAllowed, apiError{Message: "method not allowed", Type: "invalid_request_error"})
+}
+
+// authorized checks the client's key in constant time (against every key,
+// by SHA-256, so neither the key nor its length leaks through timing). It
+// writes the 401 itself.
+func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request) bool {
+	_, ok := g.clientName(r)
+	if !ok {
+		writeError(w, http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key>)", Type: "authentication_error", Code: "invalid_api_key"})
+	}
+	return ok
+}
+
+// clientName returns the name of the client key r presents; ok is true when no
+// keys are configured.
+func (g *Gateway) clientName(r *http.Request) (string, bool) {
+	if len(g.keys) == 0 {
+		return "", true
+	}
+	h := r.Header.Get("Authorization")
+	tok, found := strings.CutPrefix(h, "Bearer ")
+	if !found {
+		tok = r.Header.Get("Api-Key")
+		if tok == "" {
+			return "", false
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	match := -1
+	for i := range g.keys {
+		if subtle.ConstantTimeCompare(sum[:], g.keys[i][:]) == 1 {
+			match = i
+		}
+	}
+	if match < 0 {
+		return "", false
+	}
+	return g.keyNames[match], true
+}
+
+// apiError is the OpenAI error object.
+type apiError struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Param   any    `json:"param"`
+	Code    any    `json:"code"`
+}
+
+// writeError writes {"error": e} with status.
+func writeError(w http.ResponseWriter, status int, e apiError) {
+	b, _ := json.Marshal(struct {
+		Error apiError `json:"error"`
+	}{e})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+var errBodyTooLarge = errors.New("request body too large")

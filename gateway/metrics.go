@@ -1,0 +1,135 @@
+package gateway
+
+import (
+	"sync"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/retry"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"net/http"
+)
+
+// metrics are the gateway's Prometheus collectors. Names follow the team's
+// shared scheme: loopctl_gateway_* for requests, loopctl_breaker_* and
+// loopctl_calls_total / loopctl_retries_total (kind="model") for the model
+// breakers.
+type metrics struct {
+	reg       *prometheus.Registry
+	handler   http.Handler
+	requests  *prometheus.CounterVec
+	fallbacks *prometheus.CounterVec
+	first     *prometheus.HistogramVec
+	overhead  prometheus.Histogram
+	trans     *prometheus.CounterVec
+	calls     *prometheus.CounterVec
+	retries   *prometheus.CounterVec
+
+	cache sync.Map // counterKey -> prometheus.Counter
+}
+
+type counterKey struct {
+	vec     *prometheus.CounterVec
+	a, b, c string
+}
+
+func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m := &metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_gateway_requests_total",
+			Help: "Chat completion requests by model, upstream model that served (or failed last) and outcome.",
+		}, []string{"model", "upstream_model", "outcome"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_gateway_fallbacks_total",
+			Help: "Attempts of a request that went to another upstream model after one failed.",
+		}, []string{"model", "from", "to"}),
+		first: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "loopctl_gateway_upstream_first_byte_seconds",
+			Help:    "Time from sending a request upstream to its first byte (streams: the first content chunk).",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"upstream_model"}),
+		overhead: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "loopctl_gateway_overhead_seconds",
+			Help:    "Time the gateway adds to a request: total time minus the time spent on upstream requests and retry waits.",
+			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .1},
+		}),
+		trans: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_breaker_transitions_total",
+			Help: "Breaker state transitions.",
+		}, []string{"breaker", "kind", "from", "to"}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_calls_total",
+			Help: "Turns settled by the model breakers, by outcome (success, failure, cancel, refused).",
+		}, []string{"breaker", "kind", "outcome"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_retries_total",
+			Help: "Retries by the retry ladder, by reason (transient, rate_limit).",
+		}, []string{"breaker", "kind", "reason"}),
+	}
+	reg.MustRegister(m.requests, m.fallbacks, m.first, m.overhead, m.trans, m.calls, m.retries, stateCollector{g})
+	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	return m
+}
+
+func (m *metrics) counter(vec *prometheus.CounterVec, a, b, c string) prometheus.Counter {
+	k := counterKey{vec, a, b, c}
+	if v, ok := m.cache.Load(k); ok {
+		return v.(prometheus.Counter)
+	}
+	ctr := vec.WithLabelValues(a, b, c)
+	m.cache.Store(k, ctr)
+	return ctr
+}
+
+func (m *metrics) request(model, upstream, outcome string, overhead time.Duration) {
+	m.counter(m.requests, model, upstream, outcome).Inc()
+	m.overhead.Observe(overhead.Seconds())
+}
+
+func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to).Inc() }
+
+func (m *metrics) firstByte(upstream string, d time.Duration) {
+	m.first.WithLabelValues(upstream).Observe(d.Seconds())
+}
+
+func (m *metrics) call(model, outcome string) { m.counter(m.calls, model, "model", outcome).Inc() }
+
+func (m *metrics) retried(model string, a retry.Attempt) {
+	reason := "transient"
+	if retry.Classify(a.Err) == retry.RateLimited {
+		reason = "rate_limit"
+	}
+	m.counter(m.retries, model, "model", reason).Inc()
+}
+
+func (m *metrics) transition(model string, t fallback.Transition) {
+	m.trans.WithLabelValues(model, "model", t.From.String(), t.To.String()).Inc()
+}
+
+// stateCollector reports loopctl_breaker_state, one-hot, for every model
+// breaker, read (purely) at scrape time.
+type stateCollector struct{ g *Gateway }
+
+var stateDesc = prometheus.NewDesc("loopctl_breaker_state",
+	"Breaker state, one-hot: 1 for the current state, 0 for the others.",
+	[]string{"breaker", "kind", "state"}, nil)
+
+func (c stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- stateDesc }
+
+func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
+	for name, mgr := range c.g.Managers() {
+		cur := mgr.State()
+		for _, s := range []fallback.State{fallback.Primary, fallback.Fallback, fallback.Recovering} {
+			v := 0.0
+			if s == cur {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(stateDesc, prometheus.GaugeValue, v, name, "model", s.String())
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+var jsonValid = json.Valid
+
+// holdLimits bound what a stream holds back before its first content chunk.
+// Once either is exceeded the gateway commits to the stream (sends what it
+// held) and can no longer fail over. The time bound is timeouts.first_byte.
+type holdLimits struct {
+	events int
+	bytes  int
+}
+
+// stream reads an upstream's server-sent events one event at a time.
+type stream struct {
+	r    *bufio.Reader
+	ev   bytes.Buffer // the event being read
+	held bytes.Buffer // events held back before the first content chunk
+	done bool         // the held events end the stream ([DONE])
+}
+
+func newStream(body io.Reader) *stream {
+	r := readerPool.Get().(*bufio.Reader)
+	r.Reset(body)
+	return &stream{r: r}
+}
+
+func (s *stream) release() {
+	if s.r != nil {
+		s.r.Reset(nil)
+		readerPool.Put(s.r)
+		s.r = nil
+	}
+}
+
+// next reads the next event (its lines up to and including the blank line
+// that ends it) and returns it; the slice is valid until the next call. At
+// the end of the body it returns io.EOF if the body ended between events,
+// and errCut (wrapping the read error) if it ended inside one.
+func (s *stream) next() ([]byte, error) {
+	s.ev.Reset()
+	for {
+		line, err := s.r.ReadSlice('\n')
+		s.ev.Write(line)
+		switch {
+		case err == bufio.ErrBufferFull:
+			if s.ev.Len() > 4<<20 {
+				return nil, fmt.Errorf("%w: an event over 4 MiB", errCut)
+			}
+			continue
+		case err != nil:
+			if err == io.EOF && s.ev.Len() == 0 {
+				return nil, io.EOF
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("%w: %w", errCut, err)
+		}
+		if len(line) == 1 || (len(line) == 2 && line[0] == '\r') {
+			if s.ev.Len() == len(line) {
+				s.ev.Reset() // stray blank line
+				continue
+			}
+			return s.ev.Bytes(), nil
+		}
+	}
+}
+
+// kind is what an event is to the hold-back rule.
+type kind int
+
+const (
+	kindEmpty   kind = iota // a comment, a role-only or empty chunk: may be held back
+	kindContent             // carries content (text, tool calls, a finish reason, usage...)
+	kindDone                // data: [DONE]
+	kindError               // data: {"error": ...}
+)
+
+// data returns the payload of an event's data lines (the first one only:
+// OpenAI sends one per event).
+func data(ev []byte) []byte {
+	for len(ev) > 0 {
+		line := ev
+		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+			line, ev = ev[:i], ev[i+1:]
+		} else {
+			ev = nil
+		}
+		line = bytes.TrimRight(line, "\r")
+		if p, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			return bytes.TrimSpace(p)
+		}
+	}
+	return nil
+}
+
+// chunk is what classify decodes of a chat.completion.chunk.
+type chunk struct {
+	Choices []struct {
+		Delta        map[string]json.RawMessage `json:"delta"`
+		FinishReason json.RawMessage            `json:"finish_reason"`
+	} `json:"choices"`
+	Usage json.RawMessage `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+var errMalformedEvent = errors.New("upstream sent a malformed stream event")
+
+// classify tells content from what may be held back. A chunk may be held
+// back when each choice's delta has nothing but a role and empty or null
+// content, and no finish reason.
+func classify(ev []byte) (kind, error) {
+	d := data(ev)
+	switch {
+	case d == nil:
+		return kindEmpty, nil
+	case string(d) == "[DONE]":
+		return kindDone, nil
+	}
+	var c chunk
+	if err := json.Unmarshal(d, &c); err != nil {
+		return 0, errMalformedEvent
+	}
+	if isSet(c.Error) {
+		return kindError, nil
+	}
+	if isSet(c.Usage) {
+		return kindContent, nil
+	}
+	for _, ch := range c.Choices {
+		if isSet(ch.FinishReason) {
+			return kindContent, nil
+		}
+		for k, v := range ch.Delta {
+			switch {
+			case k == "role":
+			case k == "content" || k == "refusal" || k == "reasoning_content":
+				if isSet(v) && string(v) != `""` {
+					return kindContent, nil
+				}
+			case isSet(v):
+				return kindContent, nil
+			}
+		}
+	}
+	return kindEmpty, nil
+}
+
+func isSet(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
+
+// streamError is an error event the upstream sent.
+type streamError struct{ payload string }
+
+func (e *streamError) Error() string { return "upstream stream error: " + e.payload }
+
+// commit reads events until the first content chunk, holding back what
+// comes before it, within the limits; it returns nil once the gateway
+// should commit (the held events include the one that made it commit), or
+// the failure that ended the stream first.
+func (s *stream) commit(lim holdLimits) error {
+	for n := 1; ; n++ {
+		ev, err := s.next()
+		if err == io.EOF {
+			return fmt.Errorf("%w: no content before the end", errCut)
+		}
+		if err != nil {
+			return err
+		}
+		k, err := classify(ev)
+		if err != nil {
+			return err
+		}
+		switch k {
+		case kindError:
+			return &streamError{payload: string(bytes.TrimSpace(data(ev)))}
+		case kindDone:
+			s.held.Write(ev)
+			s.done = true
+			return nil
+		case kindContent:
+			s.held.Write(ev)
+			return nil
+		}
+		s.held.Write(ev)
+		if n >= lim.events || s.held.Len() >= lim.bytes {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// Errors an attempt fails with that the retry ladder classifies as
+// transient.
+var (
+	errFirstByte      = errors.New("upstream sent no first byte within timeouts.first_byte")
+	errRequestTimeout = errors.New("upstream request exceeded timeouts.request")
+	errMalformed      = errors.New("upstream sent malformed JSON")
+	errCut            = errors.New("upstream stream ended early")
+)
+
+// maxUpstreamBody bounds a non-streaming upstream answer the gateway reads.
+const maxUpstreamBody = 64 << 20
+
+// upstreamError is a non-2xx answer of an upstream, kept to pass through
+// (400, 413, 422) or to report.
+type upstreamError struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (e *upstreamError) Error() string {
+	msg := strings.TrimSpace(string(e.body))
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return fmt.Sprintf("upstream answered %d: %s", e.status, msg)
+}
+
+// result is a served attempt.
+type result struct {
+	resp   *http.Response
+	body   *bytes.Buffer   // non-streaming: the whole answer (pooled)
+	stream *stream         // streaming: committed, with its held-back events
+	ctx    context.Context // the attempt's context
+	cancel context.CancelCauseFunc
+	first  time.Duration // time to first byte
+}
+
+// release frees what the result holds; the upstream connection is reused
+// when the body was read to its end.
+func (res *result) release() {
+	if res.body != nil {
+		putBuf(res.body)
+		res.body = nil
+	}
+	if res.stream != nil {
+		res.stream.release()
+		res.stream = nil
+	}
+	if res.resp != nil {
+		_ = res.resp.Body.Close()
+	}
+	res.cancel(nil)
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuf() *bytes.Buffer { return bufPool.Get().(*bytes.Buffer) }
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() > 1<<20 {
+		return
+	}
+	b.Reset()
+	bufPool.Put(b)
+}
+
+// hopHeaders are not forwarded in either direction.
+var hopHeaders = map[string]bool{
+	"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true,
+	"Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Proxy-Connection": true,
+	"Content-Length": true, "Authorization": true, "Host": true, "Accept-Encoding": true, "Api-Key": true,
+	"Cookie": true, "X-Forwarded-For": true,
+}
+
+// send makes one attempt: it sends body (model already rewritten) to tg and
+// reads the answer up to the point where the gateway commits to it (a whole
+// non-streaming body, or a stream's first content chunk). A failure is
+// returned as an error the retry ladder classifies.
+func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool) (*result, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, stopReq := context.WithTimeoutCause(ctx, g.request, errRequestTimeout)
+	_ = stopReq // released with cancel: the parent's cancel ends it
+	res := &result{ctx: ctx, cancel: func(err error) { cancel(err); stopReq() }}
+	fail := func(err error) (*result, error) {
+		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout {
+			err = fmt.Errorf("%w (%s)", c, tg.ref)
+		}
+		res.release()
+		return nil, err
+	}
+	timer := time.AfterFunc(g.firstByte, func() { cancel(errFirstByte) })
+	defer timer.Stop()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tg.up.url, bytes.NewReader(body))
+	if err != nil {
+		return fail(retry.Unrecoverable(err))
+	}
+	for k, vs := range in.Header {
+		if !hopHeaders[k] {
+			req.Header[k] = vs
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if tg.up.auth != "" {
+		req.Header["Authorization"] = []string{tg.up.auth}
+	}
+	start := time.Now()
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return fail(err)
+	}
+	res.resp = resp
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		ue := &upstreamError{status: resp.StatusCode, header: resp.Header, body: b}
+		return fail(&retry.StatusError{Code: resp.StatusCode, RetryAfter: retry.RetryAfterFromHeader(resp.Header, g.now()), Err: ue})
+	}
+	if stream && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		st := newStream(resp.Body)
+		if err := st.commit(g.holdLimits()); err != nil {
+			return fail(fmt.Errorf("%w (%s)", err, tg.ref))
+		}
+		timer.Stop()
+		res.first = time.Since(start)
+		res.stream = st
+		return res, nil
+	}
+	timer.Stop()
+	res.first = time.Since(start)
+	buf := getBuf()
+	res.body = buf
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, maxUpstreamBody)); err != nil {
+		return fail(err)
+	}
+	if !jsonValid(buf.Bytes()) {
+		return fail(fmt.Errorf("%w (%s)", errMalformed, tg.ref))
+	}
+	return res, nil
+}
+
+// holdLimits are the bounds of what a stream holds back before its first
+// content chunk.
+func (g *Gateway) holdLimits() holdLimits {
+	return holdLimits{events: 16, bytes: 64 << 10}
+}
+
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 8<<10) }}

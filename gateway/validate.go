@@ -1,0 +1,147 @@
+package gateway
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Validate checks the configuration and returns a [*ConfigError] naming
+// every problem by its YAML key path, or nil. It does not read the
+// environment (see [New] for the keys).
+func (c Config) Validate() error {
+	var ps problems
+	if c.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			ps.add("listen", "%q is not host:port", c.Listen)
+		}
+	}
+	keyNames := map[string]int{}
+	for i, k := range c.ClientKeys {
+		p := fmt.Sprintf("client_keys[%d]", i)
+		if k.Name == "" {
+			ps.add(p+".name", "required")
+		} else if j, dup := keyNames[k.Name]; dup {
+			ps.add(p+".name", "%q duplicates client_keys[%d]", k.Name, j)
+		} else {
+			keyNames[k.Name] = i
+		}
+		if k.Key == "" && k.KeyEnv == "" {
+			ps.add(p+".key_env", "required (the environment variable holding the key)")
+		}
+	}
+	ups := map[string]int{}
+	for i, u := range c.Upstreams {
+		p := fmt.Sprintf("upstreams[%d]", i)
+		switch {
+		case u.Name == "":
+			ps.add(p+".name", "required")
+		case strings.Contains(u.Name, "/"):
+			ps.add(p+".name", "%q must not contain \"/\"", u.Name)
+		default:
+			if j, dup := ups[u.Name]; dup {
+				ps.add(p+".name", "%q duplicates upstreams[%d]", u.Name, j)
+			} else {
+				ups[u.Name] = i
+			}
+		}
+		if u.BaseURL == "" {
+			ps.add(p+".base_url", "required")
+		} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			ps.add(p+".base_url", "%q is not an http:// or https:// URL", u.BaseURL)
+		}
+	}
+	if len(c.Models) == 0 {
+		ps.add("models", "at least one model is required")
+	}
+	models := map[string]int{}
+	for i, m := range c.Models {
+		p := fmt.Sprintf("models[%d]", i)
+		switch {
+		case m.Name == "":
+			ps.add(p+".name", "required")
+		case strings.Contains(m.Name, "/"):
+			ps.add(p+".name", "%q must not contain \"/\" (that form addresses an upstream model directly)", m.Name)
+		default:
+			if j, dup := models[m.Name]; dup {
+				ps.add(p+".name", "%q duplicates models[%d]", m.Name, j)
+			} else {
+				models[m.Name] = i
+			}
+		}
+		seen := map[string]string{}
+		check := func(path, ref string) {
+			up, model, ok := strings.Cut(ref, "/")
+			switch {
+			case ref == "":
+				ps.add(path, "required (upstream/model)")
+				return
+			case !ok || up == "" || model == "":
+				ps.add(path, "%q is not upstream/model", ref)
+				return
+			}
+			if _, known := ups[up]; !known {
+				ps.add(path, "unknown upstream %q", up)
+			}
+			if prev, dup := seen[ref]; dup {
+				ps.add(path, "%q duplicates %s", ref, prev)
+			}
+			seen[ref] = path
+		}
+		check(p+".primary", m.Primary)
+		for j, e := range m.Chain {
+			check(fmt.Sprintf("%s.chain[%d]", p, j), e)
+		}
+		b := m.Breaker
+		for _, f := range []struct {
+			key string
+			neg bool
+		}{
+			{"trip_threshold", b.TripThreshold < 0},
+			{"recovery_timeout", b.RecoveryTimeout < 0},
+			{"recovery_successes", b.RecoverySuccesses < 0},
+			{"max_fail_count", b.MaxFailCount < 0},
+			{"probe_timeout", b.ProbeTimeout < 0},
+		} {
+			if f.neg {
+				ps.add(p+".breaker."+f.key, "must not be negative")
+			}
+		}
+		if m.Attempts < 0 {
+			ps.add(p+".attempts", "must not be negative")
+		}
+	}
+	if c.Retry.BaseDelay < 0 {
+		ps.add("retry.base_delay", "must not be negative")
+	}
+	if c.Retry.MaxDelay < 0 {
+		ps.add("retry.max_delay", "must not be negative")
+	}
+	if c.Timeouts.Request < 0 {
+		ps.add("timeouts.request", "must not be negative")
+	}
+	if c.Timeouts.FirstByte < 0 {
+		ps.add("timeouts.first_byte", "must not be negative")
+	}
+	if c.Limits.MaxBody < 0 {
+		ps.add("limits.max_body", "must not be negative")
+	}
+	if c.Store.Redis != "" {
+		if u, err := url.Parse(c.Store.Redis); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+			ps.add("store.redis", "%q is not a redis:// or rediss:// URL", redact(c.Store.Redis))
+		}
+	}
+	return ps.err()
+}
+
+// redact hides a URL's password.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			return u.String()
+		}
+	}
+	return s
+}
