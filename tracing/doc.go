@@ -14,7 +14,8 @@
 //
 // Attempt and request spans carry gen_ai.operation.name "chat",
 // gen_ai.request.model, gen_ai.response.model and (on success)
-// gen_ai.usage.input_tokens and gen_ai.usage.output_tokens; tool spans carry
+// gen_ai.usage.input_tokens, gen_ai.usage.output_tokens and
+// gen_ai.response.finish_reasons; tool spans carry
 // gen_ai.operation.name "execute_tool", gen_ai.tool.name and
 // gen_ai.tool.call.id; the run span carries gen_ai.operation.name
 // "invoke_agent" and the run's total usage. Failed attempts and tool calls

@@ -43,6 +43,8 @@ const (
 	RetryWait        = attribute.Key("loopctl.retry.wait")
 	RetryRequest     = attribute.Key("loopctl.retry.request")
 	RunID            = attribute.Key("loopctl.run.id")
+	FinishReasons    = attribute.Key("gen_ai.response.finish_reasons")
+	FallThrough      = attribute.Key("loopctl.tool.fall_through")
 )
 
 // Tracer turns an agent's runs into spans. Build it with [New].
@@ -165,6 +167,9 @@ func (t *Tracer) OnEvent(ev agent.Event) {
 				setError(rs.attempt, ev.Err)
 			} else {
 				rs.attempt.SetAttributes(ResponseModel.String(ev.Model))
+				if ev.StopReason != "" {
+					rs.attempt.SetAttributes(FinishReasons.StringSlice([]string{string(ev.StopReason)}))
+				}
 			}
 			rs.endAttempt()
 		}
@@ -176,6 +181,9 @@ func (t *Tracer) OnEvent(ev agent.Event) {
 		_, span := t.tracer.Start(parent, "execute_tool "+ev.Tool, trace.WithTimestamp(now.Add(-ev.Duration)),
 			trace.WithAttributes(OperationName.String("execute_tool"), ToolName.String(ev.Tool), ToolCallID.String(ev.CallID),
 				ResolvedTool.String(ev.ResolvedTool), ToolOutcome.String(ev.Outcome.String())))
+		if ev.FallThrough != "" {
+			span.SetAttributes(FallThrough.String(ev.FallThrough))
+		}
 		if ev.Outcome != agent.OutcomeOK {
 			err := ev.Err
 			if err == nil {

@@ -194,6 +194,9 @@ func TestRunWithFailover(t *testing.T) {
 	if v := attr(served[0], tracing.ResponseModel).AsString(); v != "gpt-b" {
 		t.Errorf("response model = %q", v)
 	}
+	if v := attr(served[0], tracing.FinishReasons).AsStringSlice(); len(v) != 1 || v[0] != "tool_calls" {
+		t.Errorf("finish reasons = %q, want [tool_calls]", v)
+	}
 	if in, out := attr(served[0], tracing.InputTokens).AsInt64(), attr(served[0], tracing.OutputTokens).AsInt64(); in != 12 || out != 3 {
 		t.Errorf("attempt usage = %d/%d, want 12/3", in, out)
 	}
