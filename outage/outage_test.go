@@ -123,6 +123,37 @@ func checkWins(t *testing.T, label string, s Scenario) {
 	}
 }
 
+// TestShortOutageSeeds pins the count README.md gives: over seeds 1 to 100 of the
+// short outage, the breaker trips on the healthy service in 26, and in each of them
+// it is still open when the run ends; in the others it never trips and ties every row.
+func TestShortOutageSeeds(t *testing.T) {
+	tripped := 0
+	for seed := uint64(1); seed <= 100; seed++ {
+		s := ShortOutage()
+		s.Seed = seed
+		res, err := Simulate(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Breaker.Metrics
+		if m.Trips == 0 {
+			for _, row := range res.Rows() {
+				if row.Winner != NotCompared && row.Winner != Tie {
+					t.Errorf("seed %d: no trip, but %q is not a tie (%s against %s)", seed, row.Label, row.Plain, row.Breaker)
+				}
+			}
+			continue
+		}
+		tripped++
+		if m.BreakerClosed >= 0 || m.Recovered {
+			t.Errorf("seed %d: tripped, but closed again within the run: %+v", seed, m)
+		}
+	}
+	if tripped != 26 {
+		t.Errorf("the breaker tripped in %d of 100 seeds; README.md says 26", tripped)
+	}
+}
+
 // TestShortOutageTripsOnSomeSeeds pins what README.md says about the short outage:
 // with seed 1 the first retry to succeed comes before the third failure of the calls
 // that hung since the outage, so those failures are stale and the breaker never trips
