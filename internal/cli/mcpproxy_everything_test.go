@@ -371,11 +371,14 @@ func TestMCPProxyListenServesMCPAndMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s:\n%s", want, metrics)
 		}
 	}
-	if page := get("/dashboard"); !strings.Contains(page, "Tool breakers") {
-		t.Errorf("/dashboard: %.200s", page)
+	if page := get("/dashboard"); !strings.Contains(page, "loopctl mcp-proxy") {
+		t.Errorf("/dashboard: %.300s", page)
 	}
-	if state := get("/dashboard.json"); !strings.Contains(state, `"breaker":"everything/echo","state":"closed"`) {
-		t.Errorf("/dashboard.json: %s", state)
+	if state := get("/dashboard/state.json"); !strings.Contains(state, `"set":"mcp-proxy","name":"everything/echo","state":"closed"`) {
+		t.Errorf("/dashboard/state.json: %s", state)
+	}
+	if ups := get("/upstreams"); !strings.Contains(ups, `"name":"everything","up":true`) {
+		t.Errorf("/upstreams: %s", ups)
 	}
 	hc.CloseIdleConnections()
 	cancel()
