@@ -101,7 +101,7 @@ func (x *exchange) run(body []byte) {
 	out := getBuf()
 	defer putBuf(out)
 	for x.attempts < rt.budget {
-		turn, err := rt.mgr.Begin()
+		turn, err := rt.begin()
 		if err != nil {
 			g.m.call(rt.name, "refused")
 			if x.attempts == 0 || last == nil {

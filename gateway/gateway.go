@@ -40,10 +40,12 @@ type Options struct {
 	// Rand is the retry ladder's random source (retry.Policy.Rand). nil:
 	// math/rand/v2.
 	Rand func() float64
-	// NewManager creates the model breaker of each configured model and of
-	// each upstream/model addressed directly; it is where a shared breaker
-	// store (FLEET.md) plugs in. nil: fallback.New (in-process state).
-	NewManager func(name string, s fallback.Settings) (*fallback.Manager, error)
+	// NewBreaker creates the model breaker of each configured model and of
+	// each upstream/model addressed directly, from the settings the config
+	// gives (OnTransition feeds the gateway's metrics: keep it); it is where
+	// a shared breaker store (FLEET.md) plugs in. nil: fallback.New
+	// (in-process state).
+	NewBreaker func(name string, s fallback.Settings) (ModelBreaker, error)
 	// Ready reports whether the breaker store is reachable, for /readyz.
 	// nil: always ready (in-process state).
 	Ready func(context.Context) error
@@ -92,7 +94,8 @@ type upstream struct {
 // route is a model name with its breaker.
 type route struct {
 	name    string
-	mgr     *fallback.Manager
+	mgr     *fallback.Manager // the local breaker, or
+	shared  ModelBreaker      // one from Options.NewBreaker
 	budget  int
 	targets map[string]*target
 	policy  retry.Policy
@@ -240,15 +243,15 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	}
 	rt := &route{name: m.Name, targets: map[string]*target{}}
 	s.OnTransition = func(t fallback.Transition) { g.m.transition(rt.name, t) }
-	newManager := g.opt.NewManager
-	if newManager == nil {
-		newManager = func(_ string, s fallback.Settings) (*fallback.Manager, error) { return fallback.New(s) }
+	var err error
+	if g.opt.NewBreaker != nil {
+		rt.shared, err = g.opt.NewBreaker(m.Name, s)
+	} else {
+		rt.mgr, err = fallback.New(s)
 	}
-	mgr, err := newManager(m.Name, s)
 	if err != nil {
 		return nil, err
 	}
-	rt.mgr = mgr
 	rt.budget = m.Attempts
 	if rt.budget == 0 {
 		rt.budget = max(b.TripThreshold, 0) + 1
@@ -304,15 +307,45 @@ func (g *Gateway) lookup(name string) *route {
 
 // Managers returns the model breaker of every configured model, by model
 // name, and of every upstream/model addressed directly so far, by that
-// reference. The map is a new one; the managers are the gateway's own.
+// reference, when they are local (no [Options.NewBreaker]). The map is a
+// new one; the managers are the gateway's own.
 func (g *Gateway) Managers() map[string]*fallback.Manager {
-	out := make(map[string]*fallback.Manager, len(g.models))
+	out := map[string]*fallback.Manager{}
+	for n, b := range g.routes() {
+		if b.mgr != nil {
+			out[n] = b.mgr
+		}
+	}
+	return out
+}
+
+// Breakers returns the model breaker of every configured model and of
+// every upstream/model addressed directly so far, local or not.
+func (g *Gateway) Breakers() map[string]ModelBreaker {
+	out := map[string]ModelBreaker{}
+	for n, b := range g.routes() {
+		out[n] = b.breaker()
+	}
+	return out
+}
+
+// Models returns the configured model names, in config order.
+func (g *Gateway) Models() []string {
+	out := make([]string, len(g.order))
+	for i, rt := range g.order {
+		out[i] = rt.name
+	}
+	return out
+}
+
+func (g *Gateway) routes() map[string]*route {
+	out := make(map[string]*route, len(g.models))
 	for n, rt := range g.models {
-		out[n] = rt.mgr
+		out[n] = rt
 	}
 	g.directMu.RLock()
 	for n, rt := range g.direct {
-		out[n] = rt.mgr
+		out[n] = rt
 	}
 	g.directMu.RUnlock()
 	return out

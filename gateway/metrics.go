@@ -122,7 +122,7 @@ var stateDesc = prometheus.NewDesc("loopctl_breaker_state",
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- stateDesc }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	for name, mgr := range c.g.Managers() {
+	for name, mgr := range c.g.Breakers() {
 		cur := mgr.State()
 		for _, s := range []fallback.State{fallback.Primary, fallback.Fallback, fallback.Recovering} {
 			v := 0.0

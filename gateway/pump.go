@@ -18,7 +18,7 @@ import (
 // of the model that served it, reported to the client as an error event
 // with no [DONE]; a client that goes away cancels the upstream request and
 // settles nothing (a cancellation).
-func (x *exchange) pump(turn fallback.Turn, res *result) {
+func (x *exchange) pump(turn ticket, res *result) {
 	g, rt, st := x.g, x.rt, res.stream
 	h := x.w.Header()
 	copyHeader(h, res.resp.Header)
@@ -112,7 +112,7 @@ var errClientGone = errors.New("client went away")
 // broken ends a stream that broke after the first content chunk: an error
 // event in the OpenAI shape (unless the upstream sent its own, already
 // forwarded), no [DONE], and a failure of the model that served it.
-func (x *exchange) broken(turn fallback.Turn, err error, forwarded []byte) {
+func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	turn.Failure(fallback.Transient)
 	x.g.m.call(x.rt.name, "failure")
 	if forwarded == nil {

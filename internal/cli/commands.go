@@ -4,5 +4,6 @@ package cli
 // is one entry here plus its run function.
 var commands = []Command{
 	{Name: "demo", Summary: "watch the breakers trip and recover on a scripted in-process model server", Run: runDemo},
+	{Name: "serve", Summary: "run the OpenAI-compatible gateway (model breaker, fallback chain, retry ladder)", Run: runServe},
 	{Name: "simulate", Summary: "measure plain retries against a breaker during a simulated outage", Run: runSimulate},
 }
