@@ -37,7 +37,7 @@ type serveSettings struct {
 	// server timeouts (zero: the defaults below)
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	// ready, when set, is called with the address once listening.
-	ready func(addr string)
+	ready  func(addr string)
 	logOut io.Writer // the request log (nil: stderr)
 }
 
