@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,7 +41,7 @@ type Agent struct {
 
 	onEvent func(Event)
 	logger  *slog.Logger
-	events  notify.Queue[Event]
+	events  notify.Queue[queued]
 }
 
 // New validates cfg and builds an Agent. Bad configuration (no provider for a
@@ -69,6 +70,11 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.ToolTimeout < 0 {
 		bad("ToolTimeout must not be negative (got %v)", cfg.ToolTimeout)
 	}
+	for i, t := range cfg.Tools {
+		if t.Timeout < 0 {
+			bad("Tools[%d] (%q): Timeout must not be negative (got %v)", i, t.Name, t.Timeout)
+		}
+	}
 	if cfg.RequestTimeout < 0 {
 		bad("RequestTimeout must not be negative (got %v)", cfg.RequestTimeout)
 	}
@@ -82,11 +88,7 @@ func New(cfg Config) (*Agent, error) {
 		a.maxTurns = DefaultMaxTurns
 	}
 	if a.turnAttempts == 0 {
-		trip := cfg.Models.TripThreshold
-		if trip <= 0 {
-			trip = fallback.DefaultTripThreshold
-		}
-		a.turnAttempts = trip + 1
+		a.turnAttempts = walkChain(cfg.Models)
 	}
 	if a.toolTimeout == 0 {
 		a.toolTimeout = DefaultToolTimeout
@@ -130,6 +132,9 @@ func New(cfg Config) (*Agent, error) {
 			bad("tool %q: Parameters is not valid JSON", t.Name)
 		}
 		t.Parameters = params
+		if t.Timeout == 0 {
+			t.Timeout = a.toolTimeout
+		}
 		a.byName[t.Name] = &t
 		names = append(names, t.Name)
 		a.specs = append(a.specs, ToolSpec{Name: t.Name, Description: t.Description, Parameters: params})
@@ -159,7 +164,7 @@ func New(cfg Config) (*Agent, error) {
 		if userTransition != nil {
 			userTransition(t)
 		}
-		a.emit(Event{Kind: EventModelTransition, Transition: t, Model: t.ToModel})
+		a.emit(context.Background(), Event{Kind: EventModelTransition, Transition: t, Model: t.ToModel})
 	}
 	models, err := fallback.New(ms)
 	if err != nil {
@@ -174,7 +179,7 @@ func New(cfg Config) (*Agent, error) {
 		if userChange != nil {
 			userChange(name, from, to)
 		}
-		a.emit(Event{Kind: EventToolTransition, Tool: name, From: from, To: to})
+		a.emit(context.Background(), Event{Kind: EventToolTransition, Tool: name, From: from, To: to})
 	}
 	tools, err := health.NewRegistry(ts)
 	if err != nil {
@@ -187,6 +192,20 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.router = health.NewRouter(tools, a.backups)
 	return a, nil
+}
+
+// walkChain is the default turn budget: the primary's trip threshold, every
+// chain entry's strikes, and one more attempt for the model that answers.
+func walkChain(s fallback.Settings) int {
+	trip := s.TripThreshold
+	if trip <= 0 {
+		trip = fallback.DefaultTripThreshold
+	}
+	strikes := s.MaxFailCount
+	if strikes <= 0 {
+		strikes = fallback.DefaultMaxFailCount
+	}
+	return trip + strikes*len(s.Chain) + 1
 }
 
 // Models returns the model breaker, for dashboards and manual control

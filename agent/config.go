@@ -13,7 +13,8 @@ import (
 const (
 	// DefaultMaxTurns is the turn limit when Config.MaxTurns is 0.
 	DefaultMaxTurns = 16
-	// DefaultToolTimeout is each tool call's timeout when Config.ToolTimeout is 0.
+	// DefaultToolTimeout is a tool call's timeout when neither Tool.Timeout nor
+	// Config.ToolTimeout is set.
 	DefaultToolTimeout = 30 * time.Second
 )
 
@@ -57,12 +58,16 @@ type Config struct {
 
 	// TurnAttempts is the per-turn budget of model attempts: a turn that fails
 	// (after the retry ladder) is tried again on whatever the model breaker routes
-	// to next, up to this many attempts in all. 0: one more than the model
-	// breaker's trip threshold (4 with the defaults), so that one turn against a
-	// dead primary trips the breaker and is then served by the first chain entry.
+	// to next, up to this many attempts in all. 0: enough to walk the whole
+	// chain once, that is the primary's trip threshold plus every chain entry's
+	// strike budget (MaxFailCount), plus one (3 + 2·len(Chain) + 1 with the
+	// defaults: 8 for a chain of two), so that one turn against a dead primary
+	// and dead or rate-limited backups still reaches the first healthy model.
+	// A value set here is the user's cap.
 	TurnAttempts int
 
-	// ToolTimeout bounds each tool call. 0: DefaultToolTimeout (30s).
+	// ToolTimeout bounds each call of a tool that sets no Tool.Timeout of its
+	// own. 0: DefaultToolTimeout (30s).
 	ToolTimeout time.Duration
 
 	// RequestTimeout bounds each single model request (each rung of the retry
@@ -80,8 +85,10 @@ type Config struct {
 	OnEvent func(Event)
 
 	// Logger, if set, logs the same events: turn starts and retries at Debug,
-	// finished turns at Info (failed ones at Warn), tool calls at Debug (soft
-	// errors at Warn), breaker transitions at Info (trips at Warn).
-	// nil: no logging.
+	// finished turns at Info (failed ones, and answers cut at the token limit,
+	// at Warn), tool calls at Debug (soft errors at Warn), breaker transitions
+	// at Info (trips at Warn). A run's records carry its id ("run") and are
+	// logged with the run's context (the ctx given to Run), so a handler can
+	// read trace ids or other values from it. nil: no logging.
 	Logger *slog.Logger
 }

@@ -33,7 +33,8 @@
 //
 // A refusal, an unknown tool and bad arguments touch no breaker: bad arguments
 // are the model's mistake, not the tool's. An error, a panic and a timeout
-// (the tool failed after its own Config.ToolTimeout passed) are failures for
+// (the tool failed after its timeout, Tool.Timeout or Config.ToolTimeout,
+// passed, or its probe's lease ended) are failures for
 // the tool's breaker. A tool that returns a result is a success, even if it
 // returned after its deadline. When the caller cancels, the calls in flight get
 // "tool 'x' was cancelled" (so the conversation can be resumed) and no verdict.
@@ -43,9 +44,22 @@
 // holds for a model request cut by the caller's deadline.
 //
 // Within a turn, a failed attempt is tried again on whatever the model breaker
-// routes to next; an attempt that ends with a permanent error (an HTTP 4xx
-// other than 408 and 429, see [retry.Classify]) still counts as a failed turn
-// for the model breaker, but is never repeated on the same model in that turn.
+// routes to next, up to Config.TurnAttempts (by default enough to walk the
+// whole chain once). The verdicts follow SEMANTICS.md section 4 (rev 2): a
+// request the provider rejects as malformed (HTTP 400, 413, 422) carries no
+// verdict against the model and ends the run with ErrTurnFailed, whose text
+// carries the provider's own message and code (e.g. context_length_exceeded);
+// every other failure, including 401, 403 and 404 (that model cannot be used
+// with these credentials or that name), is a Transient failure of the model
+// that served the attempt, and the turn moves on. A permanent error (an HTTP
+// 4xx other than 408 and 429, see [retry.Classify]) is never repeated on the
+// same model in that turn.
+//
+// A failed tool probe falls through once to a usable backup unless the tool
+// is [Tool.NotIdempotent] (see [NewTool]).
+//
+// Every run has an id (Result.RunID, Event.RunID, [RunIDFromContext]); the
+// Logger gets each run's records with the run's context.
 //
 // Breaker state belongs to the Agent, not to a run: it outlives a failed run and
 // is shared by every concurrent [Agent.Run]. Cancellation (context.Canceled)

@@ -18,7 +18,8 @@ const (
 	// breaker's gate routed it). Turn, Attempt, Model and Probe are set.
 	EventTurnStarted EventKind = iota + 1
 	// EventTurnFinished: a model attempt ended. Turn, Attempt, Model, Probe,
-	// Requests, Duration are set; Err is the attempt's error (nil on success).
+	// Requests, Duration are set; Err is the attempt's error (nil on success)
+	// and StopReason the response's stop reason (on success).
 	EventTurnFinished
 	// EventRetry: the retry ladder is about to wait and send the request again.
 	// Turn, Attempt, Model, Requests (the failed request's number), Err and
@@ -26,7 +27,10 @@ const (
 	EventRetry
 	// EventToolCall: a tool call was settled. Turn, CallID, Tool, ResolvedTool,
 	// Outcome, Duration are set; Text is the soft error text the model reads
-	// ("" on success) and Err the underlying error, if any.
+	// ("" on success) and Err the underlying error, if any. When the call fell
+	// through from a failed recovery probe, FallThrough names the tool whose
+	// probe failed, and ResolvedTool, Outcome, Text and Err describe the
+	// second call, the one whose result the model reads.
 	EventToolCall
 	// EventModelTransition: the model breaker changed state or advanced its
 	// chain. Transition is set, and Model is Transition.ToModel.
@@ -61,7 +65,7 @@ const (
 	OutcomeError                       // the tool returned an error (a failure for its breaker)
 	OutcomeRefused                     // the tool breaker refused the call (not a failure)
 	OutcomePanic                       // the tool panicked (a failure)
-	OutcomeTimeout                     // the tool ran past Config.ToolTimeout (a failure)
+	OutcomeTimeout                     // the tool ran past its timeout, or its probe past its lease (a failure)
 	OutcomeUnknown                     // the model asked for a tool that does not exist
 	OutcomeCancelled                   // the caller cancelled the run (no verdict)
 	OutcomeBadArguments                // the arguments did not decode (no verdict: the model's mistake)
@@ -88,14 +92,17 @@ func (o Outcome) String() string {
 }
 
 // Event reports one step of a run or one breaker transition. Which fields are
-// set depends on Kind (see the [EventKind] constants).
+// set depends on Kind (see the [EventKind] constants). Events of a run (turn,
+// retry and tool events) carry its RunID; breaker transitions belong to the
+// Agent, not to a run, and carry none.
 //
 // Events are delivered in the order they happened. A verdict is applied
 // before the event that reports it, so a breaker transition caused by a turn
 // or a tool call is delivered just before that turn's EventTurnFinished or
 // that call's EventToolCall.
 type Event struct {
-	Kind EventKind
+	Kind  EventKind
+	RunID string // the run's id (see Result.RunID); "" for breaker transitions
 
 	Turn     int           // 1-based turn number (turn and tool events)
 	Attempt  int           // 1-based model attempt within the turn (turn events)
@@ -105,9 +112,12 @@ type Event struct {
 	Duration time.Duration // attempt or call duration; for EventRetry, the wait
 	Err      error         // the attempt's or call's error, if any
 
+	StopReason StopReason // EventTurnFinished: the response's stop reason
+
 	CallID       string  // the model's id for the tool call
 	Tool         string  // the tool the model asked for; for EventToolTransition, the tool
-	ResolvedTool string  // the tool the router picked ("" if none)
+	ResolvedTool string  // the tool that ran, as the router picked it ("" if none)
+	FallThrough  string  // the tool whose failed probe the call fell through from ("" if none)
 	Outcome      Outcome // how the call ended
 	Text         string  // the soft error text the model reads ("" on success)
 
@@ -115,50 +125,68 @@ type Event struct {
 	From, To   breaker.State       // EventToolTransition
 }
 
+// queued is an event waiting for delivery, with the context of the run
+// that produced it (for the logger).
+type queued struct {
+	ctx context.Context
+	ev  Event
+}
+
 // emit delivers ev to Config.OnEvent and the logger, serialized and in order.
 // It never holds a lock while delivering, so OnEvent may call back into the
-// Agent's breakers.
-func (a *Agent) emit(ev Event) {
+// Agent's breakers. ctx is the run's context, handed to the logger.
+func (a *Agent) emit(ctx context.Context, ev Event) {
 	if a.onEvent == nil && a.logger == nil {
 		return
 	}
-	a.events.Push(ev)
+	a.events.Push(queued{ctx, ev})
 	a.events.Drain(a.deliver)
 }
 
-func (a *Agent) deliver(ev Event) {
+func (a *Agent) deliver(q queued) {
 	if a.logger != nil {
-		a.log(ev)
+		a.log(q.ctx, q.ev)
 	}
 	if a.onEvent != nil {
-		a.onEvent(ev)
+		a.onEvent(q.ev)
 	}
 }
 
-func (a *Agent) log(ev Event) {
-	ctx := context.Background()
+// log writes ev with the run's context ctx; a run's records start with its id.
+func (a *Agent) log(ctx context.Context, ev Event) {
+	run := slog.String("run", ev.RunID)
 	switch ev.Kind {
 	case EventTurnStarted:
-		a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: turn started",
+		a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: turn started", run,
 			slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
 			slog.String("model", ev.Model), slog.Bool("probe", ev.Probe))
 	case EventTurnFinished:
-		attrs := []slog.Attr{slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
+		attrs := []slog.Attr{run, slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
 			slog.String("model", ev.Model), slog.Bool("probe", ev.Probe),
 			slog.Int("requests", ev.Requests), slog.Duration("duration", ev.Duration)}
-		if ev.Err != nil {
+		switch {
+		case ev.Err != nil:
 			a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: turn failed", append(attrs, slog.Any("error", ev.Err))...)
-		} else {
+		case ev.StopReason == StopLength:
+			a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: answer cut at the token limit",
+				append(attrs, slog.String("stop_reason", string(ev.StopReason)))...)
+		case ev.StopReason != "":
+			a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished",
+				append(attrs, slog.String("stop_reason", string(ev.StopReason)))...)
+		default:
 			a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished", attrs...)
 		}
 	case EventRetry:
-		a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: retrying request",
+		a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: retrying request", run,
 			slog.Int("turn", ev.Turn), slog.String("model", ev.Model), slog.Int("request", ev.Requests),
 			slog.Duration("wait", ev.Duration), slog.Any("error", ev.Err))
 	case EventToolCall:
-		attrs := []slog.Attr{slog.Int("turn", ev.Turn), slog.String("tool", ev.Tool),
+		attrs := []slog.Attr{run, slog.Int("turn", ev.Turn), slog.String("tool", ev.Tool),
 			slog.String("resolved", ev.ResolvedTool), slog.String("outcome", ev.Outcome.String()),
 			slog.Duration("duration", ev.Duration)}
+		if ev.FallThrough != "" {
+			attrs = append(attrs, slog.String("fell_through_from", ev.FallThrough))
+		}
 		switch ev.Outcome {
 		case OutcomeOK:
 			a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: tool call", attrs...)

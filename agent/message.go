@@ -61,10 +61,36 @@ type Usage struct {
 	OutputTokens int64
 }
 
+// StopReason is why the model stopped producing its answer, as the provider
+// reported it, normalised to the four values below. A reason that has no
+// normalised form is passed through as the provider spelled it (for example
+// Anthropic's "pause_turn"); "" means the provider reported none.
+type StopReason string
+
+// The normalised stop reasons. Providers map their own values onto them:
+// OpenAI's finish_reason already uses these names ("function_call" becomes
+// StopToolCalls); Anthropic's stop_reason "end_turn" and "stop_sequence"
+// become StopEnd, "max_tokens" and "model_context_window_exceeded"
+// StopLength, "tool_use" StopToolCalls and "refusal" StopContentFilter.
+const (
+	// StopEnd: the model finished its answer (or hit a stop sequence).
+	StopEnd StopReason = "stop"
+	// StopLength: the answer was cut at the token limit (Request.MaxTokens
+	// or the model's context window): it is incomplete.
+	StopLength StopReason = "length"
+	// StopToolCalls: the model stopped to call tools.
+	StopToolCalls StopReason = "tool_calls"
+	// StopContentFilter: the provider withheld or cut the answer (a content
+	// filter or a refusal).
+	StopContentFilter StopReason = "content_filter"
+)
+
 // Response is the model's answer to one Request.
 type Response struct {
 	Message Message // Role is RoleAssistant
 	Usage   Usage
+	// StopReason is why the model stopped, normalised (see [StopReason]).
+	StopReason StopReason
 }
 
 // Provider sends one request to a model service and returns its answer.

@@ -195,17 +195,17 @@ func TestLogging(t *testing.T) {
 			Tools:    []agent.Tool{okTool("ok", "fine"), errTool("bad", "broken")},
 			Logger:   logger,
 		})
-		if _, err := a.Run(t.Context(), user("go")); err != nil {
+		if _, err := a.Run(agent.ContextWithRunID(t.Context(), "r1"), user("go")); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range []string{
-			`level=DEBUG msg="agent: turn started" turn=1 attempt=1 model=a probe=false`,
-			`level=DEBUG msg="agent: retrying request" turn=1 model=a request=1 wait=0s error="retry: HTTP 500 Internal Server Error: HTTP 500"`,
+			`level=DEBUG msg="agent: turn started" run=r1 turn=1 attempt=1 model=a probe=false`,
+			`level=DEBUG msg="agent: retrying request" run=r1 turn=1 model=a request=1 wait=0s error="retry: HTTP 500 Internal Server Error: HTTP 500"`,
 			`level=WARN msg="agent: model breaker transition" from=primary to=fallback from_model=a to_model=b`,
-			`level=WARN msg="agent: turn failed" turn=1 attempt=1 model=a probe=false requests=2 error="retry: HTTP 500 Internal Server Error: HTTP 500"`,
-			`level=INFO msg="agent: turn finished" turn=1 attempt=2 model=b probe=false requests=1`,
-			`level=DEBUG msg="agent: tool call" turn=1 tool=ok resolved=ok outcome=ok`,
-			`level=WARN msg="agent: tool call" turn=1 tool=bad resolved=bad outcome=error text=broken`,
+			`level=WARN msg="agent: turn failed" run=r1 turn=1 attempt=1 model=a probe=false requests=2 error="retry: HTTP 500 Internal Server Error: HTTP 500"`,
+			`level=INFO msg="agent: turn finished" run=r1 turn=1 attempt=2 model=b probe=false requests=1`,
+			`level=DEBUG msg="agent: tool call" run=r1 turn=1 tool=ok resolved=ok outcome=ok`,
+			`level=WARN msg="agent: tool call" run=r1 turn=1 tool=bad resolved=bad outcome=error text=broken`,
 		} {
 			if !strings.Contains(buf.String(), want+"\n") {
 				t.Errorf("log lacks\n%s\nlog:\n%s", want, buf.String())

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"time"
 
@@ -27,6 +28,15 @@ type Result struct {
 	Attempts []TurnRecord
 	// Usage sums the token usage of every successful response.
 	Usage Usage
+	// StopReason is the stop reason of the last response the run received. A
+	// run that ends with an answer cut at the token limit returns that answer
+	// and a nil error, with StopReason == StopLength: check it when a
+	// complete answer matters (the Logger reports it at Warn, "agent: answer
+	// cut at the token limit").
+	StopReason StopReason
+	// RunID names the run in its events and logs: the id ctx carried (see
+	// [ContextWithRunID]), else a fresh random one.
+	RunID string
 }
 
 // TurnRecord describes one model attempt of a turn.
@@ -39,6 +49,8 @@ type TurnRecord struct {
 	Duration time.Duration // from the gate to the verdict
 	Err      error         // nil on success
 	Usage    Usage         // the response's usage (zero on failure)
+
+	StopReason StopReason // the response's stop reason ("" on failure)
 }
 
 // Run runs the agent loop on msgs until the model answers without asking for
@@ -58,8 +70,23 @@ type TurnRecord struct {
 // a failure: a call that hangs until the caller's deadline is exactly what the
 // breakers exist for. Run does not return before every tool call it
 // started has returned: tools must honour their context.
+//
+// A turn whose request the provider rejects as malformed (HTTP 400, 413 or
+// 422: a prompt too long for the model, say) ends the run with ErrTurnFailed
+// at once, and the error's text carries the provider's message and code; it
+// carries no verdict against the model, whose breaker is left as it was.
+//
+// The run's id (Result.RunID, Event.RunID) is the one ctx carries
+// ([ContextWithRunID]), else a fresh one; the contexts given to tools and
+// providers carry it ([RunIDFromContext]).
 func (a *Agent) Run(ctx context.Context, msgs []Message) (*Result, error) {
 	res := &Result{Messages: slices.Clone(msgs)}
+	if id, ok := RunIDFromContext(ctx); ok {
+		res.RunID = id
+	} else {
+		res.RunID = newRunID()
+		ctx = ContextWithRunID(ctx, res.RunID)
+	}
 	for n := 1; ; n++ {
 		if n > a.maxTurns {
 			return res, &RunError{Turn: n - 1, Reason: ErrMaxTurns}
@@ -73,11 +100,12 @@ func (a *Agent) Run(ctx context.Context, msgs []Message) (*Result, error) {
 			return res, err
 		}
 		res.Messages = append(res.Messages, msg)
+		res.StopReason = res.Attempts[len(res.Attempts)-1].StopReason
 		if len(msg.ToolCalls) == 0 {
 			res.Answer = msg.Content
 			return res, nil
 		}
-		res.Messages = append(res.Messages, a.runTools(ctx, n, msg.ToolCalls)...)
+		res.Messages = append(res.Messages, a.runTools(ctx, res.RunID, n, msg.ToolCalls)...)
 		if err := ctx.Err(); err != nil {
 			return res, &RunError{Turn: n, Reason: ErrCanceled, Err: err}
 		}
@@ -111,7 +139,7 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 			ticket.Cancel()
 			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: lastErr}
 		}
-		rec, msg, err := a.attempt(ctx, n, attempt, ticket, req)
+		rec, msg, err := a.attempt(ctx, res.RunID, n, attempt, ticket, req)
 		res.Attempts = append(res.Attempts, rec)
 		if err == nil {
 			res.Usage.InputTokens += rec.Usage.InputTokens
@@ -126,6 +154,9 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrCanceled, Err: cause}
 		}
 		lastErr, lastModel = err, model
+		if malformed(err) { // the request was bad, not the model: no other model will take it
+			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}
+		}
 		if retry.Classify(err) == retry.Permanent {
 			permanent = append(permanent, model)
 		}
@@ -134,7 +165,7 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 }
 
 // attempt runs the retry ladder around one model request and settles the ticket.
-func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Turn, req Request) (TurnRecord, Message, error) {
+func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticket fallback.Turn, req Request) (TurnRecord, Message, error) {
 	model := ticket.Model()
 	rec := TurnRecord{Turn: n, Attempt: attempt, Model: model, Probe: ticket.IsProbe()}
 	p, ok := a.providers[model]
@@ -144,7 +175,7 @@ func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Tur
 		return rec, Message{}, retry.Unrecoverable(rec.Err)
 	}
 	req.Model = model
-	a.emit(Event{Kind: EventTurnStarted, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe})
+	a.emit(ctx, Event{Kind: EventTurnStarted, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe})
 
 	pol := a.retry
 	if userRetry := pol.OnRetry; a.onEvent != nil || a.logger != nil {
@@ -152,7 +183,7 @@ func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Tur
 			if userRetry != nil {
 				userRetry(at)
 			}
-			a.emit(Event{Kind: EventRetry, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
+			a.emit(ctx, Event{Kind: EventRetry, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
 				Requests: at.Number, Err: at.Err, Duration: at.Delay})
 		}
 	}
@@ -169,13 +200,15 @@ func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Tur
 	rec.Duration = time.Since(start)
 	rec.Err = err
 	if err == nil {
-		rec.Usage = resp.Usage
+		rec.Usage, rec.StopReason = resp.Usage, resp.StopReason
 	}
 	switch {
 	case err == nil:
 		ticket.Success()
 	case callerCancelled(ctx, err):
 		ticket.Cancel() // no verdict: cancellation never counts against the breaker
+	case malformed(err):
+		ticket.Cancel() // no verdict: the request was bad, not the model (SEMANTICS 4)
 	case errors.Is(err, retry.ErrRateLimitEscalation):
 		ticket.Failure(fallback.RateLimit)
 	default:
@@ -183,13 +216,27 @@ func (a *Agent) attempt(ctx context.Context, n, attempt int, ticket fallback.Tur
 	}
 	// The verdict comes first, so a transition it causes is delivered before
 	// the event that reports the attempt.
-	a.emit(Event{Kind: EventTurnFinished, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
-		Requests: rec.Requests, Duration: rec.Duration, Err: err})
+	a.emit(ctx, Event{Kind: EventTurnFinished, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
+		Requests: rec.Requests, Duration: rec.Duration, Err: err, StopReason: rec.StopReason})
 	msg := resp.Message
 	if msg.Role == "" {
 		msg.Role = RoleAssistant
 	}
 	return rec, msg, err
+}
+
+// malformed reports whether err is the provider rejecting the request itself
+// (HTTP 400, 413 or 422): that carries no verdict against the model.
+func malformed(err error) bool {
+	se, ok := errors.AsType[*retry.StatusError](err)
+	if !ok {
+		return false
+	}
+	switch se.Code {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
 }
 
 // cancelled reports whether the run must end: ctx is done (cancelled or past

@@ -151,7 +151,8 @@ func statusName(code int) string {
 	}
 }
 
-// A permanent error is never repeated on the same model within a turn.
+// A permanent error (here 401: a failure of that model, SEMANTICS 4) is never
+// repeated on the same model within a turn.
 func TestPermanentErrorNotRepeatedOnSameModel(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -164,7 +165,7 @@ func TestPermanentErrorNotRepeatedOnSameModel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				sp := newScripted().on("a", failing(400)).on("b", always("from b"))
+				sp := newScripted().on("a", failing(401)).on("b", always("from b"))
 				a := mustNew(t, agent.Config{
 					Provider: sp,
 					Models:   fallback.Settings{Primary: "a", Chain: []string{"b"}, TripThreshold: tc.trip},
@@ -179,8 +180,8 @@ func TestPermanentErrorNotRepeatedOnSameModel(t *testing.T) {
 					return
 				}
 				var se *retry.StatusError
-				if !errors.Is(err, agent.ErrTurnFailed) || !errors.As(err, &se) || se.Code != 400 {
-					t.Fatalf("err = %v, want ErrTurnFailed wrapping the 400", err)
+				if !errors.Is(err, agent.ErrTurnFailed) || !errors.As(err, &se) || se.Code != 401 {
+					t.Fatalf("err = %v, want ErrTurnFailed wrapping the 401", err)
 				}
 				equal(t, "failures on a", a.Models().Snapshot().ConsecutiveFailures, 1)
 				// The ticket routed back to a was cancelled, not counted; the model

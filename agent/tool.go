@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Tool is a function the model may call.
@@ -24,6 +25,18 @@ type Tool struct {
 	// model sent none). Its error text is what the model reads. It must honour
 	// ctx: Run waits for every tool call to return.
 	Func func(ctx context.Context, args json.RawMessage) (string, error)
+
+	// Timeout bounds each call of this tool (a call that runs longer is a
+	// failure: "tool 'x' timed out after <Timeout>"). 0: Config.ToolTimeout.
+	// Negative: a configuration error.
+	Timeout time.Duration
+
+	// NotIdempotent marks a tool whose call must not be sent twice (it
+	// books, pays, sends, deletes...). false (the default): the tool is
+	// idempotent, and when a call was resolved to it as its breaker's
+	// recovery probe and the probe fails, the same call falls through once to
+	// a usable backup (see [NewTool]). true: its failed probe is the result.
+	NotIdempotent bool
 
 	// bind, set by NewTool, decodes the arguments once, before the tool breaker's
 	// gate, so that bad arguments never touch the breaker.
@@ -43,6 +56,24 @@ func (t *Tool) bound(args json.RawMessage) (func(context.Context) (string, error
 // pointer to one). Parameters is derived from A by [Schema]; the arguments are
 // decoded into A (unknown fields and missing required fields are rejected, as
 // an [*ArgumentError]) before fn is called.
+//
+// The returned Tool is idempotent and uses Config.ToolTimeout; set its fields
+// to change that:
+//
+//	book, err := agent.NewTool("book_flight", "books a flight", bookFlight)
+//	book.NotIdempotent = true        // never sent twice for one call
+//	book.Timeout = 2 * time.Minute   // its own timeout
+//
+// Idempotency matters for the probe fall-through (SEMANTICS.md section 6):
+// when the router resolves a call to a tool whose breaker is due for its
+// recovery probe, the call is that probe even while a backup is healthy. If
+// the probe fails (an error, a panic or a timeout; not a cancellation), an
+// idempotent tool's call is resolved once more and, if a backup is usable,
+// sent to it: the model reads only the backup's result, and the call's
+// [EventToolCall] names both tools (FallThrough, then ResolvedTool). At most
+// one fall-through per call. A NotIdempotent tool never falls through: its
+// failed probe is the result the model reads, since the call may have taken
+// effect.
 func NewTool[A any](name, description string, fn func(ctx context.Context, args A) (string, error)) (Tool, error) {
 	if strings.TrimSpace(name) == "" {
 		return Tool{}, errors.New("agent: NewTool: blank tool name")

@@ -14,15 +14,15 @@ import (
 
 // runTools runs the calls of one turn concurrently and returns their results
 // in the model's order. It returns only when every call has returned.
-func (a *Agent) runTools(ctx context.Context, n int, calls []ToolCall) []Message {
+func (a *Agent) runTools(ctx context.Context, runID string, n int, calls []ToolCall) []Message {
 	out := make([]Message, len(calls))
 	if len(calls) == 1 {
-		out[0] = a.callTool(ctx, n, calls[0])
+		out[0] = a.callTool(ctx, runID, n, calls[0])
 		return out
 	}
 	var wg sync.WaitGroup
 	for i := range calls {
-		wg.Go(func() { out[i] = a.callTool(ctx, n, calls[i]) })
+		wg.Go(func() { out[i] = a.callTool(ctx, runID, n, calls[i]) })
 	}
 	wg.Wait()
 	return out
@@ -30,18 +30,19 @@ func (a *Agent) runTools(ctx context.Context, n int, calls []ToolCall) []Message
 
 // callTool runs one tool call through the router, the tool breaker's gate and
 // the tool itself, settles the permit and returns the tool result message.
-func (a *Agent) callTool(ctx context.Context, n int, call ToolCall) Message {
-	ev := Event{Kind: EventToolCall, Turn: n, CallID: call.ID, Tool: call.Name}
+func (a *Agent) callTool(ctx context.Context, runID string, n int, call ToolCall) Message {
+	ev := Event{Kind: EventToolCall, RunID: runID, Turn: n, CallID: call.ID, Tool: call.Name}
 	start := time.Now()
 	content := a.dispatch(ctx, call, &ev)
 	ev.Duration = time.Since(start)
-	a.emit(ev)
+	a.emit(ctx, ev)
 	return Message{Role: RoleTool, Content: content, ToolCallID: call.ID, ToolName: call.Name,
 		IsError: ev.Outcome != OutcomeOK}
 }
 
-// dispatch fills in ev's outcome, soft error text and error, and returns the
-// content of the tool result message: the tool's output or the soft error text.
+// dispatch fills in ev's resolved tool, outcome, soft error text and error,
+// and returns the content of the tool result message: the tool's output or
+// the soft error text.
 func (a *Agent) dispatch(ctx context.Context, call ToolCall, ev *Event) (content string) {
 	defer func() {
 		if ev.Outcome != OutcomeOK {
@@ -73,18 +74,52 @@ func (a *Agent) dispatch(ctx context.Context, call ToolCall, ev *Event) (content
 		soft(OutcomeRefused, a.refusalText(call.Name, call.Name, err), err)
 		return
 	}
-	ev.ResolvedTool = name
+	r := a.invoke(ctx, call.Name, name, args)
+	if r.probeFailed && !a.byName[name].NotIdempotent {
+		// The probe failed and its breaker is open again: resolve the call
+		// once more, and if another candidate takes it, the model reads that.
+		if next, err := a.router.Resolve(call.Name); err == nil && next != name {
+			if r2 := a.invoke(ctx, call.Name, next, args); r2.gated {
+				ev.FallThrough, r = name, r2
+			}
+		}
+	}
+	ev.ResolvedTool = r.tool
+	ev.Outcome, ev.Text, ev.Err = r.outcome, r.text, r.err
+	return r.out
+}
+
+// invocation is how one candidate's call went.
+type invocation struct {
+	tool        string  // the candidate
+	out         string  // its output (OutcomeOK)
+	outcome     Outcome // how it ended
+	text        string  // the soft error text, unless OutcomeOK
+	err         error   // the underlying error
+	gated       bool    // the gate granted a permit: the call ran
+	probeFailed bool    // the permit was the probe and was settled as a failure
+}
+
+// invoke binds the arguments for tool (the candidate the router picked for
+// the call to requested), takes its breaker's gate, runs it and settles the
+// permit.
+func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte) (r invocation) {
+	r.tool = name
+	soft := func(o Outcome, text string, err error) {
+		r.outcome, r.text, r.err = o, text, err
+	}
 	tool := a.byName[name]
 	run, err := tool.bound(args)
 	if err != nil {
 		soft(OutcomeBadArguments, err.Error(), err)
-		return
+		return r
 	}
 	permit, err := a.tools.Allow(name)
 	if err != nil {
-		soft(OutcomeRefused, a.refusalText(call.Name, name, err), err)
-		return
+		soft(OutcomeRefused, a.refusalText(requested, name, err), err)
+		return r
 	}
+	r.gated = true
 	settled := false
 	defer func() {
 		if !settled { // runtime.Goexit in the tool: leave no probe slot held
@@ -93,46 +128,47 @@ func (a *Agent) dispatch(ctx context.Context, call ToolCall, ev *Event) (content
 	}()
 
 	began := time.Now()
-	out, err, timedOut := a.execute(ctx, name, run)
+	out, err, timedOut := a.execute(ctx, tool, run)
 	elapsed := time.Since(began).Round(time.Millisecond)
 	settled = true
+	failure := func(o Outcome, text string) {
+		permit.Failure()
+		r.probeFailed = permit.IsProbe() && ctx.Err() == nil
+		soft(o, text, err)
+	}
 	var perr *PanicError
 	var aerr *ArgumentError
 	switch {
 	case err == nil:
 		permit.Success()
-		ev.Outcome = OutcomeOK
-		return out
+		r.outcome, r.out = OutcomeOK, out
 	case errors.Is(ctx.Err(), context.Canceled):
 		permit.Cancel() // the caller gave up: no verdict
 		soft(OutcomeCancelled, fmt.Sprintf("tool '%s' was cancelled", name), err)
 	case ctx.Err() != nil: // the caller's deadline passed while the tool ran: a failure
-		permit.Failure()
-		soft(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, elapsed), err)
+		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, elapsed))
 	case errors.As(err, &perr):
-		permit.Failure()
-		soft(OutcomePanic, perr.Error(), err)
+		failure(OutcomePanic, perr.Error())
 	case timedOut:
-		permit.Failure()
-		soft(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, a.toolTimeout), err)
+		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, tool.Timeout))
 	case errors.As(err, &aerr):
 		permit.Cancel() // the model's mistake, not the tool's
 		soft(OutcomeBadArguments, err.Error(), err)
 	default:
-		permit.Failure()
-		soft(OutcomeError, err.Error(), err)
+		failure(OutcomeError, err.Error())
 	}
-	return ""
+	return r
 }
 
-// execute runs the tool under ToolTimeout, turning a panic into a *PanicError.
-// timedOut reports that the tool failed after its own deadline passed.
-func (a *Agent) execute(ctx context.Context, name string, run func(context.Context) (string, error)) (out string, err error, timedOut bool) {
-	tctx, cancel := context.WithTimeout(ctx, a.toolTimeout)
+// execute runs the tool under its timeout, turning a panic into a
+// *PanicError. timedOut reports that the tool failed after its own deadline
+// passed.
+func (a *Agent) execute(ctx context.Context, tool *Tool, run func(context.Context) (string, error)) (out string, err error, timedOut bool) {
+	tctx, cancel := context.WithTimeout(ctx, tool.Timeout)
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = "", &PanicError{Tool: name, Value: r, Stack: debug.Stack()}
+			out, err = "", &PanicError{Tool: tool.Name, Value: r, Stack: debug.Stack()}
 		}
 	}()
 	out, err = run(tctx)

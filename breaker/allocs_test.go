@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -13,8 +14,12 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	open, _ := New(Settings{FailureThreshold: 1, Now: func() time.Time { return fixed }})
 	p, _ := open.Allow()
 	p.Failure()
+	ctx := context.Background()
+	ok := func(context.Context) (int, error) { return 1, nil }
 	for name, fn := range map[string]func(){
 		"closed Allow+Success": func() { p, _ := closed.Allow(); p.Success() },
+		"closed Do":            func() { _, _ = Do(ctx, closed, ok) },
+		"open Do":              func() { _, _ = Do(ctx, open, ok) },
 		"open refusal":         func() { _, _ = open.Allow() },
 		"WouldAllow":           func() { _ = open.WouldAllow() },
 		"State":                func() { _ = open.State() },

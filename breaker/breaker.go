@@ -66,6 +66,11 @@ type Settings struct {
 	// returned before the call that caused the change returns. It may call back
 	// into the breaker. Zero (nil): no callbacks, and no bookkeeping for them.
 	OnStateChange func(name string, from, to State)
+	// Backend, if not nil, keeps the breaker's state outside the process,
+	// shared with every process that uses the same backend and name (see
+	// [Backend]; package fleet provides one on Redis). Zero (nil): the state
+	// lives in this Breaker.
+	Backend Backend
 }
 
 // Validate reports the first negative field of s as a [*SettingsError].
@@ -132,6 +137,7 @@ type Breaker struct {
 	onChange  func(name string, from, to State)
 	deliver   func(transition)
 	events    notify.Queue[transition]
+	shared    Shared // Settings.Backend's state; nil: the state below
 
 	mu          sync.Mutex
 	mode        mode
@@ -191,6 +197,15 @@ func (b *Breaker) Init(s Settings) error {
 		b.deliver = func(t transition) { b.onChange(b.name, t.from, t.to) }
 	}
 	b.gen = 1
+	if s.Backend != nil {
+		sh, err := s.Backend.Attach(s)
+		if err != nil {
+			return err
+		}
+		b.shared = sh
+		b.word.Store(sharedWord)
+		return nil
+	}
 	b.word.Store(b.gen << genShift)
 	return nil
 }

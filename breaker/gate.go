@@ -32,6 +32,9 @@ func (b *Breaker) Allow() (Permit, error) {
 
 // allowSlow is Allow under the lock.
 func (b *Breaker) allowSlow() (Permit, error) {
+	if b.shared != nil {
+		return b.sharedAllow()
+	}
 	b.mu.Lock()
 	now := b.now()
 	b.expire(now)
@@ -72,6 +75,10 @@ func (b *Breaker) allowSlow() (Permit, error) {
 // success settles p (past the fast path of Permit.Success).
 func (p Permit) success() {
 	b := p.b
+	if b.shared != nil {
+		b.sharedSettle(p.gen, p.probe, OutcomeSuccess)
+		return
+	}
 	w := b.word.Load()
 	switch mode(w & modeMask) {
 	case mClosed:
@@ -115,6 +122,10 @@ func (b *Breaker) prove(gen uint64) { b.proven = max(b.proven, gen) }
 // failure settles a permit of generation gen as a failure: fresh bad news in
 // every state, unless it is stale (a counted success's call started after it).
 func (b *Breaker) failure(gen uint64) {
+	if b.shared != nil {
+		b.sharedSettle(gen, false, OutcomeFailure)
+		return
+	}
 	b.mu.Lock()
 	now := b.now()
 	b.expire(now)
@@ -145,6 +156,10 @@ func (b *Breaker) cancel(p Permit) {
 	if !p.probe && mode(b.word.Load()&modeMask) != mHalfProbe {
 		return // nothing to release and no lease that may have lapsed
 	}
+	if b.shared != nil {
+		b.sharedSettle(p.gen, p.probe, OutcomeCancel)
+		return
+	}
 	b.mu.Lock()
 	b.expire(b.now())
 	if p.probe && b.mode == mHalfProbe && p.gen == b.gen {
@@ -163,6 +178,10 @@ func (b *Breaker) cancel(p Permit) {
 // success counts as on any closed breaker, and an old probe's success can no
 // longer close anything.
 func (b *Breaker) Reset() {
+	if b.shared != nil {
+		b.shared.Reset()
+		return
+	}
 	b.mu.Lock()
 	b.expire(b.now()) // a lapsed lease is reported first, as on every touch
 	b.failures = 0

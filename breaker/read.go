@@ -83,6 +83,9 @@ func (b *Breaker) RetryIn() time.Duration {
 	if b == nil {
 		return 0
 	}
+	if b.shared != nil {
+		return b.shared.RetryIn()
+	}
 	b.mu.Lock()
 	now := b.now()
 	v := b.viewAt(now)
@@ -112,6 +115,9 @@ func (b *Breaker) State() State {
 			return m.state()
 		}
 	}
+	if b.shared != nil {
+		return b.shared.State()
+	}
 	b.mu.Lock()
 	st := b.viewAt(b.now()).mode.state()
 	b.mu.Unlock()
@@ -125,6 +131,9 @@ func (b *Breaker) State() State {
 func (b *Breaker) Snapshot() Snapshot {
 	if b == nil {
 		return Snapshot{}
+	}
+	if b.shared != nil {
+		return b.shared.Snapshot()
 	}
 	b.mu.Lock()
 	v := b.viewAt(b.now())

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"context"
 	"testing"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -12,8 +13,10 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	r, _ := NewRegistry(breaker.Settings{})
 	rt := NewRouter(r, map[string][]string{"a": {"b"}})
 	create(r, "a", "b")
+	ok := func(context.Context) (int, error) { return 1, nil }
 	for name, fn := range map[string]func(){
 		"Allow+Success": func() { p, _ := r.Allow("a"); p.Success() },
+		"Do":            func() { _, _ = Do(context.Background(), r, "a", ok) },
 		"WouldAllow":    func() { _ = r.WouldAllow("a") },
 		"Status":        func() { _ = r.Status("a") },
 		"Resolve":       func() { _, _ = rt.Resolve("a") },

@@ -4,7 +4,9 @@
 // [Simulate] runs a deterministic discrete-event simulation in virtual time: N callers
 // each call one service on a schedule; the service is down for an outage window, and
 // every attempt that reaches the dead service hangs for the full timeout and then fails.
-// The same scenario runs under two policies:
+// [DefaultScenario] is the source page's comparison; [ShortOutage] and [Flapping] (a
+// service that comes back for less than a cooldown and goes down again) are the other
+// named scenarios ([ScenarioNamed]). The same scenario runs under two policies:
 //
 //   - [PlainRetries]: every call goes through the retry ladder alone; every attempt
 //     reaches the service.
@@ -12,7 +14,9 @@
 //     breaker (package breaker) for a permit. A refusal is instant and ends the call
 //     (an agent routes around a refused tool instead of retrying it); an allowed attempt
 //     settles its permit with its outcome, and the ladder still retries transient
-//     failures of allowed attempts.
+//     failures of allowed attempts. A probe's attempt is bounded by its lease, as
+//     [breaker.Do] bounds it ([breaker.Permit.Deadline]): it hangs at most until the
+//     lease ends, and then fails, dated at the lease end.
 //
 // The breaker is the real [breaker.Breaker], driven by a virtual clock through
 // [breaker.Settings.Now]. The ladder's arithmetic and classification are the real ones
@@ -35,16 +39,20 @@
 //
 // Calls are concurrent in virtual time, so when the breaker trips many attempts are
 // still hanging. Their failures arrive later and, as the breaker's semantics require
-// (a failure while open restarts the cooldown), push the next probe back; the same holds
-// for a probe whose lease expired while it hangs. The simulation measures this rather
-// than working around it ([Metrics.LateFailures]).
+// (a failure while open restarts the cooldown), push the next probe back
+// ([Metrics.LateFailures]), unless a call that started after them has already
+// succeeded: then they are stale and the breaker ignores them ([Metrics.StaleFailures]).
+// The simulation measures both rather than working around them.
 //
 // # Recovery
 //
-// The fix is the end of the outage window. [Metrics.FirstSuccess] is the time from the
+// The fix is the end of the (last) outage window. [Metrics.FirstSuccess] is the time from the
 // fix until the first attempt succeeds. [Metrics.FullFlow] is the time from the fix until
 // traffic flows fully again: the instant of the last bad outcome (an attempt failing
 // after hanging on the dead service, or a refusal), after which every attempt reaches the
 // service and succeeds. For plain retries that is when the backlog of hanging attempts
 // drains; with the breaker it is also when the breaker stops refusing.
+//
+// [Result.Rows] (and the table [Result.WriteTable] prints) names the winner of every
+// row that scores the policies.
 package outage

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,29 +19,163 @@ import (
 	"github.com/loopctl/loopctl-go/retry"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/simulate.golden")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+// TestGolden: the table of every named scenario, winner column included, matches
+// testdata/<name>.golden (the default scenario's is simulate.golden).
 func TestGolden(t *testing.T) {
-	res, err := Simulate(context.Background(), DefaultScenario())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := res.WriteTable(&buf); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "simulate.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+	for _, name := range ScenarioNames() {
+		s, _ := ScenarioNamed(name)
+		res, err := Simulate(context.Background(), s)
+		if err != nil {
 			t.Fatal(err)
 		}
+		var buf bytes.Buffer
+		if err := res.WriteTable(&buf); err != nil {
+			t.Fatal(err)
+		}
+		golden := filepath.Join("testdata", goldenName(name))
+		if *update {
+			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%s: table differs from %s (run go test -update if intended):\n%s", name, golden, buf.Bytes())
+		}
+		if !bytes.Contains(want, []byte("winner")) {
+			t.Errorf("%s has no winner column", golden)
+		}
 	}
-	want, err := os.ReadFile(golden)
+}
+
+// goldenName is the golden file of the named scenario.
+func goldenName(scenario string) string {
+	if scenario == "default" {
+		return "simulate.golden"
+	}
+	return "simulate-" + scenario + ".golden"
+}
+
+// conceded lists, per named scenario, the rows plain retries wins; README.md (section
+// "loopctl simulate") says why, with the numbers. Every other row that names a winner
+// must be won or tied by the breaker.
+var conceded = map[string][]string{
+	// Plain retries' ladder (4 attempts of up to 2m) outwaits the outage: its calls
+	// succeed after hanging up to 6m; the breaker fails the same calls fast.
+	"default":  {"calls failed"},
+	"flapping": {"calls failed"},
+}
+
+// TestBreakerWinsOrTies: in every named scenario the breaker wins or ties every row
+// of the comparison, except the conceded ones, which plain retries must still win
+// (else README.md is out of date).
+func TestBreakerWinsOrTies(t *testing.T) {
+	for _, name := range ScenarioNames() {
+		s, _ := ScenarioNamed(name)
+		checkWins(t, name, s)
+	}
+}
+
+// TestBreakerWinsOrTiesSeeds: the same over other seeds (caller phases and jitter)
+// of the default and flapping scenarios. The short outage is not robust to the
+// seed: see TestShortOutageTripsOnSomeSeeds.
+func TestBreakerWinsOrTiesSeeds(t *testing.T) {
+	for _, name := range []string{"default", "flapping"} {
+		for seed := uint64(2); seed <= 6; seed++ {
+			s, _ := ScenarioNamed(name)
+			s.Seed = seed
+			checkWins(t, fmt.Sprintf("%s, seed %d", name, seed), s)
+		}
+	}
+}
+
+// checkWins fails unless the breaker wins or ties every compared row of s but the
+// ones conceded for its scenario name (the label up to a comma).
+func checkWins(t *testing.T, label string, s Scenario) {
+	t.Helper()
+	name, _, _ := strings.Cut(label, ",")
+	res, err := Simulate(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("table differs from %s (run go test -update if intended):\n%s", golden, buf.Bytes())
+	compared := 0
+	for _, row := range res.Rows() {
+		if row.Winner == NotCompared {
+			continue
+		}
+		compared++
+		c := slices.Contains(conceded[name], row.Label)
+		switch {
+		case row.Winner == PlainWins && !c:
+			t.Errorf("%s: plain retries wins %q (%s against %s)", label, row.Label, row.Plain, row.Breaker)
+		case row.Winner != PlainWins && c:
+			t.Errorf("%s: %q is conceded but the breaker %v it (%s against %s): update conceded and README.md",
+				label, row.Label, map[Winner]string{Tie: "ties", BreakerWins: "wins"}[row.Winner], row.Plain, row.Breaker)
+		}
+	}
+	if compared < 9 {
+		t.Errorf("%s: only %d rows compared", label, compared)
+	}
+}
+
+// TestShortOutageSeeds pins the count README.md gives: over seeds 1 to 100 of the
+// short outage, the breaker trips on the healthy service in 26, and in each of them
+// it is still open when the run ends; in the others it never trips and ties every row.
+func TestShortOutageSeeds(t *testing.T) {
+	tripped := 0
+	for seed := uint64(1); seed <= 100; seed++ {
+		s := ShortOutage()
+		s.Seed = seed
+		res, err := Simulate(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Breaker.Metrics
+		if m.Trips == 0 {
+			for _, row := range res.Rows() {
+				if row.Winner != NotCompared && row.Winner != Tie {
+					t.Errorf("seed %d: no trip, but %q is not a tie (%s against %s)", seed, row.Label, row.Plain, row.Breaker)
+				}
+			}
+			continue
+		}
+		tripped++
+		if m.BreakerClosed >= 0 || m.Recovered {
+			t.Errorf("seed %d: tripped, but closed again within the run: %+v", seed, m)
+		}
+	}
+	if tripped != 26 {
+		t.Errorf("the breaker tripped in %d of 100 seeds; README.md says 26", tripped)
+	}
+}
+
+// TestShortOutageTripsOnSomeSeeds pins what README.md says about the short outage:
+// with seed 1 the first retry to succeed comes before the third failure of the calls
+// that hung since the outage, so those failures are stale and the breaker never trips
+// (every row a tie); with seed 13 three of them fail before any retry succeeds, the
+// breaker trips on the healthy service, and the other hung calls' failures restart
+// its cooldown until the run ends.
+func TestShortOutageTripsOnSomeSeeds(t *testing.T) {
+	s := ShortOutage()
+	res, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Breaker.Metrics; m.Trips != 0 || m.StaleFailures < 90 || res.Plain.Metrics.Failed != 0 || m.Failed != 0 {
+		t.Errorf("seed 1: %+v", m)
+	}
+	s.Seed = 13
+	if res, err = Simulate(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	m := res.Breaker.Metrics
+	if m.Trips != 1 || m.StaleFailures != 0 || m.Failed != 100 || m.Recovered || res.Plain.Metrics.Failed != 0 {
+		t.Errorf("seed 13: %+v", m)
 	}
 }
 
@@ -110,6 +247,56 @@ func TestOneCaller(t *testing.T) {
 	}
 	if res.Plain.Band != nil {
 		t.Errorf("plain run has a band: %v", res.Plain.Band)
+	}
+}
+
+// TestProbeCutAtLease checks SEMANTICS section 1 "probe deadline (rev 2)" on a run
+// worked out by hand: a probe into the dead service hangs only until its lease ends,
+// fails dated at the lease end (the breaker re-opens then), and frees its caller
+// then. One caller every 10s (phase p), down for the first 60s, 20s timeouts, a
+// breaker that trips on one failure, 5s cooldown, 8s lease, no retries.
+func TestProbeCutAtLease(t *testing.T) {
+	s := Scenario{
+		Callers: 1, Interval: 10 * time.Second, Warmup: 0, Outage: 60 * time.Second, Tail: 30 * time.Second,
+		Timeout: 20 * time.Second, Latency: time.Second,
+		FailureThreshold: 1, Cooldown: 5 * time.Second, ProbeTimeout: 8 * time.Second,
+		Retries: 0, RetryBase: 100 * time.Millisecond, RetryMax: 10 * time.Second, Seed: 7, Bucket: time.Second,
+	}
+	res, err := Simulate(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := phase(s, 0)
+	sec := func(n int) time.Duration { return p + time.Duration(n)*time.Second }
+	// p hangs 20s and trips it; p+10 is skipped; p+20 is refused (cooldown); p+30
+	// probes the dead service and is cut at p+38; p+40 refused; p+50 probes, cut at
+	// p+58; p+60 refused; p+70 probes the fixed service and closes it; p+80 succeeds.
+	wantProbes := []Probe{
+		{At: sec(30), End: sec(38), Failed: true, Cut: true},
+		{At: sec(50), End: sec(58), Failed: true, Cut: true},
+		{At: sec(70), End: sec(71)},
+	}
+	if !reflect.DeepEqual(res.Breaker.Probes, wantProbes) {
+		t.Errorf("probes (phase %v):\n got %+v\nwant %+v", p, res.Breaker.Probes, wantProbes)
+	}
+	wantBand := []Segment{
+		{0, sec(20), breaker.Closed},
+		{sec(20), sec(30), breaker.Open},
+		{sec(30), sec(38), breaker.HalfOpen},
+		{sec(38), sec(50), breaker.Open},
+		{sec(50), sec(58), breaker.HalfOpen},
+		{sec(58), sec(70), breaker.Open},
+		{sec(70), sec(71), breaker.HalfOpen},
+		{sec(71), 90 * time.Second, breaker.Closed},
+	}
+	if !reflect.DeepEqual(res.Breaker.Band, wantBand) {
+		t.Errorf("band (phase %v):\n got %v\nwant %v", p, res.Breaker.Band, wantBand)
+	}
+	m := res.Breaker.Metrics
+	if m.Calls != 8 || m.Skipped != 1 || m.Succeeded != 2 || m.Failed != 3 || m.Refused != 3 ||
+		m.ReachedDead != 3 || m.Probes != 3 || m.ProbesCut != 2 || m.Waiting != 36*time.Second ||
+		m.FirstSuccess != sec(11) || m.BreakerClosed != sec(11) {
+		t.Errorf("breaker metrics (phase %v): %+v", p, m)
 	}
 }
 
@@ -197,6 +384,11 @@ func TestValidate(t *testing.T) {
 		{"Retries", func(s *Scenario) { s.Retries = maxRetries + 1 }},
 		{"RetryBase", func(s *Scenario) { s.RetryBase = 0 }},
 		{"RetryMax", func(s *Scenario) { s.RetryMax = -1 }},
+		{"RetryBase", func(s *Scenario) { s.RetryBase = s.RetryMax + 1 }},
+		{"Up", func(s *Scenario) { s.Up = -time.Second }},
+		{"Up", func(s *Scenario) { s.Up = time.Second }},
+		{"Up", func(s *Scenario) { s.Relapse = time.Second }},
+		{"Relapse", func(s *Scenario) { s.Up, s.Relapse = time.Second, -time.Second }},
 		{"Bucket", func(s *Scenario) { s.Bucket = 0 }},
 		{"Bucket", func(s *Scenario) { s.Bucket = time.Millisecond }},
 	}

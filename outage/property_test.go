@@ -35,9 +35,30 @@ func checkResult(t *testing.T, s Scenario, r *Result) {
 		if healthy+dead != m.Reached || dead != m.ReachedDead || refused < m.Refused {
 			t.Errorf("%v: buckets %d healthy %d dead %d refused vs %+v", o.Policy, healthy, dead, refused, m)
 		}
-		lo := time.Duration(m.ReachedDead) * s.Timeout
-		if m.Waiting < lo || m.Waiting > lo+time.Duration(m.ReachedDead)*s.RetryMax {
-			t.Errorf("%v: waiting %v outside [%v, +%d backoffs]", o.Policy, m.Waiting, lo, m.ReachedDead)
+		// Every attempt into the dead service hangs for the timeout, except a probe,
+		// which is cut at the end of its lease (and so is a healthy probe slower than
+		// the lease).
+		hangs, failedAttempts := time.Duration(0), m.ReachedDead
+		for _, p := range o.Probes {
+			switch {
+			case p.Cut && s.down(p.At):
+				hangs += s.ProbeTimeout
+			case p.Cut:
+				hangs += s.ProbeTimeout
+				failedAttempts++
+			case s.down(p.At):
+				hangs += s.Timeout
+			}
+		}
+		deadProbes := 0
+		for _, p := range o.Probes {
+			if s.down(p.At) {
+				deadProbes++
+			}
+		}
+		lo := hangs + time.Duration(m.ReachedDead-deadProbes)*s.Timeout
+		if m.Waiting < lo || m.Waiting > lo+time.Duration(failedAttempts)*s.RetryMax {
+			t.Errorf("%v: waiting %v outside [%v, +%d backoffs]", o.Policy, m.Waiting, lo, failedAttempts)
 		}
 		if m.Recovered && m.FullFlow < m.LastHang {
 			t.Errorf("%v: full flow %v before the last hang %v", o.Policy, m.FullFlow, m.LastHang)
@@ -49,6 +70,33 @@ func checkResult(t *testing.T, s Scenario, r *Result) {
 	band := r.Breaker.Band
 	if len(band) == 0 || band[0].From != 0 || band[0].State != breaker.Closed || band[len(band)-1].To != r.Breaker.End {
 		t.Fatalf("band does not cover [0, end) from closed: %v", band)
+	}
+	// Probes: bounded by their lease (SEMANTICS section 1, probe deadline), in order
+	// of their grants. One may still be in flight when the next is granted: a late
+	// failure re-opens the breaker, and a cooldown shorter than the lease ends first.
+	if len(r.Breaker.Probes) != b.Probes {
+		t.Errorf("%d probes listed, %d counted", len(r.Breaker.Probes), b.Probes)
+	}
+	cut := 0
+	for k, p := range r.Breaker.Probes {
+		if p.End < p.At || p.End-p.At > s.ProbeTimeout || p.Cut && (p.End-p.At != s.ProbeTimeout || !p.Failed) {
+			t.Errorf("probe %d outlives its lease %v: %+v", k, s.ProbeTimeout, p)
+		}
+		if p.Failed != (p.Cut || s.down(p.At)) {
+			t.Errorf("probe %d: failed %v, but cut %v and service down %v", k, p.Failed, p.Cut, s.down(p.At))
+		}
+		if k > 0 && p.At < r.Breaker.Probes[k-1].At {
+			t.Errorf("probe %d granted at %v, before probe %d at %v", k, p.At, k-1, r.Breaker.Probes[k-1].At)
+		}
+		if p.Cut {
+			cut++
+		}
+	}
+	if cut != b.ProbesCut {
+		t.Errorf("%d probes cut, %d counted", cut, b.ProbesCut)
+	}
+	if b.LateFailures+b.StaleFailures > b.ReachedDead+b.ProbesCut {
+		t.Errorf("late %d + stale %d failures, more than the failed attempts", b.LateFailures, b.StaleFailures)
 	}
 	trips, halfOpens := 0, 0
 	for k, seg := range band {
@@ -103,9 +151,12 @@ func randomScenario(r *rand.Rand) Scenario {
 		ProbeTimeout:     d(time.Second, time.Minute),
 		Retries:          r.IntN(5),
 		RetryBase:        d(time.Millisecond, time.Second),
-		RetryMax:         d(time.Millisecond, 20*time.Second),
 		Seed:             r.Uint64(),
 		Bucket:           d(time.Second, 10*time.Second),
+	}
+	s.RetryMax = d(s.RetryBase, 20*time.Second)
+	if r.IntN(2) == 0 { // a flapping service
+		s.Up, s.Relapse = d(time.Second, time.Minute), d(time.Second, 3*time.Minute)
 	}
 	s.Latency = d(time.Millisecond, min(s.Timeout-1, time.Second))
 	return s

@@ -45,13 +45,22 @@ type Metrics struct {
 	Probes      int // permits that held the breaker's probe slot
 	Trips       int // breaker transitions from Closed to Open
 
-	// LateFailures counts failures that arrived while the breaker was open, or
-	// half-open with another attempt holding the probe: attempts that hung since
-	// before the trip and probes whose lease had expired. Each restarted the cooldown.
+	// ProbesCut counts probes cut at the end of their lease (each failed then).
+	ProbesCut int
+
+	// LateFailures counts failures of attempts other than the probe that arrived
+	// while the breaker was open or half-open and restarted its cooldown: attempts
+	// that hung since before the trip.
 	LateFailures int
+	// StaleFailures counts failures the breaker ignored because a success of a call
+	// that started later had already been counted (SEMANTICS section 1, stale
+	// failures): attempts that hung since the outage and failed after newer calls
+	// had proved the service healthy.
+	StaleFailures int
 
 	// Waiting is the callers' time lost waiting: attempts hanging on the dead service
-	// plus backoff waits (a healthy attempt's latency is not counted).
+	// (a probe at most until its lease ends) plus backoff waits (a healthy attempt's
+	// latency is not counted).
 	Waiting time.Duration
 
 	// HangingAtFix counts attempts that were hanging on the dead service at the fix.
@@ -89,12 +98,20 @@ type Segment struct {
 	State    breaker.State
 }
 
+// Probe is one probe of the breaker: when it was granted and how it ended.
+type Probe struct {
+	At, End time.Duration // granted at At, settled at End
+	Failed  bool          // it failed (the service was down, or it was cut)
+	Cut     bool          // it was cut at the end of its lease
+}
+
 // Outcome is one policy's run.
 type Outcome struct {
 	Policy  Policy
 	Metrics Metrics
 	Buckets []Bucket      // from the start of the run, Scenario.Bucket wide
 	Band    []Segment     // the breaker's state over [0, End); WithBreaker only
+	Probes  []Probe       // the breaker's probes, in order; WithBreaker only
 	End     time.Duration // when the last call ended (at least the scheduled window)
 }
 
@@ -125,32 +142,105 @@ func Simulate(ctx context.Context, s Scenario) (*Result, error) {
 // Header names the scenario in one line.
 func (r *Result) Header() string { return "outage simulation: " + r.Scenario.String() }
 
-// WriteTable writes the header and the metrics of both policies side by side as an
-// aligned text table.
+// Winner names the policy that did better on one row of the comparison.
+type Winner int
+
+const (
+	// NotCompared marks a row that describes a run rather than scores it (calls
+	// made, probes sent, ...).
+	NotCompared Winner = iota
+	// Tie: both policies did equally well.
+	Tie
+	// PlainWins: plain retries did better.
+	PlainWins
+	// BreakerWins: the breaker did better.
+	BreakerWins
+)
+
+// String returns "-", "tie", "plain retries" or "breaker".
+func (w Winner) String() string {
+	switch w {
+	case NotCompared:
+		return "-"
+	case Tie:
+		return "tie"
+	case PlainWins:
+		return PlainRetries.String()
+	case BreakerWins:
+		return WithBreaker.String()
+	}
+	return "Winner(" + strconv.Itoa(int(w)) + ")"
+}
+
+// Row is one line of the comparison table: a figure for each policy and who won.
+type Row struct {
+	Label          string // what the row measures, e.g. "calls failed"
+	Plain, Breaker string // the figures, formatted
+	Winner         Winner
+}
+
+// lower returns who won a row where less is better.
+func lower[T int | time.Duration](a, b T) Winner {
+	switch {
+	case a < b:
+		return PlainWins
+	case b < a:
+		return BreakerWins
+	}
+	return Tie
+}
+
+// sooner compares two times after the fix, where a negative one means never.
+func sooner(a, b time.Duration) Winner {
+	never := time.Duration(1<<63 - 1)
+	if a < 0 {
+		a = never
+	}
+	if b < 0 {
+		b = never
+	}
+	return lower(a, b)
+}
+
+// Rows returns the comparison, row by row, in the order of [Result.WriteTable].
+// Rows that score the policies (less time and fewer hung, failed or skipped calls
+// win; more successful calls win) name a winner; the others are [NotCompared].
+func (r *Result) Rows() []Row {
+	a, b := r.Plain.Metrics, r.Breaker.Metrics
+	var rows []Row
+	add := func(label, va, vb string, w Winner) { rows = append(rows, Row{label, va, vb, w}) }
+	num := func(label string, va, vb int, w Winner) { add(label, strconv.Itoa(va), strconv.Itoa(vb), w) }
+	num("calls made", a.Calls, b.Calls, NotCompared)
+	num("ticks skipped (caller still waiting)", a.Skipped, b.Skipped, lower(a.Skipped, b.Skipped))
+	num("attempts that reached the service", a.Reached, b.Reached, NotCompared)
+	num("attempts that reached the dead service", a.ReachedDead, b.ReachedDead, lower(a.ReachedDead, b.ReachedDead))
+	add("caller time spent waiting (hang + backoff)", hours(a.Waiting), hours(b.Waiting), lower(a.Waiting, b.Waiting))
+	num("calls refused instantly", a.Refused, b.Refused, NotCompared)
+	num("probes sent", a.Probes, b.Probes, NotCompared)
+	num("breaker trips", a.Trips, b.Trips, NotCompared)
+	num("probes cut at their lease end", a.ProbesCut, b.ProbesCut, NotCompared)
+	num("late failures that restarted the cooldown", a.LateFailures, b.LateFailures, NotCompared)
+	num("stale failures the breaker ignored", a.StaleFailures, b.StaleFailures, NotCompared)
+	num("calls succeeded", a.Succeeded, b.Succeeded, lower(b.Succeeded, a.Succeeded))
+	num("calls failed", a.Failed, b.Failed, lower(a.Failed, b.Failed))
+	num("attempts still hanging at the fix", a.HangingAtFix, b.HangingAtFix, lower(a.HangingAtFix, b.HangingAtFix))
+	add("from the fix to the first success", since(a.FirstSuccess), since(b.FirstSuccess), sooner(a.FirstSuccess, b.FirstSuccess))
+	add("from the fix to the breaker closed for good", "-", since(b.BreakerClosed), NotCompared)
+	add("from the fix to the last hanging attempt's end", since(a.LastHang), since(b.LastHang), lower(a.LastHang, b.LastHang))
+	add("from the fix to full traffic (no hang, no refusal)", since(a.FullFlow), since(b.FullFlow), sooner(a.FullFlow, b.FullFlow))
+	return rows
+}
+
+// WriteTable writes the header and [Result.Rows] as an aligned text table: the
+// figures of both policies side by side and the winner of each row.
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, r.Header())
 	fmt.Fprintln(tw)
-	a, b := r.Plain.Metrics, r.Breaker.Metrics
-	row := func(label, va, vb string) { fmt.Fprintf(tw, "%s\t%s\t%s\n", label, va, vb) }
-	num := func(label string, va, vb int) { row(label, strconv.Itoa(va), strconv.Itoa(vb)) }
-	row("", PlainRetries.String(), WithBreaker.String())
-	num("calls made", a.Calls, b.Calls)
-	num("ticks skipped (caller still waiting)", a.Skipped, b.Skipped)
-	num("attempts that reached the service", a.Reached, b.Reached)
-	num("attempts that reached the dead service", a.ReachedDead, b.ReachedDead)
-	row("caller time spent waiting (hang + backoff)", hours(a.Waiting), hours(b.Waiting))
-	num("calls refused instantly", a.Refused, b.Refused)
-	num("probes sent", a.Probes, b.Probes)
-	num("breaker trips", a.Trips, b.Trips)
-	num("late failures that restarted the cooldown", a.LateFailures, b.LateFailures)
-	num("calls succeeded", a.Succeeded, b.Succeeded)
-	num("calls failed", a.Failed, b.Failed)
-	num("attempts still hanging at the fix", a.HangingAtFix, b.HangingAtFix)
-	row("from the fix to the first success", since(a.FirstSuccess), since(b.FirstSuccess))
-	row("from the fix to the breaker closed for good", "-", since(b.BreakerClosed))
-	row("from the fix to the last hanging attempt's end", since(a.LastHang), since(b.LastHang))
-	row("from the fix to full traffic (no hang, no refusal)", since(a.FullFlow), since(b.FullFlow))
+	fmt.Fprintf(tw, "\t%s\t%s\twinner\n", PlainRetries, WithBreaker)
+	for _, row := range r.Rows() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Label, row.Plain, row.Breaker, row.Winner)
+	}
 	return tw.Flush()
 }
 

@@ -15,8 +15,14 @@ type Scenario struct {
 	Interval time.Duration
 	// Warmup is the healthy time before the outage starts (zero or more).
 	Warmup time.Duration
-	// Outage is how long the service is down (positive). The fix is at Warmup+Outage.
+	// Outage is how long the service is down (positive), from Warmup on.
 	Outage time.Duration
+	// Up and Relapse make the service flap: after the first outage it is up for Up,
+	// then down again for Relapse. Zero Relapse: no second outage (Up must then be
+	// zero too); with a Relapse, Up must be positive. The fix is the end of the last
+	// outage: Warmup+Outage, or Warmup+Outage+Up+Relapse.
+	Up      time.Duration
+	Relapse time.Duration
 	// Tail is the time after the fix during which calls are still scheduled (zero or
 	// more). The run goes on until every call has ended.
 	Tail time.Duration
@@ -38,7 +44,7 @@ type Scenario struct {
 	Retries int
 	// RetryBase is the ladder's BaseDelay (positive).
 	RetryBase time.Duration
-	// RetryMax is the ladder's MaxDelay (positive).
+	// RetryMax is the ladder's MaxDelay (positive, at least RetryBase).
 	RetryMax time.Duration
 
 	// Seed seeds the PCG that draws caller phases and backoff jitter.
@@ -69,6 +75,54 @@ func DefaultScenario() Scenario {
 		Seed:             1,
 		Bucket:           5 * time.Second,
 	}
+}
+
+// ShortOutage returns [DefaultScenario] with a 30-second outage: shorter than the
+// timeout, so every call into it is still hanging at the fix.
+func ShortOutage() Scenario {
+	s := DefaultScenario()
+	s.Outage = 30 * time.Second
+	return s
+}
+
+// Flapping returns [DefaultScenario] with a service that flaps: down for 3 minutes
+// (longer than the timeout, so the breaker trips during the outage), up for 20
+// seconds (less than the breaker's 30s cooldown), down again for 2 minutes.
+func Flapping() Scenario {
+	s := DefaultScenario()
+	s.Outage, s.Up, s.Relapse = 3*time.Minute, 20*time.Second, 2*time.Minute
+	return s
+}
+
+// Named scenarios, for [ScenarioNamed].
+var named = []struct {
+	name string
+	s    func() Scenario
+}{
+	{"default", DefaultScenario},
+	{"short", ShortOutage},
+	{"flapping", Flapping},
+}
+
+// ScenarioNames returns the names [ScenarioNamed] knows, in order: "default"
+// ([DefaultScenario]), "short" ([ShortOutage]) and "flapping" ([Flapping]).
+func ScenarioNames() []string {
+	names := make([]string, len(named))
+	for i, n := range named {
+		names[i] = n.name
+	}
+	return names
+}
+
+// ScenarioNamed returns the scenario called name (see [ScenarioNames]) and true, or
+// the zero Scenario and false.
+func ScenarioNamed(name string) (Scenario, bool) {
+	for _, n := range named {
+		if n.name == name {
+			return n.s(), true
+		}
+	}
+	return Scenario{}, false
 }
 
 // Limits that keep a run small enough to finish quickly and fit in memory.
@@ -116,6 +170,8 @@ func (s Scenario) Validate() error {
 		dur("Interval", s.Interval, false),
 		dur("Warmup", s.Warmup, true),
 		dur("Outage", s.Outage, false),
+		dur("Up", s.Up, true),
+		dur("Relapse", s.Relapse, true),
 		dur("Tail", s.Tail, true),
 		dur("Timeout", s.Timeout, false),
 		dur("Latency", s.Latency, true),
@@ -132,6 +188,22 @@ func (s Scenario) Validate() error {
 			return err
 		}
 	}
+	switch {
+	case s.Relapse == 0 && s.Up != 0:
+		return &FieldError{"Up", fmt.Sprintf("needs a Relapse (got %v without one)", s.Up)}
+	case s.Relapse != 0 && s.Up == 0:
+		return &FieldError{"Up", fmt.Sprintf("must be positive with a Relapse (got 0s, Relapse %v)", s.Relapse)}
+	case s.RetryBase > s.RetryMax:
+		return &FieldError{"RetryBase", fmt.Sprintf("must not exceed RetryMax %v (got %v)", s.RetryMax, s.RetryBase)}
+	}
+	// Whatever the ladder or the breaker reject is rejected here too; the checks
+	// above cover every case they know today, so these are a guard for new ones.
+	if err := newLadder(s).Validate(); err != nil {
+		return &FieldError{"RetryBase", err.Error()}
+	}
+	if err := s.breakerSettings(nil).Validate(); err != nil {
+		return &FieldError{"FailureThreshold", err.Error()}
+	}
 	if s.Latency >= s.Timeout {
 		return &FieldError{"Latency", fmt.Sprintf("must be below Timeout %v (got %v)", s.Timeout, s.Latency)}
 	}
@@ -147,22 +219,46 @@ func (s Scenario) Validate() error {
 }
 
 // horizon is the end of the scheduled window: no call starts at or after it.
-func (s Scenario) horizon() time.Duration { return s.Warmup + s.Outage + s.Tail }
+func (s Scenario) horizon() time.Duration { return s.fix() + s.Tail }
 
-// outageStart and fix bound the outage window [outageStart, fix).
+// window is a stretch of time [from, to) during which the service is down.
+type window struct{ from, to time.Duration }
+
+// outages returns the outage windows in order.
+func (s Scenario) outages() []window {
+	w := []window{{s.Warmup, s.Warmup + s.Outage}}
+	if s.Relapse > 0 {
+		from := s.Warmup + s.Outage + s.Up
+		w = append(w, window{from, from + s.Relapse})
+	}
+	return w
+}
+
+// outageStart is when the first outage starts; fix is when the last one ends.
 func (s Scenario) outageStart() time.Duration { return s.Warmup }
-func (s Scenario) fix() time.Duration         { return s.Warmup + s.Outage }
+func (s Scenario) fix() time.Duration         { return s.Warmup + s.Outage + s.Up + s.Relapse }
 
 // down reports whether the service is down at t.
-func (s Scenario) down(t time.Duration) bool { return t >= s.outageStart() && t < s.fix() }
+func (s Scenario) down(t time.Duration) bool {
+	for _, w := range s.outages() {
+		if t >= w.from && t < w.to {
+			return true
+		}
+	}
+	return false
+}
 
 // String names the scenario in one line.
 func (s Scenario) String() string { return s.load() + "; " + s.settings() }
 
 // load describes the callers and the outage.
 func (s Scenario) load() string {
-	return fmt.Sprintf("%d callers calling every %v; service down from %v to %v (%v outage); timeout %v",
-		s.Callers, s.Interval, s.outageStart(), s.fix(), s.Outage, s.Timeout)
+	down := fmt.Sprintf("service down from %v to %v (%v outage)", s.outageStart(), s.Warmup+s.Outage, s.Outage)
+	if s.Relapse > 0 {
+		w := s.outages()[1]
+		down += fmt.Sprintf(", up %v, down again from %v to %v (%v)", s.Up, w.from, w.to, s.Relapse)
+	}
+	return fmt.Sprintf("%d callers calling every %v; %s; timeout %v", s.Callers, s.Interval, down, s.Timeout)
 }
 
 // settings describes the breaker, the ladder and the seed.

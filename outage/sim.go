@@ -2,6 +2,7 @@ package outage
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -20,11 +21,17 @@ type hungError struct{ timeout time.Duration }
 func (e *hungError) Error() string { return "outage: call timed out after " + e.timeout.String() }
 func (e *hungError) Timeout() bool { return true }
 
+// errLeaseEnd is the failure of a probe cut at the end of its lease: what
+// breaker.Do's context returns then.
+var errLeaseEnd = fmt.Errorf("outage: probe cut at the end of its lease: %w", context.DeadlineExceeded)
+
 // callerState is one caller's call in flight.
 type callerState struct {
 	busy    bool           // a call is in flight (hanging, backing off, or healthy)
 	retries int            // retries used by the current call
 	dead    bool           // the attempt in flight hangs on the dead service
+	cut     bool           // the attempt in flight is a probe cut at its lease end
+	probe   int            // the attempt in flight is probe number probe-1 (0: not a probe)
 	permit  breaker.Permit // the attempt's permit (WithBreaker)
 }
 
@@ -43,7 +50,7 @@ type sim struct {
 	m       Metrics
 	buckets []Bucket
 
-	probeHolder  int           // caller holding the current probe, or -1
+	probes       []Probe
 	lastBad      time.Duration // last failure or refusal
 	lastHang     time.Duration // last failure of an attempt that hung
 	haveBad      bool
@@ -57,6 +64,13 @@ type sim struct {
 	lastClose time.Duration // last transition into Closed
 }
 
+// leaseEnd returns the end of a probe permit's lease as an offset of the virtual
+// clock.
+func leaseEnd(p breaker.Permit) time.Duration {
+	end, _ := p.Deadline()
+	return end.Sub(epoch)
+}
+
 // newLadder returns the retry policy whose arithmetic the simulation uses.
 func newLadder(s Scenario) retry.Policy {
 	n := s.Retries
@@ -66,27 +80,33 @@ func newLadder(s Scenario) retry.Policy {
 	return retry.Policy{MaxRetries: n, BaseDelay: s.RetryBase, MaxDelay: s.RetryMax}
 }
 
+// breakerSettings returns the settings of the breaker the simulation uses, without
+// a clock.
+func (s Scenario) breakerSettings(onChange func(string, breaker.State, breaker.State)) breaker.Settings {
+	return breaker.Settings{
+		Name:             "service",
+		FailureThreshold: s.FailureThreshold,
+		RecoveryDuration: s.Cooldown,
+		ProbeTimeout:     s.ProbeTimeout,
+		OnStateChange:    onChange,
+	}
+}
+
 // run simulates one policy. The scenario must be valid.
 func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 	sm := &sim{
-		s:           s,
-		policy:      p,
-		callers:     make([]callerState, s.Callers),
-		ladder:      newLadder(s),
-		jitter:      rand.New(rand.NewPCG(s.Seed, 2)),
-		hung:        &hungError{s.Timeout},
-		probeHolder: -1,
-		buckets:     make([]Bucket, 0, int(s.horizon()/s.Bucket)+1),
+		s:       s,
+		policy:  p,
+		callers: make([]callerState, s.Callers),
+		ladder:  newLadder(s),
+		jitter:  rand.New(rand.NewPCG(s.Seed, 2)),
+		hung:    &hungError{s.Timeout},
+		buckets: make([]Bucket, 0, int(s.horizon()/s.Bucket)+1),
 	}
 	if p == WithBreaker {
-		b, err := breaker.New(breaker.Settings{
-			Name:             "service",
-			FailureThreshold: s.FailureThreshold,
-			RecoveryDuration: s.Cooldown,
-			ProbeTimeout:     s.ProbeTimeout,
-			Now:              func() time.Time { return epoch.Add(sm.now) },
-			OnStateChange:    sm.onStateChange,
-		})
+		bs := s.breakerSettings(sm.onStateChange)
+		bs.Now = func() time.Time { return epoch.Add(sm.now) }
+		b, err := breaker.New(bs)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -143,6 +163,11 @@ func (sm *sim) bucket() *Bucket {
 // attempt starts an attempt of caller i's call now.
 func (sm *sim) attempt(i int) {
 	c := &sm.callers[i]
+	c.dead, c.cut = sm.s.down(sm.now), false
+	d := sm.s.Latency
+	if c.dead {
+		d = sm.s.Timeout
+	}
 	if sm.b != nil {
 		permit, err := sm.b.Allow()
 		if err != nil {
@@ -158,24 +183,31 @@ func (sm *sim) attempt(i int) {
 		}
 		if permit.IsProbe() {
 			sm.m.Probes++
-			sm.probeHolder = i
+			sm.probes = append(sm.probes, Probe{At: sm.now})
+			c.probe = len(sm.probes)
+			// The probe's call is bounded by its lease (SEMANTICS section 1,
+			// probe deadline): it hangs at most until the lease ends, then fails.
+			if end := leaseEnd(permit); sm.now+d >= end {
+				d, c.cut = end-sm.now, true
+				sm.m.ProbesCut++
+			}
 		}
 		c.permit = permit
 	}
 	sm.m.Reached++
-	c.dead = sm.s.down(sm.now)
 	if c.dead {
 		sm.m.ReachedDead++
-		sm.m.Waiting += sm.s.Timeout
-		if sm.now+sm.s.Timeout > sm.s.fix() {
+		if sm.now+d > sm.s.fix() {
 			sm.m.HangingAtFix++
 		}
 		sm.bucket().Dead++
-		sm.q.push(sm.now+sm.s.Timeout, evAttemptEnd, i)
-		return
+	} else {
+		sm.bucket().Healthy++
 	}
-	sm.bucket().Healthy++
-	sm.q.push(sm.now+sm.s.Latency, evAttemptEnd, i)
+	if c.dead || c.cut {
+		sm.m.Waiting += d
+	}
+	sm.q.push(sm.now+d, evAttemptEnd, i)
 }
 
 // attemptEnd delivers the outcome of caller i's attempt: it settles the permit and
@@ -183,20 +215,32 @@ func (sm *sim) attempt(i int) {
 func (sm *sim) attemptEnd(i int) {
 	c := &sm.callers[i]
 	var err error
-	if c.dead {
+	switch {
+	case c.cut:
+		err = errLeaseEnd
+	case c.dead:
 		err = sm.hung
 	}
 	if sm.b != nil {
+		probe := c.probe > 0
+		if probe {
+			p := &sm.probes[c.probe-1]
+			p.End, p.Failed, p.Cut = sm.now, err != nil, c.cut
+			c.probe = 0
+		}
+		before := sm.b.Snapshot()
+		c.permit.Done(err)
+		c.permit = breaker.Permit{}
 		if err != nil {
-			if st := sm.b.State(); st == breaker.Open || (st == breaker.HalfOpen && sm.probeHolder != i) {
+			after := sm.b.Snapshot()
+			switch {
+			case after == before:
+				sm.m.StaleFailures++
+			case !probe && (before.State == breaker.Open || before.State == breaker.HalfOpen) &&
+				after.LastFailure.After(before.LastFailure):
 				sm.m.LateFailures++
 			}
 		}
-		if sm.probeHolder == i {
-			sm.probeHolder = -1
-		}
-		c.permit.Done(err)
-		c.permit = breaker.Permit{}
 	}
 	if err == nil {
 		sm.m.Succeeded++
@@ -299,5 +343,5 @@ func (sm *sim) outcome() Outcome {
 			m.BreakerClosed = max(0, sm.lastClose-fix)
 		}
 	}
-	return Outcome{Policy: sm.policy, Metrics: m, Buckets: sm.buckets, Band: sm.band, End: end}
+	return Outcome{Policy: sm.policy, Metrics: m, Buckets: sm.buckets, Band: sm.band, Probes: sm.probes, End: end}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -13,30 +14,37 @@ const (
 	svgWidth    = 960.0
 	svgLeft     = 64.0 // left margin: y-axis labels
 	svgRight    = 24.0
-	svgTop      = 80.0 // title and legend
-	panelHeight = 250.0
+	svgTop      = 98.0 // title and legend
+	panelHeight = 264.0
 	bandTop     = 26.0 // offsets inside a panel
 	bandHeight  = 14.0
-	plotTop     = 48.0
+	probeMid    = 50.0 // the probe lane's centre line
+	plotTop     = 62.0
 	plotHeight  = 160.0
 )
 
-// svgStyle styles the chart by CSS class: series, breaker states and shading. Every
-// bar, band segment and shaded window carries one of them; tests look them up.
+// svgStyle styles the chart by CSS class: series, breaker states, probes and
+// shading. Every bar, band segment, probe mark and shaded window carries one of
+// them; tests look them up. Each meaning has its own colour (Paul Tol's vibrant
+// scheme, which stays distinct for colour-blind readers) and no colour has two
+// meanings: the outage is sand, the dead service red, the open breaker magenta.
 const svgStyle = `
-.healthy{fill:#4878a8}.dead{fill:#c0392b}.refused{fill:#a0a0a0}
-.outage{fill:#000;fill-opacity:.08}
-.closed{fill:#5aa469}.open{fill:#c0392b}.half-open{fill:#f0a830}
-.axis{stroke:#333;stroke-width:1}.grid{stroke:#ddd;stroke-width:1}
-text{font-family:sans-serif;font-size:11px;fill:#222}.title{font-size:13px;font-weight:bold}
+.healthy{fill:#0077bb}.dead{fill:#cc3311}.refused{fill:#bbbbbb}
+.outage{fill:#eecc66;fill-opacity:.35}
+.closed{fill:#009988}.open{fill:#ee3377}.half-open{fill:#ee7733}
+.probe{stroke:#000000;stroke-width:1.5;fill:#000000}.probe-failed{fill:#ffffff}
+.axis{stroke:#555;stroke-width:1}.grid{stroke:#ddd;stroke-width:1}
+text{font-family:sans-serif;font-size:11px;fill:#333}.title{font-size:13px;font-weight:bold}
 `
 
 // WriteSVG writes a self-contained SVG chart of the result: per policy a panel with,
 // per time bucket, stacked bars of attempts that reached the healthy service, attempts
-// that reached the dead service and attempts the breaker refused, the outage window
+// that reached the dead service and attempts the breaker refused, the outage windows
 // shaded, and for the breaker policy a band of the breaker's state over time
-// (closed, open, half-open). Panels share their scales. Elements carry ids
-// ("plain-healthy", "breaker-band", ...) and classes ("healthy", "open", ...).
+// (closed, open, half-open) and a lane of its probes (each a line from the probe's
+// grant to its end, ending in a filled dot if it succeeded and a hollow one if it
+// failed). Panels share their scales. Elements carry ids ("plain-healthy",
+// "breaker-band", "breaker-probes", ...) and classes ("healthy", "open", "probe", ...).
 // r must come from [Simulate]; a Result with an invalid Scenario is an error.
 func (r *Result) WriteSVG(w io.Writer) error {
 	if err := r.Scenario.Validate(); err != nil {
@@ -64,7 +72,7 @@ func (r *Result) WriteSVG(w io.Writer) error {
 	c.f(`<text class="title" x="%.0f" y="18">Outage simulation: plain retries vs breaker</text>`+"\n", svgLeft)
 	c.f(`<text x="%.0f" y="34">%s</text>`+"\n", svgLeft, esc(r.Scenario.load()))
 	c.f(`<text x="%.0f" y="48">%s</text>`+"\n", svgLeft, esc(r.Scenario.settings()))
-	c.legend(68)
+	c.legend(68, 86)
 	c.panel(&r.Plain, "plain", "Plain retries (the retry ladder alone)", svgTop)
 	c.panel(&r.Breaker, "breaker", "Breaker in front of the ladder", svgTop+panelHeight)
 	c.f("</svg>\n")
@@ -96,23 +104,41 @@ func (c *chart) x(t time.Duration) float64 {
 	return svgLeft + (svgWidth-svgLeft-svgRight)*float64(t)/float64(c.end)
 }
 
-// legend draws the swatches of every class at height y.
-func (c *chart) legend(y float64) {
-	items := []struct{ class, label string }{
-		{"healthy", "reached the healthy service"},
-		{"dead", "reached the dead service (hung)"},
-		{"refused", "refused by the breaker"},
-		{"outage", "outage"},
-		{"closed", "breaker closed"},
-		{"open", "open"},
-		{"half-open", "half-open"},
+// legend draws the swatches of every class: the traffic at height y1, the breaker
+// at y2.
+func (c *chart) legend(y1, y2 float64) {
+	type item struct{ class, label string }
+	rows := []struct {
+		y     float64
+		items []item
+	}{
+		{y1, []item{
+			{"healthy", "reached the healthy service"},
+			{"dead", "reached the dead service (hung)"},
+			{"refused", "refused by the breaker"},
+			{"outage", "outage"},
+		}},
+		{y2, []item{
+			{"closed", "breaker closed"},
+			{"open", "open"},
+			{"half-open", "half-open"},
+			{"probe", "probe succeeded"},
+			{"probe probe-failed", "probe failed"},
+		}},
 	}
 	c.f(`<g id="legend">`)
-	x := svgLeft
-	for _, it := range items {
-		c.f(`<rect class="%s" x="%.1f" y="%.1f" width="10" height="10"/><text x="%.1f" y="%.1f">%s</text>`,
-			it.class, x, y-9, x+14, y, esc(it.label))
-		x += 14 + 6.2*float64(len(it.label)) + 16
+	for _, row := range rows {
+		x := svgLeft
+		for _, it := range row.items {
+			if strings.HasPrefix(it.class, "probe") {
+				c.f(`<line class="probe" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><circle class="%s" cx="%.1f" cy="%.1f" r="3.5"/>`,
+					x-2, row.y-4, x+8, row.y-4, it.class, x+8, row.y-4)
+			} else {
+				c.f(`<rect class="%s" x="%.1f" y="%.1f" width="10" height="10"/>`, it.class, x, row.y-9)
+			}
+			c.f(`<text x="%.1f" y="%.1f">%s</text>`, x+16, row.y, esc(it.label))
+			x += 16 + 6.2*float64(len(it.label)) + 16
+		}
 	}
 	c.f("</g>\n")
 }
@@ -132,10 +158,16 @@ func (c *chart) panel(o *Outcome, id, title string, y0 float64) {
 		c.f(`<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f" text-anchor="end">%g</text>`+"\n",
 			left, y, right, y, left-6, y+4, v)
 	}
-	// Outage window.
-	c.f(`<rect id="%s-outage" class="outage" x="%.1f" y="%.1f" width="%.1f" height="%.1f"/>`+"\n",
-		id, c.x(s.outageStart()), top, c.x(s.fix())-c.x(s.outageStart()), plotHeight)
-	c.f(`<text x="%.1f" y="%.1f">outage</text>`+"\n", c.x(s.outageStart())+4, top+12)
+	// Outage windows.
+	c.f(`<g id="%s-outage" class="outage">`, id)
+	for _, w := range s.outages() {
+		c.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>outage from %v to %v</title></rect>`,
+			c.x(w.from), top, c.x(w.to)-c.x(w.from), plotHeight, w.from, w.to)
+	}
+	c.f("</g>\n")
+	for _, w := range s.outages() {
+		c.f(`<text x="%.1f" y="%.1f">outage</text>`+"\n", c.x(w.from)+4, top+12)
+	}
 	// Stacked bars: dead at the bottom, then healthy, then refused.
 	bw := c.x(s.Bucket) - c.x(0)
 	gap := 0.0
@@ -178,6 +210,10 @@ func (c *chart) panel(o *Outcome, id, title string, y0 float64) {
 		}
 		c.f("</g>\n")
 	}
+	// Probe lane.
+	if o.Policy == WithBreaker {
+		c.probes(o, id, y0+probeMid)
+	}
 	// Axes, time ticks and titles.
 	c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, left, bottom, right, bottom)
 	c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`+"\n", left, top, left, bottom)
@@ -192,6 +228,28 @@ func (c *chart) panel(o *Outcome, id, title string, y0 float64) {
 	c.f("\n"+`<text x="%.1f" y="%.1f" text-anchor="middle">time (minutes)</text>`+"\n", (left+right)/2, bottom+30)
 	c.f(`<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">attempts per %v</text>`+"\n",
 		(top+bottom)/2, (top+bottom)/2, s.Bucket)
+	c.f("</g>\n")
+}
+
+// probes draws the probe lane of o, centred on y: per probe a line over the time
+// it was in flight and a dot at its end, filled if it succeeded, hollow if it failed.
+func (c *chart) probes(o *Outcome, id string, y float64) {
+	c.f(`<text x="%.1f" y="%.1f" text-anchor="end">probes</text>`, svgLeft-6, y+4)
+	c.f(`<g id="%s-probes" class="probes">`, id)
+	for _, p := range o.Probes {
+		class, what := "probe", "succeeded"
+		switch {
+		case p.Cut:
+			class, what = "probe probe-failed", "cut at its lease end, failed"
+		case p.Failed:
+			class, what = "probe probe-failed", "failed"
+		}
+		c.f(`<g class="%s"><title>probe from %v to %v: %s</title>`, class,
+			p.At.Round(time.Millisecond), p.End.Round(time.Millisecond), what)
+		c.f(`<line class="probe" x1="%.2f" y1="%.1f" x2="%.2f" y2="%.1f"/>`, c.x(p.At), y, c.x(p.End), y)
+		c.f(`<line class="probe" x1="%.2f" y1="%.1f" x2="%.2f" y2="%.1f"/>`, c.x(p.At), y-4, c.x(p.At), y+4)
+		c.f(`<circle class="%s" cx="%.2f" cy="%.1f" r="3.5"/></g>`, class, c.x(p.End), y)
+	}
 	c.f("</g>\n")
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -87,13 +88,14 @@ func TestWriteSVG(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"legend", "plain", "breaker", "plain-outage", "breaker-outage",
-		"plain-healthy", "plain-dead", "plain-refused", "breaker-healthy", "breaker-dead", "breaker-refused", "breaker-band"} {
+		"plain-healthy", "plain-dead", "plain-refused", "breaker-healthy", "breaker-dead", "breaker-refused", "breaker-band",
+		"breaker-probes"} {
 		if !ids[id] {
 			t.Errorf("no element with id %q", id)
 		}
 	}
-	if ids["plain-band"] {
-		t.Error("plain retries panel has a breaker band")
+	if ids["plain-band"] || ids["plain-probes"] {
+		t.Error("plain retries panel has a breaker band or probes")
 	}
 	count := func(o *Outcome, f func(Bucket) int) int {
 		n := 0
@@ -127,6 +129,101 @@ func TestWriteSVG(t *testing.T) {
 		if stateRects[st] == 0 {
 			t.Errorf("breaker band has no %s segment (%v)", st, stateRects)
 		}
+	}
+	// Probes are visible: one mark per probe, hollow when it failed.
+	var marks, failedMarks int
+	for _, e := range elems {
+		if e.name == "circle" && e.parent == "breaker-probes" {
+			marks++
+			if strings.Contains(e.class, "probe-failed") {
+				failedMarks++
+			}
+		}
+	}
+	failed := 0
+	for _, p := range res.Breaker.Probes {
+		if p.Failed {
+			failed++
+		}
+	}
+	if marks != res.Breaker.Metrics.Probes || len(res.Breaker.Probes) != marks || failedMarks != failed || marks == 0 || failed == 0 {
+		t.Errorf("probe marks %d (%d failed), want %d (%d failed)", marks, failedMarks, res.Breaker.Metrics.Probes, failed)
+	}
+}
+
+// TestSVGOneColourOneMeaning: every class that carries a meaning (a series, a
+// breaker state, the outage, the probes) has its own colour, and the legend shows
+// each of them.
+func TestSVGOneColourOneMeaning(t *testing.T) {
+	rule := regexp.MustCompile(`\.([a-z-]+)\{([^}]*)\}`)
+	prop := regexp.MustCompile(`(fill|stroke):(#[0-9a-fA-F]+)`)
+	colours := map[string][]string{} // class -> colours it paints with
+	for _, m := range rule.FindAllStringSubmatch(svgStyle, -1) {
+		for _, pm := range prop.FindAllStringSubmatch(m[2], -1) {
+			colours[m[1]] = append(colours[m[1]], strings.ToLower(pm[2]))
+		}
+	}
+	meanings := []string{"healthy", "dead", "refused", "outage", "closed", "open", "half-open", "probe"}
+	owner := map[string]string{} // colour -> the meaning that uses it
+	for _, class := range meanings {
+		if len(colours[class]) == 0 {
+			t.Errorf("class %q has no colour in the style", class)
+		}
+		for _, col := range colours[class] {
+			if other, ok := owner[col]; ok && other != class {
+				t.Errorf("colour %s means both %q and %q", col, other, class)
+			}
+			owner[col] = class
+		}
+	}
+	for _, class := range []string{"axis", "grid", "probe-failed"} {
+		for _, col := range colours[class] {
+			if other, ok := owner[col]; ok {
+				t.Errorf("%s uses %s, the colour of %q", class, col, other)
+			}
+		}
+	}
+	res, err := Simulate(context.Background(), DefaultScenario())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := res.WriteSVG(&buf); err != nil {
+		t.Fatal(err)
+	}
+	legend := map[string]bool{}
+	for _, e := range parseSVG(t, buf.Bytes()) {
+		if e.parent == "legend" {
+			for _, c := range strings.Fields(e.class) {
+				legend[c] = true
+			}
+		}
+	}
+	for _, class := range append(meanings, "probe-failed") {
+		if !legend[class] {
+			t.Errorf("the legend does not show %q", class)
+		}
+	}
+}
+
+// TestSVGFlapping: both outages of a flapping service are shaded.
+func TestSVGFlapping(t *testing.T) {
+	res, err := Simulate(context.Background(), Flapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := res.WriteSVG(&buf); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range parseSVG(t, buf.Bytes()) {
+		if e.name == "rect" && e.parent == "breaker-outage" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d outage windows shaded, want 2", n)
 	}
 }
 

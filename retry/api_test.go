@@ -39,6 +39,7 @@ var (
 
 	_                                 = retry.StatusError{Code: 0, RetryAfter: time.Duration(0), Err: error(nil)}
 	_ func(*retry.StatusError) string = (*retry.StatusError).Error
+	_                                 = retry.StatusError{Message: "", ErrorCode: "", Type: ""} // rev 2: the provider's own words
 	_ func(*retry.StatusError) error  = (*retry.StatusError).Unwrap
 	_ func(error) error               = retry.Unrecoverable
 

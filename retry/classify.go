@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -85,9 +86,10 @@ func classifyCode(code int) Class {
 }
 
 // StatusError is how adapters report an HTTP failure: the response's status
-// code, the server's Retry-After hint and the underlying error (typically the
-// SDK's error, or the response body). [Classify] uses Code; [Do] uses
-// RetryAfter for rate-limited retries.
+// code, the server's Retry-After hint, what the provider said about it (its
+// error message, code and type, when the body carried them) and the
+// underlying error (typically the SDK's error, or the response body).
+// [Classify] uses Code; [Do] uses RetryAfter for rate-limited retries.
 type StatusError struct {
 	// Code is the HTTP status code.
 	Code int
@@ -96,18 +98,55 @@ type StatusError struct {
 	RetryAfter time.Duration
 	// Err is the underlying error; it may be nil.
 	Err error
+
+	// Message is the provider's own error message, e.g. "This model's
+	// maximum context length is 8192 tokens..."; "": none was given.
+	Message string
+	// ErrorCode is the provider's machine-readable error code, e.g.
+	// "context_length_exceeded"; "": none was given.
+	ErrorCode string
+	// Type is the provider's error type, e.g. "invalid_request_error";
+	// "": none was given.
+	Type string
 }
 
-// Error returns a message like "retry: HTTP 503 Service Unavailable: <Err>".
+// Error returns a message like "retry: HTTP 503 Service Unavailable: <Err>",
+// or, when the provider gave a message, code or type, one like
+// "retry: HTTP 400 Bad Request: <Message> (code context_length_exceeded,
+// type invalid_request_error)". Err's text is then left out: an SDK's error
+// text repeats the status (it is still there for errors.Is and errors.As).
 func (e *StatusError) Error() string {
-	s := "retry: HTTP " + strconv.Itoa(e.Code)
+	var b strings.Builder
+	b.WriteString("retry: HTTP ")
+	b.WriteString(strconv.Itoa(e.Code))
 	if t := http.StatusText(e.Code); t != "" {
-		s += " " + t
+		b.WriteString(" ")
+		b.WriteString(t)
 	}
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
+	if e.Message == "" && e.ErrorCode == "" && e.Type == "" {
+		if e.Err != nil {
+			b.WriteString(": ")
+			b.WriteString(e.Err.Error())
+		}
+		return b.String()
 	}
-	return s
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	var details []string
+	if e.ErrorCode != "" {
+		details = append(details, "code "+e.ErrorCode)
+	}
+	if e.Type != "" {
+		details = append(details, "type "+e.Type)
+	}
+	if len(details) > 0 {
+		b.WriteString(" (")
+		b.WriteString(strings.Join(details, ", "))
+		b.WriteString(")")
+	}
+	return b.String()
 }
 
 // Unwrap returns Err.

@@ -97,6 +97,14 @@ func TestStatusError(t *testing.T) {
 		{&StatusError{Code: 429, RetryAfter: time.Second}, "retry: HTTP 429 Too Many Requests"},
 		{&StatusError{Code: 529, Err: inner}, "retry: HTTP 529: overloaded"},
 		{&StatusError{Code: 0}, "retry: HTTP 0"},
+		{&StatusError{Code: 400, Err: inner, Message: "maximum context length is 8192 tokens",
+			ErrorCode: "context_length_exceeded", Type: "invalid_request_error"},
+			"retry: HTTP 400 Bad Request: maximum context length is 8192 tokens (code context_length_exceeded, type invalid_request_error)"},
+		{&StatusError{Code: 413, Err: inner, Message: "prompt is too long", Type: "request_too_large"},
+			"retry: HTTP 413 Request Entity Too Large: prompt is too long (type request_too_large)"},
+		{&StatusError{Code: 401, Err: inner, Message: "invalid x-api-key"},
+			"retry: HTTP 401 Unauthorized: invalid x-api-key"},
+		{&StatusError{Code: 422, ErrorCode: "bad_param"}, "retry: HTTP 422 Unprocessable Entity (code bad_param)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

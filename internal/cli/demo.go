@@ -17,12 +17,14 @@ import (
 
 const demoUsage = `usage: loopctl demo [flags]
 
-Shows what the breakers do, in about ten seconds, with no network and no API key.
+Shows what the breakers do, in under twenty seconds, with no network and no API key.
 Starts a scripted model server inside the process (loopback, OpenAI Chat Completions
 wire format: gpt-primary and the fallback chain gpt-backup-1, gpt-backup-2) and three
 tools (search, which turns flaky, its backup search_backup, and calculator), then runs
 real agent runs through package agent and provider/openai while the server and the
-tools break and recover on cue. Every turn, tool call and breaker transition is printed
+tools break and recover on cue: the model breaker trips to its chain and recovers; the
+search tool trips, its failed probe falls through to search_backup within the same
+call, and a later probe closes it while search_backup is still healthy. Every turn, tool call and breaker transition is printed
 with the elapsed time, then a summary of models, tools and transitions. The command
 fails (exit 1) if a scripted transition did not happen.
 

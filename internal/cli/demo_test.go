@@ -121,7 +121,7 @@ func TestDemoStory(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	for _, want := range []string{"search -> search_backup", "refused: tool temporarily unavailable", "Summary (7 runs, 7 answered"} {
+	for _, want := range []string{"search -> search_backup", "refused: tool temporarily unavailable", "Summary (8 runs, 8 answered"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -159,8 +159,8 @@ func TestDemoBaseURL(t *testing.T) {
 	if code != ExitOK || errs != "" {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
-	if n := srv.Count("real-model"); n != 14 || srv.Count("") != n {
-		t.Errorf("requests by model %q; want 14 to real-model (7 runs of 2 turns)", srv.Models())
+	if n := srv.Count("real-model"); n != 16 || srv.Count("") != n {
+		t.Errorf("requests by model %q; want 16 to real-model (8 runs of 2 turns)", srv.Models())
 	}
 	for _, r := range srv.Requests() {
 		if got := r.Header.Get("Authorization"); got != "Bearer from-env" {
@@ -168,7 +168,7 @@ func TestDemoBaseURL(t *testing.T) {
 		}
 	}
 	for _, want := range []string{srv.BaseURL(), "real-model, fallback chain spare-1 -> spare-2", `done: {"expression":"6*7","result":42}`,
-		"calculator -> calculator     ok", "Summary (7 runs, 7 answered"} {
+		"calculator -> calculator     ok", "Summary (8 runs, 8 answered"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -181,7 +181,7 @@ func TestDemoBaseURL(t *testing.T) {
 	if code != ExitOK || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	if r := srv2.Requests(); len(r) != 7 || r[0].Header.Get("Authorization") != "Bearer flag-key" {
+	if r := srv2.Requests(); len(r) != 8 || r[0].Header.Get("Authorization") != "Bearer flag-key" {
 		t.Errorf("%d requests, Authorization %q", len(r), r[0].Header.Get("Authorization"))
 	}
 }
@@ -195,8 +195,8 @@ func TestDemoBaseURLFails(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(out, "run failed") {
 		t.Fatalf("exit %d, stdout:\n%s", code, out)
 	}
-	oneLine(t, errs, "loopctl demo:", "7 of 7 runs failed")
-	if n := srv.Count("nope"); n != 7 {
+	oneLine(t, errs, "loopctl demo:", "8 of 8 runs failed")
+	if n := srv.Count("nope"); n != 8 {
 		t.Errorf("%d requests; a 404 is permanent: want one per run", n)
 	}
 }

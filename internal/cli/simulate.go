@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"regexp"
+	"strings"
 
 	"github.com/loopctl/loopctl-go/outage"
 )
@@ -17,26 +20,37 @@ const simulateUsage = `usage: loopctl simulate [flags]
 Simulates N callers calling one service that goes down for an outage window, once with
 plain retries (the retry ladder alone) and once with the tool breaker in front, in
 virtual time with the real breaker and the real retry arithmetic, and prints both
-policies side by side. Every attempt that reaches the dead service hangs for --timeout.
-"Full traffic" is the last attempt that hung or was refused, after which every attempt
-reaches the service and succeeds.`
+policies side by side with the winner of each row. Every attempt that reaches the dead
+service hangs for --timeout, except the breaker's probe, which is cut at the end of its
+lease (--probe-timeout). "The fix" is the end of the last outage; "full traffic" is the
+last attempt that hung or was refused, after which every attempt reaches the service and
+succeeds.
+
+Scenarios (--scenario; the other flags change the chosen one):
+  default   the source page's comparison: a 5m outage, 2m timeouts, 100 callers every 10s
+  short     the same with a 30s outage (--outage 30s), shorter than the timeout
+  flapping  down 3m, up 20s (less than the 30s cooldown), down again 2m (--outage 3m
+            --up 20s --relapse 2m)`
 
 // simulateFlags maps outage.Scenario fields to the flags that set them, for errors.
 var simulateFlags = map[string]string{
 	"Callers": "callers", "Interval": "interval", "Warmup": "warmup", "Outage": "outage",
-	"Tail": "tail", "Timeout": "timeout", "Latency": "latency",
+	"Up": "up", "Relapse": "relapse", "Tail": "tail", "Timeout": "timeout", "Latency": "latency",
 	"FailureThreshold": "failure-threshold", "Cooldown": "cooldown", "ProbeTimeout": "probe-timeout",
 	"Retries": "retries", "RetryBase": "retry-base", "RetryMax": "retry-max", "Bucket": "bucket",
 }
 
 // simulateFlagSet binds the simulate flags to s (whose values are the defaults) and
-// returns the flag set and the --svg destination.
-func simulateFlagSet(s *outage.Scenario) (*flag.FlagSet, *string) {
+// returns the flag set, the --scenario name and the --svg destination.
+func simulateFlagSet(s *outage.Scenario) (*flag.FlagSet, *string, *string) {
 	fs := NewFlagSet("simulate")
+	scenario := fs.String("scenario", "default", "the scenario: "+strings.Join(outage.ScenarioNames(), ", ")+" (see above)")
 	fs.IntVar(&s.Callers, "callers", s.Callers, "number of callers, each with at most one call in flight")
 	fs.DurationVar(&s.Interval, "interval", s.Interval, "time between a caller's scheduled calls")
 	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "healthy time before the outage")
 	fs.DurationVar(&s.Outage, "outage", s.Outage, "how long the service is down")
+	fs.DurationVar(&s.Up, "up", s.Up, "how long a flapping service is up between its two outages (needs --relapse)")
+	fs.DurationVar(&s.Relapse, "relapse", s.Relapse, "how long a flapping service is down the second time (0: no second outage)")
 	fs.DurationVar(&s.Tail, "tail", s.Tail, "time after the fix during which calls are still scheduled")
 	fs.DurationVar(&s.Timeout, "timeout", s.Timeout, "how long an attempt into the dead service hangs")
 	fs.DurationVar(&s.Latency, "latency", s.Latency, "how long a healthy attempt takes")
@@ -49,21 +63,59 @@ func simulateFlagSet(s *outage.Scenario) (*flag.FlagSet, *string) {
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed for caller phases and backoff jitter")
 	fs.DurationVar(&s.Bucket, "bucket", s.Bucket, "width of a time bucket in the chart")
 	svg := fs.String("svg", "", "also write a chart to `FILE` (SVG)")
-	return fs, svg
+	return fs, scenario, svg
+}
+
+// fieldWord matches a Scenario field name in a FieldError's reason.
+var fieldWord = regexp.MustCompile(`\b[A-Z][A-Za-z]+\b`)
+
+// flagNames rewrites the Scenario field names in reason as the flags that set them
+// ("must not exceed RetryMax 10s" becomes "must not exceed --retry-max 10s").
+func flagNames(reason string) string {
+	return fieldWord.ReplaceAllStringFunc(reason, func(w string) string {
+		if f, ok := simulateFlags[w]; ok {
+			return "--" + f
+		}
+		return w
+	})
+}
+
+// applyScenario returns the scenario named name with the values of the flags set on
+// the command line (taken from s, which the flag set is bound to) on top.
+func applyScenario(fs *flag.FlagSet, name string, s outage.Scenario) (outage.Scenario, error) {
+	base, ok := outage.ScenarioNamed(name)
+	if !ok {
+		return s, fmt.Errorf("--scenario %q is not one of %s", name, strings.Join(outage.ScenarioNames(), ", "))
+	}
+	fields := map[string]string{"seed": "Seed"}
+	for field, flagName := range simulateFlags {
+		fields[flagName] = field
+	}
+	src, dst := reflect.ValueOf(s), reflect.ValueOf(&base).Elem()
+	fs.Visit(func(f *flag.Flag) {
+		if field, ok := fields[f.Name]; ok {
+			dst.FieldByName(field).Set(src.FieldByName(field))
+		}
+	})
+	return base, nil
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	s := outage.DefaultScenario()
-	fs, svg := simulateFlagSet(&s)
+	fs, name, svg := simulateFlagSet(&s)
 	if code, done := ParseFlags(fs, simulateUsage, args, stdout, stderr); done {
 		return code
+	}
+	s, err := applyScenario(fs, *name, s)
+	if err != nil {
+		return UsageError(stderr, fs.Name(), err.Error())
 	}
 
 	res, err := outage.Simulate(ctx, s)
 	var fe *outage.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return UsageError(stderr, fs.Name(), fmt.Sprintf("--%s %s", simulateFlags[fe.Field], fe.Reason))
+		return UsageError(stderr, fs.Name(), fmt.Sprintf("--%s %s", simulateFlags[fe.Field], flagNames(fe.Reason)))
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
 		return ExitFailure

@@ -53,7 +53,7 @@ type Timing struct {
 	RateLimitWait   time.Duration // cap on each wait after a 429 (the server asks 1s); 0: 200ms
 }
 
-// DefaultTiming is the timing of `loopctl demo`: the story takes about 13
+// DefaultTiming is the timing of `loopctl demo`: the story takes about 17
 // seconds. The cooldowns leave a margin of more than a second over the runs
 // and beats the story plays while a breaker is open, so that no cooldown ends
 // before the story waits for it.

@@ -56,7 +56,7 @@ func TestStoryTransitions(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	if sum.Runs != 7 || sum.Answered != 7 || len(sum.Failures) != 0 {
+	if sum.Runs != 8 || sum.Answered != 8 || len(sum.Failures) != 0 {
 		t.Errorf("runs %d, answered %d, failures %q", sum.Runs, sum.Answered, sum.Failures)
 	}
 	if sum.ModelState != fallback.Primary || sum.Trips != 1 {
@@ -76,11 +76,12 @@ func TestStoryOutput(t *testing.T) {
 		// backup routing, then the soft refusal the model reads, and its answer
 		"search -> search_backup      ok (backup)",
 		"search -> (none)             refused: tool temporarily unavailable: circuit breaker open for tool 'search'",
-		`search "circuit breaker cooldown": unavailable (circuit breaker open), skipped; 365 * 24 = 8760.`,
+		`search "circuit breaker cooldown": failed 4 times, skipped; search "rate limits": unavailable (circuit breaker open), skipped; 7 * 6 = 42.`,
 		// the probes
 		"gpt-primary   attempt 1  ok  (probe)",
 		"search -> search             ok (probe)",
-		"wait      1.5s for the cooldowns (model breaker: 6s after its trip",
+		"wait      3s for the cooldowns (model breaker: 6s after its trip; search: 3s after the last failure)",
+		"wait      1.5s for the cooldowns (search, search_backup: 3s after the last failure)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
@@ -91,12 +92,77 @@ func TestStoryOutput(t *testing.T) {
 	}
 }
 
+// TestStoryProbes: search is probed while its backup is healthy. The first probe
+// fails and the call falls through to search_backup within the same call: one
+// tool line, and the model reads only the backup's answer (it neither retries nor
+// mentions the failure). The second probe closes search while search_backup is
+// still closed.
+func TestStoryProbes(t *testing.T) {
+	_, out := playStory(t, fakeConfig(newFakeClock()))
+	_, act4, _ := strings.Cut(out, "\n[4/7] ")
+	act4, _, _ = strings.Cut(act4, "\n[5/7] ")
+	want := []string{
+		"tool      search -> search_backup      ok (backup: search's probe failed, the call fell through)",
+		"tool breaker   search  open -> half-open",
+		"tool breaker   search  half-open -> open",
+		`answer    search "fallback chain": "Fallback chain" (from a mirror of the index); 365 * 24 = 8760.`,
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(act4[at:], w)
+		if i < 0 {
+			t.Fatalf("act 4 lacks %q after offset %d:\n%s", w, at, act4)
+		}
+		at += i + len(w)
+	}
+	if n := strings.Count(act4, "tool      search -> "); n != 1 {
+		t.Errorf("act 4 has %d search calls, want 1 (the fall-through is part of the call):\n%s", n, act4)
+	}
+	if strings.Contains(act4, "index is not answering") {
+		t.Errorf("the failed probe's error reached the output (and so the model):\n%s", act4)
+	}
+	_, act5, _ := strings.Cut(out, "\n[5/7] ")
+	act5, _, _ = strings.Cut(act5, "\n[6/7] ")
+	for _, w := range []string{"tool      search -> search             ok (probe)", "tool breaker   search  half-open -> closed"} {
+		if !strings.Contains(act5, w) {
+			t.Errorf("act 5 lacks %q:\n%s", w, act5)
+		}
+	}
+	if _, lines, _ := strings.Cut(act5, "\n"); strings.Contains(lines, "search_backup") { // the title names it
+		t.Errorf("search_backup was involved in act 5:\n%s", act5)
+	}
+}
+
+// TestStoryMissingChecks: the scripted story reports a missing fall-through and a
+// missing probe-while-the-backup-is-healthy.
+func TestStoryMissingChecks(t *testing.T) {
+	sum := &Summary{Tools: []ToolRow{{Tool: toolSearch, Refusals: 1}}}
+	closeSearch := []Transition{
+		{Breaker: toolSearch, From: "closed", To: "open"},
+		{Breaker: toolSearch, From: "open", To: "half-open"},
+		{Breaker: toolSearch, From: "half-open", To: "closed"},
+	}
+	sum.Transitions = closeSearch
+	if got := missing(sum, closeSearch, 1, 1); len(got) != 0 {
+		t.Errorf("complete story: missing %q", got)
+	}
+	got := missing(sum, closeSearch, 1, 0)
+	if len(got) != 1 || got[0] != "a failed probe of search that fell through to search_backup" {
+		t.Errorf("no fall-through: missing %q", got)
+	}
+	sum.Transitions = append([]Transition{{Breaker: toolSearchBack, From: "closed", To: "open"}}, closeSearch...)
+	got = missing(sum, closeSearch, 1, 1)
+	if len(got) != 1 || got[0] != "search probed and closed while search_backup was closed" {
+		t.Errorf("backup open at the probe: missing %q", got)
+	}
+}
+
 func TestStorySummaryTables(t *testing.T) {
 	sum, _ := playStory(t, fakeConfig(newFakeClock()))
 	wantModels := []ModelRow{
-		{Model: modelPrimary, Role: "primary", Served: 13, Failed: 3, Requests: 25, Probes: 2, Now: "active"},
+		{Model: modelPrimary, Role: "primary", Served: 25, Failed: 3, Requests: 37, Probes: 2, Now: "active"},
 		{Model: modelBackup1, Role: "backup 1", Served: 0, Failed: 2, Requests: 8, Now: "standby"},
-		{Model: modelBackup2, Role: "backup 2", Served: 15, Failed: 0, Requests: 15, Now: "standby"},
+		{Model: modelBackup2, Role: "backup 2", Served: 9, Failed: 0, Requests: 9, Now: "standby"},
 	}
 	if len(sum.Models) != len(wantModels) {
 		t.Fatalf("models %+v", sum.Models)
@@ -107,9 +173,11 @@ func TestStorySummaryTables(t *testing.T) {
 		}
 	}
 	wantTools := []ToolRow{
-		{Tool: toolSearch, Calls: 9, OK: 6, Failures: 3, Refusals: 1, Backup: 4, State: breaker.Closed, Status: health.Degraded},
-		{Tool: toolSearchBack, Calls: 4, OK: 1, Failures: 3, State: breaker.Open, Status: health.Unhealthy},
-		{Tool: toolCalculator, Calls: 7, OK: 7, State: breaker.Closed, Status: health.Healthy},
+		// search: 6 successes, 7 failures (3 tripped it, 1 failed probe, 3 tripped it
+		// again); 5 calls sent to search_backup, one of them the fall-through.
+		{Tool: toolSearch, Calls: 13, OK: 6, Failures: 7, Refusals: 1, Backup: 5, State: breaker.Closed, Status: health.Unhealthy},
+		{Tool: toolSearchBack, Calls: 5, OK: 2, Failures: 3, State: breaker.Open, Status: health.Unhealthy},
+		{Tool: toolCalculator, Calls: 8, OK: 8, State: breaker.Closed, Status: health.Healthy},
 	}
 	if len(sum.Tools) != len(wantTools) {
 		t.Fatalf("tools %+v", sum.Tools)
@@ -154,7 +222,12 @@ func TestStoryIncomplete(t *testing.T) {
 	if !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("err = %v, want ErrIncomplete", err)
 	}
-	want := []string{expected[4].String(), expected[5].String(), expected[6].String(), expected[7].String()}
+	var want []string
+	for _, t := range expected[3:] {
+		want = append(want, t.String())
+	}
+	want = append(want, "a failed probe of search that fell through to search_backup",
+		"search probed and closed while search_backup was closed")
 	if strings.Join(sum.Missing, "\n") != strings.Join(want, "\n") {
 		t.Errorf("missing %q, want %q", sum.Missing, want)
 	}
@@ -167,7 +240,7 @@ func TestColor(t *testing.T) {
 	cfg := fakeConfig(newFakeClock())
 	cfg.Color = true
 	_, out := playStory(t, cfg)
-	for _, want := range []string{bold + cyan + "[1/6]", red + "failed: HTTP 500", bold + magenta + "model breaker" + reset,
+	for _, want := range []string{bold + cyan + "[1/7]", red + "failed: HTTP 500", bold + magenta + "model breaker" + reset,
 		bold + red + "closed -> open" + reset, green + "ok" + reset} {
 		if !strings.Contains(out, want) {
 			t.Errorf("coloured output lacks %q", want)
@@ -277,11 +350,11 @@ func TestBaseURL(t *testing.T) {
 	if len(sum.Transitions) != 1 || !sum.Transitions[0].same(want) {
 		t.Errorf("transitions %v, want only %v", sum.Transitions, want)
 	}
-	if sum.Runs != 7 || sum.Answered != 7 || len(sum.Missing) != 0 {
+	if sum.Runs != 8 || sum.Answered != 8 || len(sum.Missing) != 0 {
 		t.Errorf("summary %+v", sum)
 	}
 	got := out.String()
-	if !strings.Contains(got, srv.BaseURL()+" (no scripted faults)") || strings.Contains(got, "[1/6]") || strings.Contains(got, "wait ") {
+	if !strings.Contains(got, srv.BaseURL()+" (no scripted faults)") || strings.Contains(got, "[1/7]") || strings.Contains(got, "wait ") {
 		t.Errorf("real-server output names no base URL, or plays scripted acts:\n%s", got)
 	}
 }

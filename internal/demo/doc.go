@@ -20,14 +20,19 @@
 //     chain advances to gpt-backup-2, which serves;
 //  3. search fails: its breaker trips and the router sends the calls to
 //     search_backup;
-//  4. search_backup fails too: its breaker trips, and the next call is refused
-//     softly; the model reads the refusal and answers without search;
-//  5. everything is fixed; after the cooldowns the primary model is probed
-//     twice and the model breaker recovers, and search is probed and its
-//     breaker closes;
-//  6. back to normal.
+//  4. the models are fixed, the index is not: after the cooldowns the primary
+//     model is probed twice and the model breaker recovers; search is probed
+//     although search_backup is healthy (the router routes by the breakers
+//     alone), the probe fails, and the call falls through to search_backup
+//     within the same call, so the model reads only the backup's answer;
+//  5. the index is fixed: after its cooldown search is probed and closes while
+//     search_backup is still healthy;
+//  6. search and search_backup both fail: both breakers trip, and the next
+//     call is refused softly; the model reads the refusal and answers without
+//     search;
+//  7. everything is fixed; after the cooldowns search is probed and closes.
 //
-// With DefaultTiming the story takes about 13 seconds.
+// With DefaultTiming the story takes about 17 seconds.
 //
 // Lines are written as events happen, with the elapsed time; a summary of
 // models, tools and breaker transitions ends the output. [Run] checks that every

@@ -44,9 +44,14 @@ func ExampleRun() {
 	//   3.0s  model breaker  primary -> fallback  (gpt-primary -> gpt-backup-1)
 	//   3.0s  model breaker  fallback -> fallback  (gpt-backup-1 -> gpt-backup-2)
 	//   4.5s  tool breaker  search  closed -> open
-	//   6.0s  tool breaker  search_backup  closed -> open
 	//   9.0s  model breaker  fallback -> recovering  (gpt-backup-2 -> gpt-primary)
 	//   9.0s  tool breaker  search  open -> half-open
-	//   9.0s  tool breaker  search  half-open -> closed
+	//   9.0s  tool breaker  search  half-open -> open
 	//   9.0s  model breaker  recovering -> primary  (gpt-primary -> gpt-primary)
+	//  12.0s  tool breaker  search  open -> half-open
+	//  12.0s  tool breaker  search  half-open -> closed
+	//  13.5s  tool breaker  search  closed -> open
+	//  13.5s  tool breaker  search_backup  closed -> open
+	//  16.5s  tool breaker  search  open -> half-open
+	//  16.5s  tool breaker  search  half-open -> closed
 }

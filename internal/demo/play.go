@@ -74,9 +74,7 @@ func (p *player) play(ctx context.Context) error {
 				a.faults(p.f)
 			}
 			if a.cooldown {
-				note := fmt.Sprintf("for the cooldowns (model breaker: %v after its trip; tool breakers: %v after their last failure)",
-					p.t.ModelCooldown, p.t.ToolCooldown)
-				if err := p.pause(ctx, p.cooldownLeft(), note); err != nil {
+				if err := p.pause(ctx, p.cooldownLeft(), p.cooldownNote()); err != nil {
 					return err
 				}
 			}
@@ -126,6 +124,25 @@ func (p *player) pause(ctx context.Context, d time.Duration, note string) error 
 	p.v.waiting(d, label)
 	defer p.v.waiting(0, "")
 	return p.wait(ctx, d)
+}
+
+// cooldownNote says which cooldowns the story waits for: the model breaker's
+// while it is tripped, and those of the open tool breakers.
+func (p *player) cooldownNote() string {
+	var parts []string
+	if s := p.ag.Models().Snapshot(); s.State == fallback.Fallback {
+		parts = append(parts, fmt.Sprintf("model breaker: %v after its trip", p.t.ModelCooldown))
+	}
+	var open []string
+	for _, th := range p.ag.Tools().Summary() {
+		if th.State == breaker.Open {
+			open = append(open, th.Tool)
+		}
+	}
+	if len(open) > 0 {
+		parts = append(parts, fmt.Sprintf("%s: %v after the last failure", strings.Join(open, ", "), p.t.ToolCooldown))
+	}
+	return "for the cooldowns (" + strings.Join(parts, "; ") + ")"
 }
 
 // cooldownLeft is how long until the model breaker would probe the primary and

@@ -250,6 +250,9 @@ func (v *view) toolLine(ev agent.Event) {
 	}
 	note := ""
 	switch {
+	case ev.FallThrough != "":
+		// The model reads only the second call's result.
+		note = " " + paint(v.color, yellow, "(backup: "+ev.FallThrough+"'s probe failed, the call fell through)")
 	case v.probeOf(ev.ResolvedTool):
 		note = " " + paint(v.color, yellow, "(probe)")
 	case ev.ResolvedTool != "" && ev.ResolvedTool != ev.Tool:

@@ -61,21 +61,22 @@ var story = []act{
 		},
 	},
 	{
-		title:  "The mirror is overloaded too: search_backup fails",
-		faults: func(f *faults) { f.setTool(toolSearchBack, errSearchBack) },
-		runs: []prompt{
-			{`Search for "circuit breaker cooldown" and compute 365 * 24 with the calculator. Answer in one sentence.`,
-				[]step{searchStep("circuit breaker cooldown"), calcStep("365 * 24")}},
-		},
-	},
-	{
-		title: "Everything is fixed; the breakers do not know yet: wait out their cooldowns, then probe",
+		title: "The models are fixed, the index is not: after the cooldowns gpt-primary is probed and recovers; " +
+			"search is probed although search_backup is healthy, the probe fails, and the call falls through " +
+			"to search_backup (the model reads only the backup's answer)",
 		faults: func(f *faults) {
 			f.setModel(modelPrimary, 0)
 			f.setModel(modelBackup1, 0)
-			f.setTool(toolSearch, "")
-			f.setTool(toolSearchBack, "")
 		},
+		cooldown: true,
+		runs: []prompt{
+			{`Search for "fallback chain" and compute 365 * 24 with the calculator. Answer in one sentence.`,
+				[]step{searchStep("fallback chain"), calcStep("365 * 24")}},
+		},
+	},
+	{
+		title:    "The index is fixed: after its cooldown search is probed and closes while search_backup is still healthy",
+		faults:   func(f *faults) { f.setTool(toolSearch, "") },
 		cooldown: true,
 		runs: []prompt{
 			{`Search for "exponential backoff" and compute 60 * 60 with the calculator. Answer in one sentence.`,
@@ -83,10 +84,28 @@ var story = []act{
 		},
 	},
 	{
-		title: "Back to normal (search_backup stays open until the router needs it: it prefers the healthy search)",
+		title: "The index and its mirror both fail: both breakers trip, the next call is refused softly, " +
+			"and the model answers without search",
+		faults: func(f *faults) {
+			f.setTool(toolSearch, errSearch)
+			f.setTool(toolSearchBack, errSearchBack)
+		},
 		runs: []prompt{
-			{`Search for "circuit breaker" and compute 7 * 6 with the calculator. Answer in one sentence.`,
-				[]step{searchStep("circuit breaker"), calcStep("7 * 6")}},
+			{`Search for "circuit breaker cooldown", then "rate limits", and compute 7 * 6 with the calculator. Answer in one sentence.`,
+				[]step{searchStep("circuit breaker cooldown"), searchStep("rate limits"), calcStep("7 * 6")}},
+		},
+	},
+	{
+		title: "Everything is fixed: after the cooldowns search is probed and closes " +
+			"(search_backup stays open until a call needs it: the router prefers search)",
+		faults: func(f *faults) {
+			f.setTool(toolSearch, "")
+			f.setTool(toolSearchBack, "")
+		},
+		cooldown: true,
+		runs: []prompt{
+			{`Search for "circuit breaker" and compute 1200 / 16 with the calculator. Answer in one sentence.`,
+				[]step{searchStep("circuit breaker"), calcStep("1200 / 16")}},
 		},
 	},
 }
@@ -107,9 +126,18 @@ var expected = []Transition{
 	{Breaker: "model", From: fallback.Primary.String(), To: fallback.Fallback.String(), FromModel: modelPrimary, ToModel: modelBackup1},
 	{Breaker: "model", From: fallback.Fallback.String(), To: fallback.Fallback.String(), FromModel: modelBackup1, ToModel: modelBackup2},
 	{Breaker: toolSearch, From: breaker.Closed.String(), To: breaker.Open.String()},
-	{Breaker: toolSearchBack, From: breaker.Closed.String(), To: breaker.Open.String()},
+	// The models are fixed, search is not: its probe fails.
 	{Breaker: "model", From: fallback.Fallback.String(), To: fallback.Recovering.String(), FromModel: modelBackup2, ToModel: modelPrimary},
 	{Breaker: toolSearch, From: breaker.Open.String(), To: breaker.HalfOpen.String()},
-	{Breaker: toolSearch, From: breaker.HalfOpen.String(), To: breaker.Closed.String()},
+	{Breaker: toolSearch, From: breaker.HalfOpen.String(), To: breaker.Open.String()},
 	{Breaker: "model", From: fallback.Recovering.String(), To: fallback.Primary.String(), FromModel: modelPrimary, ToModel: modelPrimary},
+	// The index is fixed: search's probe closes it, search_backup still healthy.
+	{Breaker: toolSearch, From: breaker.Open.String(), To: breaker.HalfOpen.String()},
+	{Breaker: toolSearch, From: breaker.HalfOpen.String(), To: breaker.Closed.String()},
+	// Both fail.
+	{Breaker: toolSearch, From: breaker.Closed.String(), To: breaker.Open.String()},
+	{Breaker: toolSearchBack, From: breaker.Closed.String(), To: breaker.Open.String()},
+	// Everything is fixed.
+	{Breaker: toolSearch, From: breaker.Open.String(), To: breaker.HalfOpen.String()},
+	{Breaker: toolSearch, From: breaker.HalfOpen.String(), To: breaker.Closed.String()},
 }

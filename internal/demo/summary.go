@@ -90,12 +90,13 @@ type recorder struct {
 	refusals    map[string]int
 	backup      map[string]int // requested tool -> calls routed to a backup
 	backupOK    map[string]int // ... that succeeded
+	fellOK      map[string]int // requested tool -> calls that fell through from its failed probe and succeeded
 	transitions []Transition
 }
 
 func (r *recorder) init() {
 	r.models, r.refusals = map[string]*ModelRow{}, map[string]int{}
-	r.backup, r.backupOK = map[string]int{}, map[string]int{}
+	r.backup, r.backupOK, r.fellOK = map[string]int{}, map[string]int{}, map[string]int{}
 }
 
 func (r *recorder) model(name string) *ModelRow {
@@ -128,6 +129,9 @@ func (r *recorder) event(ev agent.Event, at time.Duration) {
 			r.backup[ev.Tool]++
 			if ev.Outcome == agent.OutcomeOK {
 				r.backupOK[ev.Tool]++
+				if ev.FallThrough == ev.Tool {
+					r.fellOK[ev.Tool]++
+				}
 			}
 		}
 	case agent.EventModelTransition:
@@ -186,13 +190,13 @@ func (p *player) summary() *Summary {
 	}
 
 	if p.scripted {
-		s.Missing = missing(s, expected, r.backupOK[toolSearch])
+		s.Missing = missing(s, expected, r.backupOK[toolSearch], r.fellOK[toolSearch])
 	}
 	return s
 }
 
 // missing lists what the scripted story should have shown and s lacks.
-func missing(s *Summary, want []Transition, backupOK int) []string {
+func missing(s *Summary, want []Transition, backupOK, fellOK int) []string {
 	var out []string
 	i := 0 // want[:i] were found in order
 	for _, t := range s.Transitions {
@@ -210,11 +214,34 @@ func missing(s *Summary, want []Transition, backupOK int) []string {
 		if t.Tool == toolSearch && backupOK == 0 {
 			out = append(out, "a call of search served by search_backup")
 		}
+		if t.Tool == toolSearch && fellOK == 0 {
+			out = append(out, "a failed probe of search that fell through to search_backup")
+		}
+	}
+	if !probedWhileBackupHealthy(s.Transitions) {
+		out = append(out, "search probed and closed while search_backup was closed")
 	}
 	for _, f := range s.Failures {
 		out = append(out, "an answer to "+f)
 	}
 	return out
+}
+
+// probedWhileBackupHealthy reports whether search went from half-open to closed
+// (its probe succeeded) at a time when search_backup was closed: the router sent
+// search its probe although the backup could have served the call.
+func probedWhileBackupHealthy(ts []Transition) bool {
+	backup := breaker.Closed.String()
+	for _, t := range ts {
+		switch {
+		case t.Breaker == toolSearchBack:
+			backup = t.To
+		case t.Breaker == toolSearch && t.From == breaker.HalfOpen.String() && t.To == breaker.Closed.String() &&
+			backup == breaker.Closed.String():
+			return true
+		}
+	}
+	return false
 }
 
 // Write prints the summary: a table of models, a table of tools and the list

@@ -137,20 +137,54 @@ func TestResponses(t *testing.T) {
 		providertest.ResponseCase{
 			Name:  "empty content",
 			Reply: llmtest.Text(""),
-			Want:  agent.Response{Message: agent.Message{Role: agent.RoleAssistant}},
+			Want:  agent.Response{Message: agent.Message{Role: agent.RoleAssistant}, StopReason: agent.StopEnd},
 		},
 	)
 }
 
+// TestStopReasons: every stop_reason comes back normalised; the ones with no
+// normalised form pass through.
+func TestStopReasons(t *testing.T) {
+	var cases []providertest.ResponseCase
+	for _, tt := range []struct {
+		stop string
+		want agent.StopReason
+	}{
+		{"end_turn", agent.StopEnd},
+		{"stop_sequence", agent.StopEnd},
+		{"max_tokens", agent.StopLength},
+		{"model_context_window_exceeded", agent.StopLength},
+		{"tool_use", agent.StopToolCalls},
+		{"refusal", agent.StopContentFilter},
+		{"pause_turn", "pause_turn"},
+	} {
+		body := `{"id":"msg","type":"message","role":"assistant","model":"m",` +
+			`"content":[{"type":"text","text":"cut"}],"stop_reason":"` + tt.stop + `","stop_sequence":null,` +
+			`"usage":{"input_tokens":1,"output_tokens":2}}`
+		cases = append(cases, providertest.ResponseCase{
+			Name:  "stop_reason " + tt.stop,
+			Reply: llmtest.Raw(200, body),
+			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "cut"},
+				Usage: agent.Usage{InputTokens: 1, OutputTokens: 2}, StopReason: tt.want},
+		})
+	}
+	providertest.TestResponses(t, harness, cases...)
+}
+
 // TestHTTPErrors runs the shared error cases plus Anthropic's own: 529
-// overloaded, an HTML error body, 404 and a response without content.
+// overloaded, an HTML error body, 404, 400 and 413 with the API's message,
+// type and code, and a response without content.
 func TestHTTPErrors(t *testing.T) {
 	now := providertest.Now()
 	providertest.TestErrors(t, harness,
 		providertest.ErrorCase{Name: "529 overloaded", Reply: llmtest.Error(529), Code: 529, Class: retry.Transient},
 		providertest.ErrorCase{Name: "502 HTML body", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 502, Body: "<html>bad gateway</html>"}}, Code: 502, Class: retry.Transient},
 		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(time.Minute).Format(http.TimeFormat)), Code: 429, RetryAfter: time.Minute, Class: retry.RateLimited},
-		providertest.ErrorCase{Name: "404", Reply: llmtest.Error(404), Code: 404, Class: retry.Permanent},
+		providertest.ErrorCase{Name: "404", Reply: llmtest.Error(404), Code: 404, Class: retry.Permanent, Text: []string{"(type not_found_error)"}},
+		providertest.ErrorCase{Name: "400 prompt too long", Reply: llmtest.Raw(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum","details":{"error_code":"prompt_too_long"}},"request_id":"req_1"}`),
+			Code: 400, Class: retry.Permanent, Text: []string{"retry: HTTP 400 Bad Request: prompt is too long: 210000 tokens > 200000 maximum (code prompt_too_long, type invalid_request_error)"}},
+		providertest.ErrorCase{Name: "413", Reply: llmtest.Raw(413, `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}`),
+			Code: 413, Class: retry.Permanent, Text: []string{"retry: HTTP 413 Request Entity Too Large: Request exceeds the maximum allowed number of bytes. (type request_too_large)"}},
 		providertest.ErrorCase{Name: "no content", Reply: llmtest.Raw(200, `{"id":"msg","type":"message"}`), Class: retry.Transient, Bad: true},
 		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: llmtest.Raw(200, `"hello"`), Class: retry.Transient, Bad: true},
 	)

@@ -167,7 +167,24 @@ func response(res *sdk.Message) agent.Response {
 	}
 	out.Content = text.String()
 	return agent.Response{
-		Message: out,
-		Usage:   agent.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens},
+		Message:    out,
+		Usage:      agent.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens},
+		StopReason: stopReason(res.StopReason),
 	}
+}
+
+// stopReason normalises a stop_reason (see [agent.StopReason]); values with
+// no normalised form, such as "pause_turn", pass through.
+func stopReason(r sdk.StopReason) agent.StopReason {
+	switch r {
+	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+		return agent.StopEnd
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		return agent.StopLength
+	case sdk.StopReasonToolUse:
+		return agent.StopToolCalls
+	case sdk.StopReasonRefusal:
+		return agent.StopContentFilter
+	}
+	return agent.StopReason(r)
 }

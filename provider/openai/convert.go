@@ -135,7 +135,17 @@ func response(res *sdk.ChatCompletion) agent.Response {
 			InputTokens:  res.Usage.PromptTokens,
 			OutputTokens: res.Usage.CompletionTokens,
 		},
+		StopReason: stopReason(res.Choices[0].FinishReason),
 	}
+}
+
+// stopReason normalises a finish_reason: OpenAI's values are the normalised
+// names already, except the deprecated "function_call"; others pass through.
+func stopReason(finish string) agent.StopReason {
+	if finish == "function_call" {
+		return agent.StopToolCalls
+	}
+	return agent.StopReason(finish)
 }
 
 // rawArgs keeps the arguments byte for byte, valid JSON or not.

@@ -122,6 +122,7 @@ func (p *Provider) mapError(ctx context.Context, err error, raw *http.Response) 
 	c := httperr.Call{Provider: "openai", Err: err, Raw: raw, BadResponse: ErrBadResponse}
 	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
 		c.APIStatus = apiErr.StatusCode
+		c.APIMessage, c.APICode, c.APIType = apiErr.Message, apiErr.Code, apiErr.Type
 		if apiErr.Response != nil {
 			c.APIHeader = apiErr.Response.Header
 		}

@@ -112,16 +112,45 @@ func TestResponses(t *testing.T) {
 			Reply: llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "search", Arguments: `{"q": "unterminated`}),
 			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "c", Name: "search", Arguments: json.RawMessage(`{"q": "unterminated`)},
-			}}},
+			}}, StopReason: agent.StopToolCalls},
 		},
 		providertest.ResponseCase{
 			Name:  "empty arguments stay empty",
 			Reply: llmtest.Calls(llmtest.ToolCall{ID: "c", Name: "now"}),
 			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "c", Name: "now"},
-			}}},
+			}}, StopReason: agent.StopToolCalls},
 		},
 	)
+}
+
+// TestStopReasons: every finish_reason comes back normalised; unknown ones
+// pass through.
+func TestStopReasons(t *testing.T) {
+	var cases []providertest.ResponseCase
+	for _, tt := range []struct {
+		finish string
+		want   agent.StopReason
+	}{
+		{"stop", agent.StopEnd},
+		{"length", agent.StopLength},
+		{"tool_calls", agent.StopToolCalls},
+		{"function_call", agent.StopToolCalls},
+		{"content_filter", agent.StopContentFilter},
+		{"something_new", "something_new"},
+		{"", ""},
+	} {
+		body := `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,` +
+			`"message":{"role":"assistant","content":"cut"},"finish_reason":"` + tt.finish + `"}],` +
+			`"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`
+		cases = append(cases, providertest.ResponseCase{
+			Name:  "finish_reason " + tt.finish,
+			Reply: llmtest.Raw(200, body),
+			Want: agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "cut"},
+				Usage: agent.Usage{InputTokens: 1, OutputTokens: 2}, StopReason: tt.want},
+		})
+	}
+	providertest.TestResponses(t, harness, cases...)
 }
 
 func TestMissingToolCallID(t *testing.T) {
@@ -150,7 +179,8 @@ func TestHTTPErrors(t *testing.T) {
 		providertest.ErrorCase{Name: "503 text body", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 503, Body: "upstream connect error"}}, Code: 503, Class: retry.Transient},
 		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(90 * time.Second).Format(http.TimeFormat)), Code: 429, RetryAfter: 90 * time.Second, Class: retry.RateLimited},
 		providertest.ErrorCase{Name: "429 retry-after-ms", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 429, Header: http.Header{"Retry-After-Ms": {"1500"}, "Retry-After": {"2"}}}}, Code: 429, RetryAfter: 1500 * time.Millisecond, Class: retry.RateLimited},
-		providertest.ErrorCase{Name: "401", Reply: llmtest.Error(401), Code: 401, Class: retry.Permanent},
+		providertest.ErrorCase{Name: "400 context_length_exceeded", Reply: llmtest.Raw(400, `{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`),
+			Code: 400, Class: retry.Permanent, Text: []string{"retry: HTTP 400 Bad Request: This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens. (code context_length_exceeded, type invalid_request_error)"}},
 		providertest.ErrorCase{Name: "408", Reply: llmtest.Error(408), Code: 408, Class: retry.Transient},
 		providertest.ErrorCase{Name: "no choices", Reply: llmtest.Raw(200, `{"id":"x","choices":[]}`), Class: retry.Transient, Bad: true},
 		providertest.ErrorCase{Name: "JSON of the wrong shape", Reply: llmtest.Raw(200, `[1,2,3]`), Class: retry.Transient, Bad: true},

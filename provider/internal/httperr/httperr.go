@@ -26,6 +26,11 @@ type Call struct {
 	// one (APIStatus 0: it is not).
 	APIStatus int
 	APIHeader http.Header
+	// APIMessage, APICode and APIType are the provider's own error message,
+	// machine-readable code and error type, from the SDK's typed API error
+	// ("": not given). They go into the StatusError so that its text says what
+	// the provider said, e.g. "context_length_exceeded".
+	APIMessage, APICode, APIType string
 	// Raw is the HTTP response the SDK received, if any.
 	Raw *http.Response
 	// BadResponse is the provider's sentinel for a response it cannot read.
@@ -41,7 +46,14 @@ func Map(ctx context.Context, c Call, now time.Time) error {
 		return fmt.Errorf("%s: %w (%w)", c.Provider, cerr, c.Err)
 	}
 	if c.APIStatus != 0 {
-		return &retry.StatusError{Code: c.APIStatus, RetryAfter: retry.RetryAfterFromHeader(c.APIHeader, now), Err: c.Err}
+		return &retry.StatusError{
+			Code:       c.APIStatus,
+			RetryAfter: retry.RetryAfterFromHeader(c.APIHeader, now),
+			Err:        c.Err,
+			Message:    c.APIMessage,
+			ErrorCode:  c.APICode,
+			Type:       c.APIType,
+		}
 	}
 	if c.Raw == nil {
 		return c.Err // no response: a connection error or timeout, as it is

@@ -26,14 +26,20 @@ func TestMap(t *testing.T) {
 		code     int
 		after    time.Duration
 		isErr    []error
-		wantSame bool // Map returns c.Err itself
+		wantSame bool   // Map returns c.Err itself
+		text     string // the wanted error text; "": not checked
 	}{
 		{name: "api error 429 with Retry-After", ctx: context.Background(),
 			call:  Call{Provider: "p", Err: sdkErr, APIStatus: 429, APIHeader: hdr},
 			class: retry.RateLimited, code: 429, after: 7 * time.Second, isErr: []error{sdkErr}},
 		{name: "api error 400", ctx: context.Background(),
 			call:  Call{Provider: "p", Err: sdkErr, APIStatus: 400},
-			class: retry.Permanent, code: 400, isErr: []error{sdkErr}},
+			class: retry.Permanent, code: 400, isErr: []error{sdkErr}, text: "retry: HTTP 400 Bad Request: sdk says no"},
+		{name: "api error 400 with the provider's message, code and type", ctx: context.Background(),
+			call: Call{Provider: "p", Err: sdkErr, APIStatus: 400, APIMessage: "too many tokens",
+				APICode: "context_length_exceeded", APIType: "invalid_request_error"},
+			class: retry.Permanent, code: 400, isErr: []error{sdkErr},
+			text: "retry: HTTP 400 Bad Request: too many tokens (code context_length_exceeded, type invalid_request_error)"},
 		{name: "error status the SDK could not parse", ctx: context.Background(),
 			call:  Call{Provider: "p", Err: sdkErr, Raw: &http.Response{StatusCode: 503, Header: hdr}},
 			class: retry.Transient, code: 503, after: 7 * time.Second, isErr: []error{sdkErr}},
@@ -63,6 +69,9 @@ func TestMap(t *testing.T) {
 				if !errors.Is(err, target) {
 					t.Errorf("errors.Is(%v, %v) = false", err, target)
 				}
+			}
+			if tt.text != "" && err.Error() != tt.text {
+				t.Errorf("text %q, want %q", err, tt.text)
 			}
 			if tt.wantSame && err != tt.call.Err {
 				t.Errorf("Map = %v, want the SDK error itself", err)

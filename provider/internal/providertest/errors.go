@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,9 @@ type ErrorCase struct {
 	Class retry.Class
 	// Bad states whether the error wraps Harness.BadResponse.
 	Bad bool
+	// Text lists what the error's text must contain (the provider's own
+	// message, code and type, for instance). nil: not checked.
+	Text []string
 }
 
 // errorCases are the cases every adapter shares.
@@ -40,7 +44,10 @@ var errorCases = []ErrorCase{
 	{Name: "500", Reply: llmtest.Error(500), Code: 500, Class: retry.Transient},
 	{Name: "429 Retry-After seconds", Reply: llmtest.RateLimit("7"), Code: 429, RetryAfter: 7 * time.Second, Class: retry.RateLimited},
 	{Name: "429 no hint", Reply: llmtest.RateLimit(""), Code: 429, Class: retry.RateLimited},
-	{Name: "400", Reply: llmtest.Error(400), Code: 400, Class: retry.Permanent},
+	{Name: "400", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "messages: too long"}}, Code: 400, Class: retry.Permanent,
+		Text: []string{"retry: HTTP 400 Bad Request: messages: too long (", "type invalid_request_error"}},
+	{Name: "401", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 401, Message: "bad key"}}, Code: 401, Class: retry.Permanent,
+		Text: []string{"retry: HTTP 401 Unauthorized: bad key"}},
 	{Name: "malformed JSON", Reply: llmtest.Malformed(), Class: retry.Transient, Bad: true},
 	{Name: "empty body", Reply: llmtest.Raw(200, ""), Class: retry.Transient, Bad: true},
 }
@@ -67,6 +74,11 @@ func TestErrors(t *testing.T, h Harness, extra ...ErrorCase) {
 			}
 			if c := retry.Classify(err); c != tt.Class {
 				t.Errorf("Classify = %v, want %v (err: %v)", c, tt.Class, err)
+			}
+			for _, want := range tt.Text {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error text %q lacks %q", err, want)
+				}
 			}
 			if got := errors.Is(err, h.BadResponse); got != tt.Bad {
 				t.Errorf("errors.Is(err, ErrBadResponse) = %v, want %v (err: %v)", got, tt.Bad, err)

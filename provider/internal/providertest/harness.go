@@ -105,8 +105,9 @@ func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 		Name:  "text",
 		Reply: llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 12, OutputTokens: 3}},
 		Want: agent.Response{
-			Message: agent.Message{Role: agent.RoleAssistant, Content: "hello"},
-			Usage:   agent.Usage{InputTokens: 12, OutputTokens: 3},
+			Message:    agent.Message{Role: agent.RoleAssistant, Content: "hello"},
+			Usage:      agent.Usage{InputTokens: 12, OutputTokens: 3},
+			StopReason: agent.StopEnd,
 		},
 	}, {
 		Name: "two tool calls in order",
@@ -119,7 +120,8 @@ func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 				{ID: idB, Name: "search", Arguments: json.RawMessage(`{"q":"go"}`)},
 				{ID: idA, Name: "fetch", Arguments: json.RawMessage(`{"url":"x"}`)},
 			}},
-			Usage: agent.Usage{InputTokens: 20, OutputTokens: 9},
+			Usage:      agent.Usage{InputTokens: 20, OutputTokens: 9},
+			StopReason: agent.StopToolCalls,
 		},
 	}}, extra...)
 	for _, tt := range cases {

@@ -1,0 +1,29 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+)
+
+// runIDKey is the context key of a run's id.
+type runIDKey struct{}
+
+// ContextWithRunID returns a copy of ctx carrying id as the run id: a Run
+// given this context uses id instead of generating one (so a request id or a
+// trace id can name the run in its events and logs). A blank id is ignored.
+func ContextWithRunID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, runIDKey{}, id)
+}
+
+// RunIDFromContext returns the run id ctx carries. Within a run, the
+// contexts Run gives to tools and providers always carry the run's id.
+func RunIDFromContext(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(runIDKey{}).(string)
+	return id, ok && id != ""
+}
+
+// newRunID returns a fresh run id: 16 hexadecimal digits, random.
+func newRunID() string {
+	return fmt.Sprintf("%016x", rand.Uint64())
+}

@@ -1,0 +1,79 @@
+package breaker
+
+import "time"
+
+// Backend keeps the state of breakers outside the process, so that many
+// processes share one breaker per name (package fleet provides one, on
+// Redis). Set it in [Settings.Backend]; nil keeps the state in process.
+//
+// A Breaker built with a Backend is used exactly like any other: [New] (or
+// Init) calls Attach once with the validated settings, and every method of
+// the Breaker and of its permits then goes to the returned [Shared]. The
+// in-process fast paths never see a shared breaker: its published word keeps
+// the "busy" bit set, which sends every call down the slow path, where one
+// nil check picks the Shared.
+type Backend interface {
+	// Attach returns the shared state of the breaker configured by s
+	// (validated; s.Name names it). It is called once per Breaker.
+	Attach(s Settings) (Shared, error)
+}
+
+// Shared is the state of one breaker kept by a [Backend]. Its methods have
+// the semantics of the [Breaker] methods of the same names (SEMANTICS §1),
+// applied to the one breaker the sharing processes form. It must be safe for
+// concurrent use; it calls Settings.OnStateChange itself.
+type Shared interface {
+	// Allow is the gate: a permit, or a refusal (an [*OpenError]).
+	Allow() (SharedPermit, error)
+	// Settle applies the verdict of a permit that Allow returned.
+	Settle(p SharedPermit, o Outcome)
+	// RetryIn is 0 when the gate would grant a call now, else how long until
+	// it may. It is pure.
+	RetryIn() time.Duration
+	// State and Snapshot are pure reads.
+	State() State
+	Snapshot() Snapshot
+	// Reset returns the breaker to Closed.
+	Reset()
+}
+
+// SharedPermit is what a [Shared] gate grants: the backend's generation of
+// the permit (its start order and, for a probe, its fencing token), whether
+// it is the probe, and the probe's lease end.
+type SharedPermit struct {
+	Gen      uint64
+	Probe    bool
+	Deadline time.Time
+}
+
+// Outcome is the verdict passed to [Shared.Settle].
+type Outcome int
+
+// The verdicts of a permit.
+const (
+	OutcomeSuccess Outcome = iota
+	OutcomeFailure
+	OutcomeCancel
+)
+
+// sharedWord is the published word of a shared breaker: busy forever, so
+// that every lock-free path falls through to a slow path.
+const sharedWord = busyBit | 1<<genShift
+
+// sharedAllow is Allow for a shared breaker.
+func (b *Breaker) sharedAllow() (Permit, error) {
+	sp, err := b.shared.Allow()
+	if err != nil {
+		return Permit{}, err
+	}
+	p := Permit{b: b, gen: sp.Gen, probe: sp.Probe}
+	if sp.Probe {
+		p.end = int64(sp.Deadline.Sub(b.epoch))
+	}
+	return p, nil
+}
+
+// sharedSettle passes a verdict to the shared state.
+func (b *Breaker) sharedSettle(gen uint64, probe bool, o Outcome) {
+	b.shared.Settle(SharedPermit{Gen: gen, Probe: probe}, o)
+}

@@ -1,0 +1,84 @@
+package breaker
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// JSON form of the breaker's values (see also package health and fallback):
+// enums are their String() text, durations are Go jsonDuration strings such as
+// "1.5s" (time.Duration.String, parsed back with time.ParseDuration), times are
+// RFC 3339 with nanoseconds, and a zero time is omitted.
+
+var stateTexts = [...]string{Closed: "closed", Open: "open", HalfOpen: "half-open"}
+
+// MarshalText returns the state's name ("closed", "open", "half-open"). Any
+// other value is an error.
+func (s State) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(stateTexts) {
+		return nil, fmt.Errorf("breaker: cannot marshal invalid State(%d)", int(s))
+	}
+	return []byte(stateTexts[s]), nil
+}
+
+// UnmarshalText parses a name written by [State.MarshalText]. Any other text
+// is an error.
+func (s *State) UnmarshalText(text []byte) error {
+	for i, n := range stateTexts {
+		if string(text) == n {
+			*s = State(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("breaker: unknown state %q (want closed, open or half-open)", text)
+}
+
+// snapshotJSON is the wire form of [Snapshot].
+type snapshotJSON struct {
+	State               State      `json:"state"`
+	ConsecutiveFailures int        `json:"consecutive_failures"`
+	LastFailure         *time.Time `json:"last_failure,omitempty"`
+	ProbeStartedAt      *time.Time `json:"probe_started_at,omitempty"`
+}
+
+// MarshalJSON writes the snapshot as
+// {"state":"open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00Z"},
+// omitting last_failure and probe_started_at when they are zero.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	return json.Marshal(snapshotJSON{
+		State:               s.State,
+		ConsecutiveFailures: s.ConsecutiveFailures,
+		LastFailure:         jsonTime(s.LastFailure),
+		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
+	})
+}
+
+// UnmarshalJSON reads what [Snapshot.MarshalJSON] writes; absent times are zero.
+func (s *Snapshot) UnmarshalJSON(data []byte) error {
+	var w snapshotJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*s = Snapshot{
+		State:               w.State,
+		ConsecutiveFailures: w.ConsecutiveFailures,
+		LastFailure:         unjsonTime(w.LastFailure),
+		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
+	}
+	return nil
+}
+
+func jsonTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func unjsonTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}

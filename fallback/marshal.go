@@ -1,0 +1,171 @@
+package fallback
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// JSON form of the manager's values: enums are their String() text, times are
+// RFC 3339 with nanoseconds, and a zero time is omitted.
+
+var (
+	stateTexts = [...]string{Primary: "primary", Fallback: "fallback", Recovering: "recovering"}
+	kindTexts  = [...]string{Transient: "transient", RateLimit: "rate-limit"}
+)
+
+// MarshalText returns the state's name ("primary", "fallback", "recovering").
+// Any other value is an error.
+func (s State) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(stateTexts) {
+		return nil, fmt.Errorf("fallback: cannot marshal invalid State(%d)", int(s))
+	}
+	return []byte(stateTexts[s]), nil
+}
+
+// UnmarshalText parses a name written by [State.MarshalText]. Any other text
+// is an error.
+func (s *State) UnmarshalText(text []byte) error {
+	for i, n := range stateTexts {
+		if string(text) == n {
+			*s = State(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("fallback: unknown state %q (want primary, fallback or recovering)", text)
+}
+
+// MarshalText returns the kind's name ("transient", "rate-limit"). Any other
+// value is an error.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k < 0 || int(k) >= len(kindTexts) {
+		return nil, fmt.Errorf("fallback: cannot marshal invalid Kind(%d)", int(k))
+	}
+	return []byte(kindTexts[k]), nil
+}
+
+// UnmarshalText parses a name written by [Kind.MarshalText]. Any other text is
+// an error.
+func (k *Kind) UnmarshalText(text []byte) error {
+	for i, n := range kindTexts {
+		if string(text) == n {
+			*k = Kind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("fallback: unknown kind %q (want transient or rate-limit)", text)
+}
+
+// snapshotJSON is the wire form of [Snapshot].
+type snapshotJSON struct {
+	State               State      `json:"state"`
+	ConsecutiveFailures int        `json:"consecutive_failures"`
+	ProbeSuccesses      int        `json:"probe_successes"`
+	TrippedAt           *time.Time `json:"tripped_at,omitempty"`
+	FallbackActivated   bool       `json:"fallback_activated"`
+	Chain               []Entry    `json:"chain"`
+	ProbeStartedAt      *time.Time `json:"probe_started_at,omitempty"`
+}
+
+// MarshalJSON writes the snapshot as
+// {"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"…","fallback_activated":true,"chain":[…]},
+// omitting tripped_at and probe_started_at when they are zero. chain is
+// always an array ([] for no chain).
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	chain := s.Chain
+	if chain == nil {
+		chain = []Entry{}
+	}
+	return json.Marshal(snapshotJSON{
+		State:               s.State,
+		ConsecutiveFailures: s.ConsecutiveFailures,
+		ProbeSuccesses:      s.ProbeSuccesses,
+		TrippedAt:           jsonTime(s.TrippedAt),
+		FallbackActivated:   s.FallbackActivated,
+		Chain:               chain,
+		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
+	})
+}
+
+// UnmarshalJSON reads what [Snapshot.MarshalJSON] writes; absent times are
+// zero and an empty chain reads as an empty (non-nil) slice.
+func (s *Snapshot) UnmarshalJSON(data []byte) error {
+	var w snapshotJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	if w.Chain == nil {
+		w.Chain = []Entry{}
+	}
+	*s = Snapshot{
+		State:               w.State,
+		ConsecutiveFailures: w.ConsecutiveFailures,
+		ProbeSuccesses:      w.ProbeSuccesses,
+		TrippedAt:           unjsonTime(w.TrippedAt),
+		FallbackActivated:   w.FallbackActivated,
+		Chain:               w.Chain,
+		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
+	}
+	return nil
+}
+
+// entryJSON is the wire form of [Entry].
+type entryJSON struct {
+	Model     string `json:"model"`
+	Attempts  int    `json:"attempts"`
+	Available bool   `json:"available"`
+	Failed    bool   `json:"failed"`
+}
+
+// MarshalJSON writes {"model":"m","attempts":1,"available":true,"failed":false}.
+func (e Entry) MarshalJSON() ([]byte, error) { return json.Marshal(entryJSON(e)) }
+
+// UnmarshalJSON reads what [Entry.MarshalJSON] writes.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var w entryJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = Entry(w)
+	return nil
+}
+
+// transitionJSON is the wire form of [Transition].
+type transitionJSON struct {
+	From      State      `json:"from"`
+	To        State      `json:"to"`
+	FromModel string     `json:"from_model"`
+	ToModel   string     `json:"to_model"`
+	At        *time.Time `json:"at,omitempty"`
+}
+
+// MarshalJSON writes
+// {"from":"primary","to":"fallback","from_model":"a","to_model":"b","at":"…"},
+// omitting at when it is zero.
+func (t Transition) MarshalJSON() ([]byte, error) {
+	return json.Marshal(transitionJSON{From: t.From, To: t.To, FromModel: t.FromModel, ToModel: t.ToModel, At: jsonTime(t.At)})
+}
+
+// UnmarshalJSON reads what [Transition.MarshalJSON] writes.
+func (t *Transition) UnmarshalJSON(data []byte) error {
+	var w transitionJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*t = Transition{From: w.From, To: w.To, FromModel: w.FromModel, ToModel: w.ToModel, At: unjsonTime(w.At)}
+	return nil
+}
+
+func jsonTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func unjsonTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}

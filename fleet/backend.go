@@ -1,0 +1,75 @@
+package fleet
+
+import (
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+)
+
+// ToolBackend returns a [breaker.Backend] that keeps every breaker built
+// with it in this Store, shared by the fleet: set it as
+// breaker.Settings.Backend, and breaker.New, a health.Registry built with
+// those settings (one shared breaker per tool), the router and the agent
+// use shared tool breakers with no other change. Breakers of the same name
+// attached to one Store share one [ToolBreaker].
+func (s *Store) ToolBackend() breaker.Backend { return toolBackend{s} }
+
+type toolBackend struct{ s *Store }
+
+// Attach returns the shared tool breaker named bs.Name.
+func (tb toolBackend) Attach(bs breaker.Settings) (breaker.Shared, error) {
+	bs.Backend = nil
+	s := tb.s
+	s.mu.Lock()
+	if m, ok := s.members[s.key("tool", bs.Name)+":ch"].(*ToolBreaker); ok {
+		s.mu.Unlock()
+		return toolShared{m}, nil
+	}
+	s.mu.Unlock()
+	b, err := s.Tool(bs)
+	if err != nil {
+		return nil, err
+	}
+	return toolShared{b}, nil
+}
+
+// toolShared adapts a ToolBreaker to breaker.Shared.
+type toolShared struct{ b *ToolBreaker }
+
+func (t toolShared) Allow() (breaker.SharedPermit, error) {
+	p, err := t.b.Allow()
+	if err != nil {
+		return breaker.SharedPermit{}, err
+	}
+	sp := breaker.SharedPermit{Gen: p.gen, Probe: p.probe}
+	if p.b == nil {
+		sp.Gen = failOpenGen
+	}
+	if p.probe {
+		sp.Deadline = time.Unix(0, p.dl)
+	}
+	return sp, nil
+}
+
+// failOpenGen marks a FailOpen permit, whose verdict goes nowhere.
+const failOpenGen = ^uint64(0)
+
+func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
+	if p.Gen == failOpenGen {
+		return
+	}
+	q := Permit{b: t.b, gen: p.Gen, probe: p.Probe}
+	switch o {
+	case breaker.OutcomeSuccess:
+		q.Success()
+	case breaker.OutcomeFailure:
+		q.Failure()
+	default:
+		q.Cancel()
+	}
+}
+
+func (t toolShared) RetryIn() time.Duration     { return t.b.RetryIn() }
+func (t toolShared) State() breaker.State       { return t.b.State() }
+func (t toolShared) Snapshot() breaker.Snapshot { return t.b.Snapshot().Snapshot }
+func (t toolShared) Reset()                     { t.b.Reset() }

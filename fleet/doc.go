@@ -1,0 +1,22 @@
+// Package fleet shares tool breakers ([breaker] semantics, SEMANTICS §1) and
+// model breakers ([fallback] semantics, §3) across the processes of a fleet
+// through Redis or Valkey, so that N copies of an agent or gateway behave as
+// one breaker: the thresholds count fleet-wide, one probe is in flight for the
+// whole fleet, and every cooldown and lease is measured on the store's clock.
+//
+// Every transition is one atomic Lua script on the store (EVALSHA, reloaded
+// after NOSCRIPT), reading the store's TIME. Each process keeps a mirror of
+// every shared breaker, fed by the replies of its own scripts and by a
+// pub/sub message the script publishes on every change, so that the common
+// events cost no round trip: a gate and a success in a quiet Closed breaker,
+// a refusal before the cooldown's end, routing in Primary and in Fallback
+// before the cooldown. Every other event is one script call.
+//
+// When the store does not answer within [Options.StoreTimeout], each breaker
+// follows the [Policy]: by default it switches to a local in-process breaker
+// seeded from its mirror, and switches back (the store's state wins) when the
+// store answers again.
+//
+// This is the only package of the module that imports a Redis client
+// (github.com/redis/rueidis).
+package fleet

@@ -1,0 +1,284 @@
+package fleet
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/internal/notify"
+)
+
+// modelMirror is one immutable view of a shared model breaker. Store times
+// are µs since the Unix epoch.
+type modelMirror struct {
+	mode  Mode
+	local *fallback.Manager // LocalMode only
+
+	ep, v, g, ce, pq uint64
+	st               fallback.State
+	f, s             int
+	ta, pst          int64 // trip time (-1 none), probe start
+	act, pr          bool
+	att              []int
+	dis              []bool
+	route            int // Fallback: the active entry, -1 (no chain), -2 (exhausted)
+}
+
+// ModelBreaker is a model breaker with a fallback chain (SEMANTICS §3) whose
+// state is shared by every process that creates one with the same Store
+// prefix and name. Create it with [Store.Model]. It has the methods of
+// [fallback.Manager]. A ModelBreaker is safe for concurrent use.
+type ModelBreaker struct {
+	s        *Store
+	name     string
+	set      fallback.Settings
+	keys     []string
+	ch       string
+	static   [7]string
+	n        int
+	rec      int64 // µs
+	lease    int64 // µs
+	onChange func(fallback.Transition)
+	events   notify.Queue[fallback.Transition]
+
+	mirror atomic.Pointer[modelMirror]
+	mu     sync.Mutex
+}
+
+// Model returns the shared model breaker named name, configured by fs
+// exactly as [fallback.New] would be (the same defaults and validation;
+// Settings.Now is not used: shared time is the store's). Every process must
+// use the same settings (above all the same chain) for the same name. A
+// Store holds one model breaker per name.
+func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) {
+	if _, err := fallback.New(fallback.Settings{Primary: fs.Primary, Chain: fs.Chain,
+		TripThreshold: fs.TripThreshold, RecoveryTimeout: fs.RecoveryTimeout,
+		RecoverySuccessesNeeded: fs.RecoverySuccessesNeeded, MaxFailCount: fs.MaxFailCount,
+		ProbeTimeout: fs.ProbeTimeout}); err != nil {
+		return nil, err // the same validation as fallback.New
+	}
+	or := func(v, def int) int {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	ord := func(v, def time.Duration) time.Duration {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	fs.Chain = append([]string(nil), fs.Chain...)
+	fs.TripThreshold = or(fs.TripThreshold, fallback.DefaultTripThreshold)
+	fs.RecoverySuccessesNeeded = or(fs.RecoverySuccessesNeeded, fallback.DefaultRecoverySuccessesNeeded)
+	fs.MaxFailCount = or(fs.MaxFailCount, fallback.DefaultMaxFailCount)
+	fs.RecoveryTimeout = ord(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
+	fs.ProbeTimeout = ord(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
+	key := s.key("model", name)
+	m := &ModelBreaker{
+		s: s, name: name, set: fs, keys: []string{key}, ch: key + ":ch",
+		n: len(fs.Chain), rec: fs.RecoveryTimeout.Microseconds(), lease: fs.ProbeTimeout.Microseconds(),
+		onChange: fs.OnTransition,
+	}
+	m.static = [7]string{
+		strconv.Itoa(fs.TripThreshold), strconv.Itoa(fs.RecoverySuccessesNeeded), strconv.Itoa(fs.MaxFailCount),
+		strconv.FormatInt(m.rec, 10), strconv.FormatInt(m.lease, 10), strconv.Itoa(m.n), m.ch,
+	}
+	m.mirror.Store(&modelMirror{mode: Shared, ta: -1, att: make([]int, m.n), dis: make([]bool, m.n), route: m.routeOf(nil, make([]int, m.n), make([]bool, m.n))})
+	if err := s.register(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Name returns the breaker's name (its key in the store).
+func (m *ModelBreaker) Name() string { return m.name }
+
+func (m *ModelBreaker) channel() string { return m.ch }
+
+// routeOf returns the active chain entry, -1 with no chain, -2 when spent.
+func (m *ModelBreaker) routeOf(_ *modelMirror, att []int, dis []bool) int {
+	if m.n == 0 {
+		return -1
+	}
+	for i := range m.n {
+		if !dis[i] && att[i] < m.set.MaxFailCount {
+			return i
+		}
+	}
+	return -2
+}
+
+// script runs one event. t is the ticket (zero for begin/avail/reset/sync).
+func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag int, run bool) ([]int64, error) {
+	args := make([]string, 0, 16)
+	args = append(args, op)
+	args = append(args, m.static[:]...)
+	args = append(args, strconv.FormatUint(t.ep, 10), strconv.FormatUint(t.gen, 10), strconv.FormatUint(t.ce, 10),
+		strconv.FormatUint(t.probe, 10), strconv.Itoa(t.entry), strconv.Itoa(kind), strconv.Itoa(flag), m.s.clock.arg())
+	width := 12 + 2*m.n
+	var (
+		v   []int64
+		err error
+	)
+	before := m.mirror.Load()
+	if run {
+		v, err = m.s.run(ctx, modelScript, m.keys, args, width)
+	} else {
+		v, err = m.s.exec(modelScript, m.keys, args, width)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(v) != width+3 {
+		return nil, errShortReply
+	}
+	if run {
+		m.apply(v[:width], before)
+	} else {
+		m.apply(v[:width], nil)
+	}
+	return v, nil
+}
+
+// apply stores a state into the mirror if newer (see ToolBreaker.apply).
+func (m *ModelBreaker) apply(x []int64, since *modelMirror) {
+	m.mu.Lock()
+	cur := m.mirror.Load()
+	ep, v := uint64(x[0]), uint64(x[1])
+	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
+		m.mu.Unlock()
+		return
+	}
+	nm := *cur
+	nm.ep, nm.v, nm.st, nm.g, nm.ce = ep, v, fallback.State(x[2]), uint64(x[3]), uint64(x[4])
+	nm.f, nm.s, nm.ta, nm.act, nm.pr, nm.pst, nm.pq = int(x[5]), int(x[6]), x[7], x[8] != 0, x[9] != 0, x[10], uint64(x[11])
+	nm.att, nm.dis = make([]int, m.n), make([]bool, m.n)
+	for i := range m.n {
+		nm.att[i], nm.dis[i] = int(x[12+i]), x[12+m.n+i] != 0
+	}
+	nm.route = m.routeOf(&nm, nm.att, nm.dis)
+	m.publish(&nm, cur)
+}
+
+// publish stores nm, queues the transition it makes, releases m.mu and
+// delivers callbacks. m.mu must be held.
+func (m *ModelBreaker) publish(nm, cur *modelMirror) {
+	m.mirror.Store(nm)
+	if m.onChange != nil && nm.mode == Shared && cur.mode == Shared {
+		fromModel, toModel := m.stateModel(cur), m.stateModel(nm)
+		if cur.st != nm.st || (nm.st == fallback.Fallback && fromModel != toModel) {
+			at := time.Now()
+			if nm.st == fallback.Fallback && cur.st != fallback.Fallback && nm.ta >= 0 {
+				at = m.s.clock.toLocal(nm.ta)
+			}
+			m.events.Push(fallback.Transition{From: cur.st, To: nm.st, FromModel: fromModel, ToModel: toModel, At: at})
+		}
+	}
+	m.mu.Unlock()
+	if m.onChange != nil {
+		m.events.Drain(m.onChange)
+	}
+}
+
+// stateModel is the model a mirror's state routes to, as Transitions name it.
+func (m *ModelBreaker) stateModel(mr *modelMirror) string {
+	if mr.st != fallback.Fallback {
+		return m.set.Primary
+	}
+	switch {
+	case mr.route == -1:
+		return m.set.Primary
+	case mr.route == -2:
+		return ""
+	}
+	return m.set.Chain[mr.route]
+}
+
+// onMessage applies a change notification (the state, space-separated).
+func (m *ModelBreaker) onMessage(payload string) {
+	x := make([]int64, 12+2*m.n)
+	if !parseInts(payload, x) {
+		return
+	}
+	m.apply(x, nil)
+}
+
+// sync re-reads the store's state (the store wins).
+func (m *ModelBreaker) sync(ctx context.Context) error {
+	_, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true)
+	return err
+}
+
+// down switches to the store-down mode md; for LocalMode it seeds a local
+// fallback.Manager from the mirror: the same state and trip time (chain
+// budgets start afresh).
+func (m *ModelBreaker) down(md Mode) {
+	m.mu.Lock()
+	cur := m.mirror.Load()
+	if cur.mode == md {
+		m.mu.Unlock()
+		return
+	}
+	nm := *cur
+	nm.mode, nm.local = md, nil
+	if md == LocalMode {
+		nm.local = m.seed(cur)
+	}
+	m.publish(&nm, cur)
+}
+
+// up goes back to the shared state.
+func (m *ModelBreaker) up() {
+	m.mu.Lock()
+	cur := m.mirror.Load()
+	if cur.mode == Shared {
+		m.mu.Unlock()
+		return
+	}
+	nm := *cur
+	nm.mode, nm.local = Shared, nil
+	m.publish(&nm, cur)
+}
+
+// seed builds the local manager: tripped at the mirror's trip time when the
+// mirror is in Fallback or Recovering, with the manual disables.
+func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
+	var seedAt atomic.Pointer[time.Time]
+	if mr.st != fallback.Primary && mr.ta >= 0 {
+		t := m.s.clock.toLocal(mr.ta)
+		seedAt.Store(&t)
+	}
+	ls := m.set
+	ls.OnTransition = m.onChange
+	ls.Now = func() time.Time {
+		if t := seedAt.Load(); t != nil {
+			return *t
+		}
+		return time.Now()
+	}
+	lm, err := fallback.New(ls)
+	if err != nil {
+		return nil // cannot happen: Model validated the settings
+	}
+	for i, d := range mr.dis {
+		if d {
+			_ = lm.SetAvailable(m.set.Chain[i], false)
+		}
+	}
+	if seedAt.Load() != nil {
+		for range m.set.TripThreshold {
+			t, err := lm.Begin()
+			if err != nil {
+				break
+			}
+			t.Failure(fallback.Transient)
+		}
+		seedAt.Store(nil)
+	}
+	return lm
+}

@@ -1,0 +1,224 @@
+package fleet
+
+import (
+	"context"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+)
+
+// Turn is the ticket [ModelBreaker.Begin] hands out for one turn, with the
+// methods of [fallback.Turn]. It remembers the incarnation, generation and
+// chain-budget epoch it was issued in, the entry that serves it and, for the
+// probe of the primary, the probe's number (with the generation, the fencing
+// token). Settle it once. The zero Turn names no model and does nothing.
+type Turn struct {
+	m     *ModelBreaker
+	local *fallback.Turn // issued by the local manager while the store was down
+	lm    *fallback.Manager
+	ep    uint64
+	gen   uint64
+	ce    uint64
+	probe uint64
+	entry int   // -1: the primary
+	dl    int64 // probe: the lease end, local Unix ns
+}
+
+// Model returns the model to send the turn to ("" for the zero Turn).
+func (t Turn) Model() string {
+	switch {
+	case t.local != nil:
+		return t.local.Model()
+	case t.m == nil:
+		return ""
+	case t.entry < 0:
+		return t.m.set.Primary
+	}
+	return t.m.set.Chain[t.entry]
+}
+
+// IsProbe reports whether the turn is the probe of the primary.
+func (t Turn) IsProbe() bool {
+	if t.local != nil {
+		return t.local.IsProbe()
+	}
+	return t.probe != 0
+}
+
+// Deadline returns the probe's lease end and true for a probe ticket.
+func (t Turn) Deadline() (time.Time, bool) {
+	if t.local != nil {
+		return t.local.Deadline()
+	}
+	if t.probe == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, t.dl), true
+}
+
+// Success reports that the turn succeeded (no round trip unless it can
+// change something: the probe, or the primary with failures pending).
+func (t Turn) Success() { t.settle("success", fallback.Transient) }
+
+// Failure reports that the turn failed, with its kind. One round trip.
+func (t Turn) Failure(k fallback.Kind) { t.settle("failure", k) }
+
+// Cancel reports that the caller gave up: no verdict. A cancelled probe
+// frees the slot (one round trip); any other cancel costs nothing.
+func (t Turn) Cancel() { t.settle("cancel", fallback.Transient) }
+
+func (t Turn) settle(op string, k fallback.Kind) {
+	m := t.m
+	if m == nil {
+		return
+	}
+	mr := m.mirror.Load()
+	if t.local != nil {
+		if mr.mode == LocalMode && mr.local == t.lm {
+			switch op {
+			case "success":
+				t.local.Success()
+			case "failure":
+				t.local.Failure(k)
+			default:
+				t.local.Cancel()
+			}
+		}
+		return // issued while the store was down, settled after: the store wins
+	}
+	if op != "failure" && t.probe == 0 && mr.mode == Shared &&
+		mr.st != fallback.Recovering && !(mr.st == fallback.Primary && mr.f > 0) {
+		return // nothing would change
+	}
+	if mr.mode == Shared {
+		kind := 0
+		if k == fallback.RateLimit {
+			kind = 1
+		}
+		if _, err := m.script(context.Background(), op, t, kind, 0, false); err == nil {
+			return
+		}
+		mr = m.mirror.Load()
+	}
+	if mr.mode == LocalMode && op == "failure" && mr.local != nil {
+		// a shared ticket settled while the store is down: fresh bad news for
+		// the model that served it, counted on the local manager's current route
+		if lt, err := mr.local.Begin(); err == nil {
+			if lt.Model() == t.Model() {
+				lt.Failure(k)
+			} else {
+				lt.Cancel()
+			}
+		}
+	}
+}
+
+// Begin starts a turn, with the semantics of [fallback.Manager.Begin]
+// applied to the fleet's one breaker. With no round trip it routes in
+// Primary, and in Fallback before the cooldown's end; everything else is one
+// script call. While the store is down it follows the Store's Policy.
+func (m *ModelBreaker) Begin() (Turn, error) {
+	mr := m.mirror.Load()
+	if mr.mode == Shared {
+		if mr.st == fallback.Primary {
+			return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: -1}, nil
+		}
+		if mr.st == fallback.Fallback && mr.route != -2 && m.s.clock.storeNow() < (mr.ta+m.rec)*1000 {
+			return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: mr.route}, nil
+		}
+		v, err := m.script(context.Background(), "begin", Turn{entry: -1}, 0, 0, false)
+		if err == nil {
+			w := 12 + 2*m.n
+			entry, probe := int(v[w+1]), uint64(v[w+2])
+			if entry == -2 {
+				return Turn{}, m.exhausted(v)
+			}
+			t := Turn{m: m, ep: uint64(v[0]), gen: uint64(v[3]), ce: uint64(v[4]), probe: probe, entry: entry}
+			if probe != 0 {
+				t.dl = m.s.clock.toLocal(v[10] + m.lease).UnixNano()
+			}
+			return t, nil
+		}
+		mr = m.mirror.Load()
+	}
+	switch mr.mode {
+	case LocalMode:
+		if mr.local != nil {
+			lt, err := mr.local.Begin()
+			if err != nil {
+				return Turn{}, err
+			}
+			return Turn{m: m, local: &lt, lm: mr.local}, nil
+		}
+	case FailClosedMode:
+		return Turn{}, &fallback.ExhaustedError{Primary: m.set.Primary, Chain: append([]string(nil), m.set.Chain...),
+			State: mr.st, ProbeAt: time.Now().Add(m.s.retry), RetryIn: m.s.retry}
+	}
+	return Turn{m: m, entry: -1, ep: ^uint64(0)}, nil // FailOpen (or a race): the primary, verdict ignored
+}
+
+// exhausted builds the refusal from a begin reply.
+func (m *ModelBreaker) exhausted(v []int64) error {
+	w := 12 + 2*m.n
+	now := v[w]
+	st := fallback.State(v[2])
+	at := v[7] + m.rec
+	if st == fallback.Recovering {
+		at = v[10] + m.lease
+	}
+	return &fallback.ExhaustedError{Primary: m.set.Primary, Chain: append([]string(nil), m.set.Chain...),
+		State: st, ProbeAt: m.s.clock.toLocal(at), RetryIn: time.Duration(max(at-now, 0)) * time.Microsecond}
+}
+
+// SetAvailable enables or disables a chain entry for the whole fleet (one
+// round trip). The primary or a model not in the chain is an error matching
+// [fallback.ErrNotInChain].
+func (m *ModelBreaker) SetAvailable(model string, available bool) error {
+	i := -1
+	for j, c := range m.set.Chain {
+		if c == model {
+			i = j
+		}
+	}
+	if i < 0 {
+		return m.localCheck().SetAvailable(model, available) // the same error as fallback's
+	}
+	flag := 0
+	if available {
+		flag = 1
+	}
+	if mr := m.mirror.Load(); mr.mode == Shared {
+		if _, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false); err == nil {
+			return nil
+		}
+	}
+	if mr := m.mirror.Load(); mr.mode == LocalMode && mr.local != nil {
+		return mr.local.SetAvailable(model, available)
+	}
+	return nil
+}
+
+// localCheck returns a throwaway manager with the same settings, used only
+// to produce fallback's own validation errors.
+func (m *ModelBreaker) localCheck() *fallback.Manager {
+	s := m.set
+	s.OnTransition = nil
+	lm, _ := fallback.New(s)
+	return lm
+}
+
+// Reset returns the shared breaker to Primary for the whole fleet (one round
+// trip), as [fallback.Manager.Reset] does.
+func (m *ModelBreaker) Reset() {
+	if mr := m.mirror.Load(); mr.mode == Shared {
+		if _, err := m.script(context.Background(), "reset", Turn{entry: -1}, 0, 0, false); err == nil {
+			return
+		}
+	}
+	if mr := m.mirror.Load(); mr.mode == LocalMode && mr.local != nil {
+		mr.local.Reset()
+	}
+}
+
+// Mode returns where the breaker's state lives now.
+func (m *ModelBreaker) Mode() Mode { return m.mirror.Load().mode }

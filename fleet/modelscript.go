@@ -1,0 +1,148 @@
+package fleet
+
+import "github.com/redis/rueidis"
+
+// modelLua applies one event to a shared model breaker (SEMANTICS §3),
+// atomically, on the store's clock: the same machine as package fallback.
+// KEYS[1] is the breaker's hash. ARGV: op (begin, success, failure, cancel,
+// avail, reset, sync), trip threshold, successes needed, max fail count,
+// cooldown (µs), lease (µs), chain length n, channel, the ticket's incarnation
+// epoch, generation, chain-budget epoch, probe number and entry (-1: the
+// primary), the failure kind (0 transient, 1 rate limit) or for avail the
+// entry, the avail flag, and (tests only, else empty) a virtual time.
+//
+// The generation and the chain-budget epoch start at the incarnation's TIME
+// (µs) and grow far slower than the clock, so they also tell incarnations
+// apart: a ticket of a store that restarted empty never matches.
+//
+// State: ep incarnation (TIME at creation), v version, st (0 primary,
+// 1 fallback, 2 recovering), g generation, ce chain-budget epoch, f failures,
+// s probe successes, ta trip time (-1 none), act activated, pr probing, pst
+// probe start, pq probe number, then n attempts and n disabled flags.
+//
+// Reply: the state (12 + 2n integers), then now, the routed entry (-1 the
+// primary, -2 exhausted) and the probe number.
+const modelLua = `
+local key = KEYS[1]
+local op = ARGV[1]
+local th, need, maxf = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local rec, lease, n = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local ch = ARGV[8]
+local tep, tg, tce, tpr, ten = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
+local kind, flag = tonumber(ARGV[14]), tonumber(ARGV[15])
+local now
+if ARGV[16] ~= nil and ARGV[16] ~= '' then
+  now = tonumber(ARGV[16])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local function S(x) return string.format('%d', x) end
+local x = {}
+local old = redis.call('HGET', key, 'p')
+if old then
+  for w in string.gmatch(old, '%S+') do x[#x + 1] = tonumber(w) end
+end
+if #x ~= 12 + 2 * n then
+  x = {now, 0, 0, now, now, 0, 0, -1, 0, 0, 0, 0}
+  for i = 1, 2 * n do x[12 + i] = 0 end
+  old = nil
+end
+local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
+local function A(i) return x[12 + i] end
+local function D(i) return x[12 + n + i] end
+local function active()
+  for i = 1, n do
+    if D(i) == 0 and A(i) < maxf then return i - 1 end
+  end
+  return -1
+end
+local function trip(at)
+  st = 1; g = g + 1; f = 0; s = 0; ta = at; act = 1; pr = 0; pst = 0
+end
+local function probeFailed(k, at)
+  s = 0
+  if k == 1 then trip(at); return end
+  f = f + 1
+  if f >= th then trip(at) end
+end
+local function expire()
+  if st == 2 and pr == 1 and now - pst >= lease then
+    local e = pst + lease
+    pr = 0; pst = 0
+    probeFailed(0, e)
+  end
+end
+local function clearBudgets()
+  for i = 1, n do x[12 + i] = 0 end
+end
+expire()
+local entry, probe = -1, 0
+if op == 'begin' then
+  if st == 1 and now - ta >= rec then
+    st = 2; g = g + 1; f = 0; s = 0
+  end
+  if st == 0 then
+    entry = -1
+  elseif st == 2 and pr == 0 then
+    pq = pq + 1; pr = 1; pst = now; probe = pq
+  elseif n == 0 then
+    entry = -1
+  else
+    entry = active()
+    if entry < 0 then entry = -2 end
+  end
+elseif op == 'success' or op == 'failure' or op == 'cancel' then
+  if tpr ~= 0 then
+    if st == 2 and pr == 1 and pq == tpr and g == tg then
+      pr = 0; pst = 0
+      if op == 'success' then
+        f = 0; s = s + 1
+        if s >= need then
+          st = 0; g = g + 1; ce = ce + 1; f = 0; s = 0; ta = -1; pr = 0; pst = 0
+          clearBudgets()
+        end
+      elseif op == 'failure' then
+        probeFailed(kind, now)
+      end
+    end
+  elseif op ~= 'cancel' then
+    if ten < 0 then
+      if st == 0 and g == tg then
+        if op == 'success' then
+          f = 0
+        else
+          f = f + 1
+          if f >= th then trip(now) end
+        end
+      end
+    elseif op == 'failure' and ce == tce and ten < n then
+      x[13 + ten] = A(ten + 1) + 1
+    end
+  end
+elseif op == 'avail' then
+  if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1 end
+elseif op == 'reset' then
+  st = 0; g = g + 1; ce = ce + 1; f = 0; s = 0; ta = -1; act = 0; pr = 0; pst = 0
+  clearBudgets()
+end
+x[1], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12] = ep, st, g, ce, f, s, ta, act, pr, pst, pq
+local parts = {}
+for i = 1, #x do parts[i] = S(x[i]) end
+local p = table.concat(parts, ' ')
+if p ~= old then
+  v = v + 1
+  x[2] = v
+  parts[2] = S(v)
+  p = table.concat(parts, ' ')
+  redis.call('HSET', key, 'p', p)
+  redis.call('PUBLISH', ch, p)
+end
+x[#x + 1] = now
+x[#x + 1] = entry
+x[#x + 1] = probe
+return x
+`
+
+// modelScript is loaded once per store (EVALSHA, then EVAL after NOSCRIPT).
+var modelScript = rueidis.NewLuaScript(modelLua)

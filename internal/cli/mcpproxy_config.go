@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopctl/loopctl-go/mcptool"
+)
+
+// proxyFile is the --config file of mcp-proxy: the "mcpServers" object of the
+// usual MCP client configs, plus the proxy's own settings.
+type proxyFile struct {
+	MCPServers map[string]serverEntry `json:"mcpServers"`
+	Timeout    string                 `json:"timeout"`
+	Breaker    *breakerEntry          `json:"breaker"`
+	Tools      map[string]toolEntry   `json:"tools"`
+	Backups    map[string][]string    `json:"backups"`
+	Prefix     bool                   `json:"prefix"`
+	Listen     string                 `json:"listen"`
+	Restart    *restartEntry          `json:"restart"`
+}
+
+type serverEntry struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Cwd     string            `json:"cwd"`
+	URL     string            `json:"url"`
+	Type    string            `json:"type"` // "stdio", "http" or "streamable-http"; inferred when empty
+}
+
+type breakerEntry struct {
+	FailureThreshold int    `json:"failureThreshold"`
+	Cooldown         string `json:"cooldown"`
+	ProbeTimeout     string `json:"probeTimeout"`
+}
+
+type toolEntry struct {
+	Timeout         string `json:"timeout"`
+	CountToolErrors bool   `json:"countToolErrors"`
+}
+
+type restartEntry struct {
+	Base string `json:"base"`
+	Max  string `json:"max"`
+}
+
+// proxySettings is everything mcp-proxy runs with, from flags and the file.
+type proxySettings struct {
+	servers          []serverSpec
+	timeout          time.Duration
+	failureThreshold int
+	cooldown         time.Duration
+	probeTimeout     time.Duration
+	restartBase      time.Duration
+	restartMax       time.Duration
+	tools            map[string]mcptool.ToolOptions
+	backups          map[string][]string
+	prefix           bool
+	countToolErrors  bool
+	listen           string
+}
+
+// serverSpec is one upstream: a command or a URL.
+type serverSpec struct {
+	name    string
+	command []string
+	env     []string
+	dir     string
+	url     string
+}
+
+// loadProxyFile reads and checks a config file into s. Errors name the key.
+func loadProxyFile(name string, s *proxySettings) error {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	var f proxyFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%s: unexpected data after the config object", name)
+	}
+	bad := func(key, format string, args ...any) error {
+		return fmt.Errorf("%s: %s: %s", name, key, fmt.Sprintf(format, args...))
+	}
+	dur := func(key, v string, dst *time.Duration) error {
+		if v == "" {
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return bad(key, "%q is not a duration like \"30s\"", v)
+		}
+		*dst = d
+		return nil
+	}
+	names := make([]string, 0, len(f.MCPServers))
+	for n := range f.MCPServers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		e := f.MCPServers[n]
+		key := "mcpServers." + n
+		spec := serverSpec{name: n, url: e.URL, dir: e.Cwd}
+		switch {
+		case e.Type != "" && e.Type != "stdio" && e.Type != "http" && e.Type != "streamable-http":
+			return bad(key+".type", "%q is not stdio, http or streamable-http", e.Type)
+		case e.Command != "" && e.URL != "":
+			return bad(key, "has both command and url")
+		case e.Command == "" && e.URL == "":
+			return bad(key, "needs a command or a url")
+		case e.Command != "":
+			spec.command = append([]string{e.Command}, e.Args...)
+			for k, v := range e.Env {
+				spec.env = append(spec.env, k+"="+v)
+			}
+			slices.Sort(spec.env)
+		}
+		s.servers = append(s.servers, spec)
+	}
+	if err := dur("timeout", f.Timeout, &s.timeout); err != nil {
+		return err
+	}
+	if b := f.Breaker; b != nil {
+		if b.FailureThreshold < 0 {
+			return bad("breaker.failureThreshold", "must not be negative (got %d)", b.FailureThreshold)
+		}
+		if b.FailureThreshold > 0 {
+			s.failureThreshold = b.FailureThreshold
+		}
+		if err := dur("breaker.cooldown", b.Cooldown, &s.cooldown); err != nil {
+			return err
+		}
+		if err := dur("breaker.probeTimeout", b.ProbeTimeout, &s.probeTimeout); err != nil {
+			return err
+		}
+	}
+	if r := f.Restart; r != nil {
+		if err := dur("restart.base", r.Base, &s.restartBase); err != nil {
+			return err
+		}
+		if err := dur("restart.max", r.Max, &s.restartMax); err != nil {
+			return err
+		}
+	}
+	for k, t := range f.Tools {
+		if !strings.Contains(k, "/") {
+			return bad("tools."+k, `keys are "server/tool"`)
+		}
+		var o mcptool.ToolOptions
+		if err := dur("tools."+k+".timeout", t.Timeout, &o.Timeout); err != nil {
+			return err
+		}
+		o.CountToolErrors = t.CountToolErrors
+		if s.tools == nil {
+			s.tools = map[string]mcptool.ToolOptions{}
+		}
+		s.tools[k] = o
+	}
+	s.backups = f.Backups
+	s.prefix = s.prefix || f.Prefix
+	if f.Listen != "" && s.listen == "" {
+		s.listen = f.Listen
+	}
+	return nil
+}
+
+// parseUpstreamFlag parses "name=command arg..." (stdio) or "name=URL" (http).
+func parseUpstreamFlag(flagName, v string) (serverSpec, error) {
+	name, rest, ok := strings.Cut(v, "=")
+	if !ok || name == "" || strings.TrimSpace(rest) == "" {
+		return serverSpec{}, fmt.Errorf("--%s %q: want NAME=%s", flagName, v, map[string]string{"stdio": "COMMAND [ARG...]", "http": "URL"}[flagName])
+	}
+	if flagName == "http" {
+		return serverSpec{name: name, url: strings.TrimSpace(rest)}, nil
+	}
+	return serverSpec{name: name, command: strings.Fields(rest)}, nil
+}
+
+// commandName derives an upstream's name from its command line: the first
+// argument after the command that is not a flag, without scope, version or
+// extension; for a script named index/main, the directory above its build
+// directory. So `npx -y @modelcontextprotocol/server-everything@1.0` and
+// `node .../server-everything/dist/index.js stdio` are both "server-everything".
+func commandName(argv []string) string {
+	pick := argv[0]
+	for _, a := range argv[1:] {
+		if !strings.HasPrefix(a, "-") {
+			pick = a
+			break
+		}
+	}
+	base := path.Base(pick)
+	if i := strings.LastIndex(base, "@"); i > 0 {
+		base = base[:i]
+	}
+	if ext := path.Ext(base); ext != "" {
+		base = strings.TrimSuffix(base, ext)
+	}
+	for dir := path.Dir(pick); (base == "index" || base == "main" || base == "dist" || base == "build" || base == "lib" || base == "src") && dir != "." && dir != "/"; dir = path.Dir(dir) {
+		base = path.Base(dir)
+	}
+	var b strings.Builder
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if name == "" {
+		return "upstream"
+	}
+	return name
+}
+
+// checkServers rejects duplicate names.
+func checkServers(specs []serverSpec) error {
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if seen[s.name] {
+			return fmt.Errorf("two upstreams are named %q; names must be unique", s.name)
+		}
+		seen[s.name] = true
+	}
+	if len(specs) == 0 {
+		return errors.New("no upstream: give a command after --, or --stdio, --http or --config")
+	}
+	return nil
+}

@@ -1,0 +1,22 @@
+// Package mcptool puts MCP (Model Context Protocol) servers' tools behind
+// loopctl's tool breakers.
+//
+// An [Upstream] keeps one MCP server connected: it launches a command (the
+// stdio transport, [Command]) or connects to a URL (streamable HTTP,
+// [StreamableHTTP]), follows notifications/tools/list_changed, and restarts a
+// server that died with exponential backoff, keeping its last tool list while
+// it is down.
+//
+// [AgentTools] turns an Upstream's tools into [agent.Tool]s, each behind its
+// own breaker in the agent's registry. A [Proxy] is an MCP server (an
+// *mcp.Server from the official Go SDK, servable over stdio or streamable HTTP)
+// that fronts one or more Upstreams with one breaker per tool; `loopctl
+// mcp-proxy` is a Proxy.
+//
+// What counts against a tool's breaker: transport failures, timeouts (every
+// call has a deadline; a probe is also bounded by its lease), JSON-RPC errors
+// other than invalid params, and a server that died. A tool result with
+// isError set is the tool's answer, usually to bad arguments: it is passed
+// through and counts as a success (the server answered), unless the tool is
+// configured to count it ([ToolOptions.CountToolErrors]).
+package mcptool

@@ -1,0 +1,120 @@
+package mcptool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Outcome is how one tool call ended; its string is the outcome label of the
+// loopctl_mcp_calls_total metric.
+type Outcome string
+
+// The outcomes of a call.
+const (
+	// OutcomeSuccess: the tool answered. A success for the breaker.
+	OutcomeSuccess Outcome = "success"
+	// OutcomeToolError: the tool answered with isError set. Passed through; a
+	// success for the breaker unless [ToolOptions.CountToolErrors].
+	OutcomeToolError Outcome = "tool_error"
+	// OutcomeInvalidArguments: the server rejected the arguments (JSON-RPC
+	// invalid params). The caller's mistake: no verdict.
+	OutcomeInvalidArguments Outcome = "invalid_arguments"
+	// OutcomeFailure: a transport failure, a protocol error, or a server that
+	// is down or died during the call. A failure for the breaker.
+	OutcomeFailure Outcome = "failure"
+	// OutcomeTimeout: the call's deadline (its timeout, the probe's lease or the
+	// caller's deadline) passed. A failure for the breaker.
+	OutcomeTimeout Outcome = "timeout"
+	// OutcomeCancel: the caller cancelled. No verdict.
+	OutcomeCancel Outcome = "cancel"
+	// OutcomeRefused: the tool's breaker refused the call; the server was not called.
+	OutcomeRefused Outcome = "refused"
+)
+
+// ToolOptions configures the calls of one tool.
+type ToolOptions struct {
+	// Timeout bounds each call. 0: the default of the Proxy or agent tool set.
+	Timeout time.Duration
+	// CountToolErrors makes a result with isError set a failure for the
+	// breaker, for a tool whose errors mean its backend is down rather than that
+	// its arguments were bad. false: such a result counts as a success.
+	CountToolErrors bool
+}
+
+// verdict is what a call means to its breaker.
+type verdict int
+
+const (
+	verdictNone verdict = iota
+	verdictSuccess
+	verdictFailure
+)
+
+// classify judges a finished call. caller is the context the caller gave
+// (whose cancellation is a cancel); the deadline of the call's own context
+// passing is a timeout.
+func classify(caller context.Context, res *mcp.CallToolResult, err error, opts ToolOptions) (Outcome, verdict) {
+	switch {
+	case err == nil && res != nil && res.IsError:
+		if opts.CountToolErrors {
+			return OutcomeToolError, verdictFailure
+		}
+		return OutcomeToolError, verdictSuccess
+	case err == nil:
+		return OutcomeSuccess, verdictSuccess
+	case errors.Is(caller.Err(), context.Canceled):
+		return OutcomeCancel, verdictNone
+	case errors.Is(err, context.DeadlineExceeded):
+		return OutcomeTimeout, verdictFailure
+	case isInvalidParams(err):
+		return OutcomeInvalidArguments, verdictNone
+	default:
+		return OutcomeFailure, verdictFailure
+	}
+}
+
+// isInvalidParams reports a JSON-RPC invalid-params error from the server.
+func isInvalidParams(err error) bool {
+	var werr *jsonrpc.Error
+	return errors.As(err, &werr) && werr.Code == jsonrpc.CodeInvalidParams
+}
+
+// ResultText renders a tool result as the text a model reads: its text
+// contents joined by newlines; other contents as short descriptions; the
+// structured content as JSON if there is no text.
+func ResultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *mcp.ResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource %s]", c.URI))
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				parts = append(parts, c.Resource.Text)
+			} else if c.Resource != nil {
+				parts = append(parts, fmt.Sprintf("[resource %s]", c.Resource.URI))
+			}
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		if b, err := jsonMarshal(res.StructuredContent); err == nil {
+			return string(b)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

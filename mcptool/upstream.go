@@ -1,0 +1,298 @@
+package mcptool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults for the zero values of [UpstreamConfig].
+const (
+	// DefaultRestartBase is the first wait before reconnecting a dead server.
+	DefaultRestartBase = 250 * time.Millisecond
+	// DefaultRestartMax caps the wait between reconnection attempts.
+	DefaultRestartMax = 30 * time.Second
+	// DefaultConnectTimeout bounds one connection attempt (handshake and tool list).
+	DefaultConnectTimeout = 30 * time.Second
+)
+
+// stableAfter is how long a connection must have lived for the next failure to
+// start the backoff from RestartBase again.
+const stableAfter = 10 * time.Second
+
+// UpstreamConfig configures an [Upstream]. Every field documents its zero value.
+type UpstreamConfig struct {
+	// Name identifies the server in breaker keys ("name/tool"), federated tool
+	// names ("name__tool"), logs and metrics. Required: ASCII letters, digits,
+	// '-' and '_', not starting or ending with '_' and without "__".
+	Name string
+
+	// Connect returns a fresh transport for each connection attempt, for example
+	// [Command] (a new process each time) or [StreamableHTTP]. Required.
+	Connect func(ctx context.Context) (mcp.Transport, error)
+
+	// RestartBase is the wait before the first reconnection after the server
+	// died or could not be reached; each further failed attempt doubles it (with
+	// ±20% jitter), up to RestartMax. 0: DefaultRestartBase (250ms).
+	RestartBase time.Duration
+	// RestartMax caps the wait between attempts. 0: DefaultRestartMax (30s).
+	RestartMax time.Duration
+	// ConnectTimeout bounds one attempt: the MCP handshake and the first tool
+	// list. 0: DefaultConnectTimeout (30s).
+	ConnectTimeout time.Duration
+
+	// OnToolsChanged, if set, is called with the server's new tool list each
+	// time a listing succeeds (after every connection and every
+	// notifications/tools/list_changed). Calls are serialized and made with no
+	// lock held. nil: none.
+	OnToolsChanged func(tools []*mcp.Tool)
+
+	// Logger receives connection events (up, down, restart). nil: none.
+	Logger *slog.Logger
+}
+
+// validate checks c, naming the bad field.
+func (c UpstreamConfig) validate() error {
+	if err := validServerName(c.Name); err != nil {
+		return err
+	}
+	if c.Connect == nil {
+		return fmt.Errorf("mcptool: upstream %q: Connect is required", c.Name)
+	}
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"RestartBase", c.RestartBase}, {"RestartMax", c.RestartMax}, {"ConnectTimeout", c.ConnectTimeout}} {
+		if f.d < 0 {
+			return fmt.Errorf("mcptool: upstream %q: %s must not be negative (got %v)", c.Name, f.name, f.d)
+		}
+	}
+	return nil
+}
+
+// validServerName reports why name cannot name an upstream, or nil.
+func validServerName(name string) error {
+	if name == "" {
+		return errors.New("mcptool: upstream Name is required")
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("mcptool: upstream Name %q: only ASCII letters, digits, '-' and '_' are allowed", name)
+		}
+	}
+	if strings.Contains(name, "__") || strings.HasPrefix(name, "_") || strings.HasSuffix(name, "_") {
+		return fmt.Errorf(`mcptool: upstream Name %q must not contain "__" nor start or end with '_'`, name)
+	}
+	return nil
+}
+
+// Upstream is one MCP server, kept connected: it connects when started,
+// follows notifications/tools/list_changed, and when the connection ends
+// (the process exited, the HTTP session was lost) reconnects with exponential
+// backoff. While it is down it keeps the last tool list it saw, and
+// [Upstream.CallTool] fails at once with a [*DownError].
+//
+// An Upstream is safe for concurrent use. Its one background goroutine runs
+// from [Upstream.Start] until [Upstream.Close] returns.
+type Upstream struct {
+	cfg    UpstreamConfig
+	client *mcp.Client
+
+	refresh   chan struct{} // a tools/list_changed arrived
+	firstDone chan struct{} // closed after the first attempt
+	done      chan struct{} // closed when the supervisor returns
+	cancel    context.CancelFunc
+	startOnce sync.Once
+	notifyMu  sync.Mutex // serializes OnToolsChanged
+
+	mu       sync.Mutex
+	session  *mcp.ClientSession // nil while down
+	tools    []*mcp.Tool        // last known list
+	downErr  error              // why it is down (nil while up or before the first attempt)
+	since    time.Time          // when it last came up or went down
+	retryAt  time.Time          // next attempt, while down
+	restarts int                // connections after the first
+}
+
+// NewUpstream checks cfg and returns an Upstream that is not yet connected;
+// call [Upstream.Start].
+func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.RestartBase == 0 {
+		cfg.RestartBase = DefaultRestartBase
+	}
+	if cfg.RestartMax == 0 {
+		cfg.RestartMax = DefaultRestartMax
+	}
+	if cfg.RestartMax < cfg.RestartBase {
+		return nil, fmt.Errorf("mcptool: upstream %q: RestartMax (%v) is below RestartBase (%v)", cfg.Name, cfg.RestartMax, cfg.RestartBase)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	u := &Upstream{
+		cfg:       cfg,
+		refresh:   make(chan struct{}, 1),
+		firstDone: make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	u.client = mcp.NewClient(&mcp.Implementation{Name: "loopctl-mcptool", Version: "1"}, &mcp.ClientOptions{
+		// A proxy serves no roots, sampling or elicitation of its own.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case u.refresh <- struct{}{}:
+			default:
+			}
+		},
+		Logger: cfg.Logger,
+	})
+	return u, nil
+}
+
+// Name returns the server's name.
+func (u *Upstream) Name() string { return u.cfg.Name }
+
+// Start connects in the background until [Upstream.Close]. ctx bounds the
+// upstream's whole life (its cancellation acts like Close without waiting).
+// Calling Start again does nothing.
+func (u *Upstream) Start(ctx context.Context) {
+	u.startOnce.Do(func() {
+		ctx, cancel := context.WithCancel(ctx)
+		u.cancel = cancel
+		go u.run(ctx)
+	})
+}
+
+// WaitFirst waits until the first connection attempt has ended (connected and
+// listed, or failed) or ctx is done, and returns ctx.Err() in the latter case.
+func (u *Upstream) WaitFirst(ctx context.Context) error {
+	select {
+	case <-u.firstDone:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops reconnecting, closes the connection (ending a command's
+// process) and waits for the background goroutine. It is safe to call more
+// than once, and before Start.
+func (u *Upstream) Close() error {
+	u.startOnce.Do(func() { close(u.done) }) // never started: nothing runs
+	if u.cancel != nil {
+		u.cancel()
+	}
+	<-u.done
+	return nil
+}
+
+// Tools returns the last tool list the server sent (nil before the first).
+// The list is kept while the server is down. The tools are shared: do not
+// modify them.
+func (u *Upstream) Tools() []*mcp.Tool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.tools)
+}
+
+// Tool returns the named tool from the last list, or nil.
+func (u *Upstream) Tool(name string) *mcp.Tool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, t := range u.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Status is a snapshot of an [Upstream]'s connection.
+type Status struct {
+	Up       bool          // connected now
+	Since    time.Time     // when it came up or went down (zero before the first attempt)
+	Err      error         // why it is down (nil while up)
+	RetryIn  time.Duration // until the next connection attempt, while down
+	Restarts int           // successful connections after the first
+}
+
+// Status returns the connection's state now.
+func (u *Upstream) Status() Status {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s := Status{Up: u.session != nil, Since: u.since, Err: u.downErr, Restarts: u.restarts}
+	if !s.Up && !u.retryAt.IsZero() {
+		s.RetryIn = max(time.Until(u.retryAt), 0)
+	}
+	return s
+}
+
+// DownError is what [Upstream.CallTool] returns while the server is not
+// connected. errors.Is(err, ErrDown) is true.
+type DownError struct {
+	Server  string        // the upstream's name
+	Err     error         // why it is down (nil before the first attempt ended)
+	RetryIn time.Duration // until the next connection attempt
+}
+
+// ErrDown matches every [*DownError].
+var ErrDown = errors.New("mcp server is down")
+
+// Error returns text such as
+//
+//	mcp server "fs" is down (connection closed); reconnecting in 1.2s
+func (e *DownError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mcp server %q is down", e.Server)
+	if e.Err != nil {
+		fmt.Fprintf(&b, " (%v)", e.Err)
+	}
+	fmt.Fprintf(&b, "; reconnecting in %v", breaker.RoundRetry(e.RetryIn))
+	return b.String()
+}
+
+// Is reports whether target is ErrDown.
+func (e *DownError) Is(target error) bool { return target == ErrDown }
+
+// Unwrap returns Err.
+func (e *DownError) Unwrap() error { return e.Err }
+
+// CallTool calls the server's tool name with args (a JSON object, or nil for
+// none) on the current connection. ctx reaches the server: when it is done
+// the SDK sends notifications/cancelled and CallTool returns ctx.Err() at
+// once. While the server is down it returns a [*DownError] without waiting.
+// A result with IsError set is returned with a nil error.
+func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp.CallToolResult, error) {
+	u.mu.Lock()
+	cs := u.session
+	var down *DownError
+	if cs == nil {
+		down = &DownError{Server: u.cfg.Name, Err: u.downErr}
+		if !u.retryAt.IsZero() {
+			down.RetryIn = max(time.Until(u.retryAt), 0)
+		}
+	}
+	u.mu.Unlock()
+	if down != nil {
+		return nil, down
+	}
+	p := &mcp.CallToolParams{Name: name}
+	if len(args) > 0 {
+		p.Arguments = rawJSON(args)
+	}
+	return cs.CallTool(ctx, p)
+}

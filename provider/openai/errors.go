@@ -1,0 +1,48 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// MapError turns the error of an openai-go call into the error the retry
+// ladder and the breakers classify, exactly as [Provider] does, so that code
+// calling the SDK directly can classify its errors with [retry.Classify]:
+//
+//   - the caller's cancellation (ctx has ended): an error matching ctx.Err();
+//   - an HTTP error status: a [*retry.StatusError] with the code and the
+//     Retry-After hint (retry-after-ms or Retry-After, read at now; a zero
+//     now means time.Now()), wrapping err;
+//   - no response at all (a connection error or timeout): err as it is;
+//   - a 2xx response that could not be read: an error wrapping
+//     [ErrBadResponse] and err (transient to the ladder).
+//
+// raw is the response the SDK received (option.WithResponseInto), or nil.
+// MapError(ctx, nil, raw, now) is nil.
+func MapError(ctx context.Context, err error, raw *http.Response, now time.Time) error {
+	if err == nil {
+		return nil
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return (&Provider{now: func() time.Time { return now }}).mapError(ctx, err, raw)
+}
+
+// StatusError returns the [*retry.StatusError] for an openai-go error that
+// carries an HTTP error status (an *openai.Error), with the Retry-After hint
+// read at time.Now(), or nil if err carries none.
+func StatusError(err error) *retry.StatusError {
+	apiErr, ok := errors.AsType[*sdk.Error](err)
+	if !ok || apiErr.StatusCode == 0 {
+		return nil
+	}
+	se, _ := MapError(context.Background(), err, nil, time.Time{}).(*retry.StatusError)
+	return se
+}
