@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -223,13 +224,13 @@ func TestExhaustedRetryAfter(t *testing.T) {
 func TestProbeBoundedByLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := Config{Models: []Model{{Name: "solo", Primary: "up/a", Attempts: 3, Breaker: Breaker{ProbeTimeout: 2 * time.Second}}}, Timeouts: Timeouts{FirstByte: time.Hour}}
-		var calls int
+		var calls atomic.Int64
 		b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{"a": func(llmtest.Request) llmtest.Reply {
-			calls++
+			n := calls.Add(1)
 			switch {
-			case calls <= 12:
+			case n <= 12:
 				return llmtest.Error(500)
-			case calls == 13:
+			case n == 13:
 				return llmtest.Hang()
 			}
 			return llmtest.Text("recovered")

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -242,7 +243,7 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		Now:                     g.opt.Now,
 	}
 	rt := &route{name: m.Name, targets: map[string]*target{}}
-	s.OnTransition = func(t fallback.Transition) { g.m.transition(rt.name, t) }
+	s.OnTransition = g.m.breakers.ModelTransitions(m.Name)
 	var err error
 	if g.opt.NewBreaker != nil {
 		rt.shared, err = g.opt.NewBreaker(m.Name, s)
@@ -251,6 +252,11 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rt.mgr != nil {
+		if err := g.m.breakers.AddManager(m.Name, rt.mgr); err != nil {
+			return nil, err
+		}
 	}
 	rt.budget = m.Attempts
 	if rt.budget == 0 {
@@ -269,7 +275,7 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model)}
 	}
 	rt.policy = g.policy
-	rt.policy.OnRetry = func(a retry.Attempt) { g.m.retried(rt.name, a) }
+	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
 	return rt, nil
 }
 

@@ -89,3 +89,10 @@ func TestEndpoints(t *testing.T) {
 	}
 	f.srv.Client().CloseIdleConnections()
 }
+
+// scrape returns the gateway's /metrics text.
+func scrape(g *Gateway) string {
+	rec := httptest.NewRecorder()
+	g.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	return rec.Body.String()
+}

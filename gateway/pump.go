@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 )
 
 // pump sends a committed stream to the client, event by event, each one
@@ -40,7 +41,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 	cancelled := func() {
 		res.cancel(errClientGone)
 		turn.Cancel()
-		g.m.call(rt.name, "cancel")
+		g.m.call(rt.name, loopmetrics.Cancel)
 		x.done(outcomeCancel, 499, "client went away")
 	}
 	if !wrote(st.held.Bytes()) {
@@ -49,7 +50,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 	}
 	if st.done {
 		turn.Success()
-		g.m.call(rt.name, "success")
+		g.m.call(rt.name, loopmetrics.Success)
 		x.done(outcomeSuccess, http.StatusOK, "")
 		return
 	}
@@ -57,7 +58,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 		ev, err := st.next()
 		if err == io.EOF {
 			turn.Success()
-			g.m.call(rt.name, "success")
+			g.m.call(rt.name, loopmetrics.Success)
 			x.done(outcomeSuccess, http.StatusOK, "")
 			return
 		}
@@ -94,7 +95,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 		}
 		if k == kindDone {
 			turn.Success()
-			g.m.call(rt.name, "success")
+			g.m.call(rt.name, loopmetrics.Success)
 			x.done(outcomeSuccess, http.StatusOK, "")
 			return
 		}
@@ -114,7 +115,7 @@ var errClientGone = errors.New("client went away")
 // forwarded), no [DONE], and a failure of the model that served it.
 func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	turn.Failure(fallback.Transient)
-	x.g.m.call(x.rt.name, "failure")
+	x.g.m.call(x.rt.name, loopmetrics.Failure)
 	if forwarded == nil {
 		b, _ := json.Marshal(struct {
 			Error apiError `json:"error"`
