@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestScan(t *testing.T) {
@@ -36,7 +37,7 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"}"}],"model":"q\"","c":null}`), "é")
 	f.Fuzz(func(t *testing.T, body []byte, model string) {
 		r, err := scan(body)
-		if err != nil {
+		if err != nil || !utf8.ValidString(model) { // upstream model names come from the config
 			return
 		}
 		out := rewrite(nil, body, r, quote(model))
@@ -48,7 +49,7 @@ func FuzzRewrite(f *testing.F) {
 			t.Fatalf("rewrite made invalid JSON %q: %v", out, err)
 		}
 		var got string
-		if json.Unmarshal(after["model"], &got) != nil || (got != model && json.Valid([]byte(`"`+model+`"`))) {
+		if json.Unmarshal(after["model"], &got) != nil || got != model {
 			t.Fatalf("model %s, want %q", after["model"], model)
 		}
 		for k, v := range before {
