@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +51,13 @@ type Options struct {
 	// Ready reports whether the breaker store is reachable, for /readyz.
 	// nil: always ready (in-process state).
 	Ready func(context.Context) error
+	// OnTransition, when set, is called with every transition of every
+	// model breaker (after the gateway's own bookkeeping), e.g. to feed a
+	// dashboard's transition log.
+	OnTransition func(model string, t fallback.Transition)
+	// Dashboard, when set, is served at /dashboard/ (with the prefix
+	// stripped), e.g. a dashboard.Handler fed by [Gateway.LocalBreakers].
+	Dashboard http.Handler
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry
@@ -94,12 +102,13 @@ type upstream struct {
 
 // route is a model name with its breaker.
 type route struct {
-	name    string
-	mgr     *fallback.Manager // the local breaker, or
-	shared  ModelBreaker      // one from Options.NewBreaker
-	budget  int
-	targets map[string]*target
-	policy  retry.Policy
+	name     string
+	mgr      *fallback.Manager // the local breaker, or
+	shared   ModelBreaker      // one from Options.NewBreaker
+	budget   int
+	settings fallback.Settings // what the breaker was built with
+	targets  map[string]*target
+	policy   retry.Policy
 }
 
 // target is one upstream model a route may send to.
@@ -242,8 +251,15 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		ProbeTimeout:            b.ProbeTimeout,
 		Now:                     g.opt.Now,
 	}
-	rt := &route{name: m.Name, targets: map[string]*target{}}
+	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
 	s.OnTransition = g.m.breakers.ModelTransitions(m.Name)
+	if hook := g.opt.OnTransition; hook != nil {
+		count := s.OnTransition
+		s.OnTransition = func(t fallback.Transition) {
+			count(t)
+			hook(m.Name, t)
+		}
+	}
 	var err error
 	if g.opt.NewBreaker != nil {
 		rt.shared, err = g.opt.NewBreaker(m.Name, s)
@@ -335,6 +351,36 @@ func (g *Gateway) Breakers() map[string]ModelBreaker {
 	return out
 }
 
+// LocalBreaker is a model breaker of the gateway with the settings it was
+// built with (what a dashboard needs for cooldowns and chain budgets).
+type LocalBreaker struct {
+	Name     string // the model name, or upstream/model for the direct form
+	Manager  *fallback.Manager
+	Settings fallback.Settings
+}
+
+// LocalBreakers returns the in-process model breakers: the configured
+// models in config order, then the upstream/model routes used so far,
+// sorted by name.
+func (g *Gateway) LocalBreakers() []LocalBreaker {
+	var out []LocalBreaker
+	for _, rt := range g.order {
+		if rt.mgr != nil {
+			out = append(out, LocalBreaker{rt.name, rt.mgr, rt.settings})
+		}
+	}
+	g.directMu.RLock()
+	var direct []LocalBreaker
+	for _, rt := range g.direct {
+		if rt.mgr != nil {
+			direct = append(direct, LocalBreaker{rt.name, rt.mgr, rt.settings})
+		}
+	}
+	g.directMu.RUnlock()
+	slices.SortFunc(direct, func(a, b LocalBreaker) int { return strings.Compare(a.Name, b.Name) })
+	return append(out, direct...)
+}
+
 // Models returns the configured model names, in config order.
 func (g *Gateway) Models() []string {
 	out := make([]string, len(g.order))
@@ -398,9 +444,27 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ready\n")
 	case "/metrics":
 		g.m.handler.ServeHTTP(w, r)
+	case "/dashboard":
+		if g.opt.Dashboard == nil {
+			notFound(w, r)
+			return
+		}
+		http.Redirect(w, r, "/dashboard/", http.StatusMovedPermanently)
 	default:
-		writeError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
+		rest, ok := strings.CutPrefix(r.URL.Path, "/dashboard/")
+		if !ok || g.opt.Dashboard == nil {
+			notFound(w, r)
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/" + rest
+		r2.URL.RawPath = ""
+		g.opt.Dashboard.ServeHTTP(w, r2)
 	}
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
 }
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
 
@@ -95,4 +96,34 @@ func scrape(g *Gateway) string {
 	rec := httptest.NewRecorder()
 	g.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	return rec.Body.String()
+}
+
+// The dashboard seam: Options.Dashboard is served under /dashboard/, fed
+// by LocalBreakers and Options.OnTransition.
+func TestDashboardSeam(t *testing.T) {
+	var seen []string
+	dash := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "dash "+r.URL.Path) })
+	f := newFixture(t, llmtest.ByModel(nil), chain(), Options{
+		Dashboard:    dash,
+		OnTransition: func(model string, tr fallback.Transition) { seen = append(seen, model+" "+tr.To.String()) },
+	})
+	f.post(chatBody("smart", false))
+	f.post(chatBody("up/x", false))
+	bs := f.gw.LocalBreakers()
+	if len(bs) != 2 || bs[0].Name != "smart" || bs[0].Settings.Primary != "up/a" || bs[1].Name != "up/x" || bs[1].Manager == nil {
+		t.Errorf("LocalBreakers %+v", bs)
+	}
+	if len(seen) == 0 || seen[0] != "smart fallback" {
+		t.Errorf("transitions %v", seen)
+	}
+	res, err := f.srv.Client().Get(f.srv.URL + "/dashboard/state.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(b) != "dash /state.json" {
+		t.Errorf("got %q", b)
+	}
+	f.srv.Client().CloseIdleConnections()
 }
