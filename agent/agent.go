@@ -38,6 +38,8 @@ type Agent struct {
 	toolTimeout    time.Duration
 	requestTimeout time.Duration
 	maxTokens      int
+	toolNow        func() time.Time // the tool breakers' clock, for probe leases
+	modelNow       func() time.Time // the model breaker's clock, for probe leases
 
 	onEvent func(Event)
 	logger  *slog.Logger
@@ -58,6 +60,14 @@ func New(cfg Config) (*Agent, error) {
 		maxTokens:      cfg.MaxTokens,
 		onEvent:        cfg.OnEvent,
 		logger:         cfg.Logger,
+		toolNow:        cfg.ToolBreaker.Now,
+		modelNow:       cfg.Models.Now,
+	}
+	if a.toolNow == nil {
+		a.toolNow = time.Now
+	}
+	if a.modelNow == nil {
+		a.modelNow = time.Now
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("agent: "+format, args...)) }

@@ -55,8 +55,14 @@
 // 4xx other than 408 and 429, see [retry.Classify]) is never repeated on the
 // same model in that turn.
 //
-// A failed tool probe falls through once to a usable backup unless the tool
-// is [Tool.NotIdempotent] (see [NewTool]).
+// Probes are bounded by their lease (SEMANTICS.md sections 1, 3 and 6, rev 2):
+// a tool call that is its breaker's recovery probe runs under the earlier of
+// the tool's timeout and the lease end ([breaker.Permit.Deadline]), and a turn
+// that is the model breaker's probe sends its requests under the ticket's
+// lease ([fallback.Turn.Deadline]); the time left is read on the breakers'
+// clocks (Settings.Now). A probe cut at its lease is a failure. A failed tool
+// probe falls through once to a usable backup unless the tool is
+// [Tool.NotIdempotent] (see [NewTool]).
 //
 // Every run has an id (Result.RunID, Event.RunID, [RunIDFromContext]); the
 // Logger gets each run's records with the run's context.

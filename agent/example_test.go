@@ -66,12 +66,13 @@ func Example() {
 		return
 	}
 	fmt.Println(res.Answer)
-	fmt.Println("turns:", res.Turns, "messages:", len(res.Messages), "model:", res.Attempts[len(res.Attempts)-1].Model)
+	fmt.Println("turns:", res.Turns, "messages:", len(res.Messages), "model:", res.Attempts[len(res.Attempts)-1].Model,
+		"stop:", res.StopReason)
 	srv.CloseClientConnections()
 
 	// Unordered output:
 	// tool weather: ok
 	// tool clock: ok
 	// In Oslo: 4°C and windy in Oslo; it is 09:30 in Europe/Oslo
-	// turns: 2 messages: 5 model: small-model
+	// turns: 2 messages: 5 model: small-model stop: stop
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/agent"
+	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -129,6 +131,9 @@ func randomHistory(t *testing.T, rng *rand.Rand) {
 			switch e.Outcome {
 			case agent.OutcomeOK, agent.OutcomeError, agent.OutcomePanic, agent.OutcomeTimeout:
 				recorded[e.ResolvedTool]++
+			}
+			if e.FallThrough != "" { // the failed probe ran too
+				recorded[e.FallThrough]++
 			}
 		}
 		for _, n := range toolNames {
@@ -259,4 +264,93 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatalf("soft error %q", r.Content)
 		}
 	})
+}
+
+// Random serial histories of tool outcomes (ok, error, hang) and clock jumps
+// through the router, the tool breakers, lease-bounded probes and the probe
+// fall-through, checked call by call against the reference model in
+// reference_test.go: the tool that ran, the one fallen through from, the text
+// the model read, the call's duration (a hanging probe is cut at its lease, a
+// hanging call at the tool's timeout), and every breaker's state and last
+// failure after each run.
+func TestRandomProbeHistoriesMatchReference(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	for i := range 30 {
+		s := seed + uint64(i)
+		t.Run(fmt.Sprint(s), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { probeHistory(t, rand.New(rand.NewPCG(s, 2))) })
+		})
+	}
+}
+
+func probeHistory(t *testing.T, rng *rand.Rand) {
+	p := refParams{threshold: 2, cooldown: 30 * time.Second, lease: 5 * time.Second, timeout: 20 * time.Second}
+	names := []string{"t0", "t1", "t2"}
+	ref := &refAgent{p: p, tools: map[string]*refBreaker{}, candidates: names,
+		notIdempotent: map[string]bool{"t0": rng.IntN(2) == 0}}
+	var queue []refBehaviour // the behaviours of the coming invocations, in order
+	var tools []agent.Tool
+	for _, n := range names {
+		ref.tools[n] = &refBreaker{}
+		tl := rawTool(n, func(ctx context.Context, _ json.RawMessage) (string, error) {
+			do := queue[0]
+			queue = queue[1:]
+			switch do {
+			case "error":
+				return "", errors.New(n + " down")
+			case "hang":
+				<-ctx.Done()
+				return "", ctx.Err()
+			}
+			return "ok from " + n, nil
+		})
+		tl.NotIdempotent = ref.notIdempotent[n]
+		tools = append(tools, tl)
+	}
+	var ev events
+	a := mustNew(t, agent.Config{
+		Provider:    newScripted().on("m", toolThenAnswer("t0")),
+		Models:      fallback.Settings{Primary: "m"},
+		Tools:       tools,
+		Backups:     map[string][]string{"t0": {"t1", "t2"}},
+		ToolBreaker: breaker.Settings{FailureThreshold: p.threshold, RecoveryDuration: p.cooldown, ProbeTimeout: p.lease},
+		ToolTimeout: p.timeout,
+		OnEvent:     ev.add,
+	})
+	for run := range 40 {
+		queue = queue[:0]
+		for range 2 {
+			queue = append(queue, []refBehaviour{"ok", "ok", "error", "error", "hang"}[rng.IntN(5)])
+		}
+		planned := slices.Clone(queue)
+		i := 0
+		want := ref.call(time.Now(), func() refBehaviour { i++; return planned[i-1] })
+		ev = events{}
+		res, err := a.Run(t.Context(), user("go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ev.of(agent.EventToolCall)[0]
+		read := toolResults(res.Messages)[0].Content
+		if want.read == "refused" {
+			if got.Outcome != agent.OutcomeRefused {
+				t.Fatalf("run %d (%v): %+v, want a refusal", run, planned, got)
+			}
+		} else if got.ResolvedTool != want.resolved || got.FallThrough != want.fallThrough ||
+			read != want.read || got.Duration != want.duration {
+			t.Fatalf("run %d (%v): ran %q after %q, read %q in %v; reference: %q after %q, %q in %v",
+				run, planned, got.ResolvedTool, got.FallThrough, read, got.Duration,
+				want.resolved, want.fallThrough, want.read, want.duration)
+		}
+		equal(t, "behaviours used", len(planned)-len(queue), want.consumed)
+		for _, n := range names {
+			s, r := a.Tools().Breaker(n).Snapshot(), ref.tools[n]
+			if s.State != r.state || (r.state == breaker.Open && !s.LastFailure.Equal(r.lastFailure)) {
+				t.Fatalf("run %d: %s is %v (last failure %v), reference %v (%v)",
+					run, n, s.State, s.LastFailure, r.state, r.lastFailure)
+			}
+		}
+		time.Sleep([]time.Duration{0, time.Second, 10 * time.Second, 25 * time.Second, 30 * time.Second, 31 * time.Second}[rng.IntN(6)])
+	}
 }

@@ -187,8 +187,16 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 				Requests: at.Number, Err: at.Err, Duration: at.Delay})
 		}
 	}
+	// A probe turn never outlives its lease (SEMANTICS 3, rev 2): its requests
+	// run under the lease left on the model breaker's clock; a cut is a failure.
+	rctx := ctx
+	if end, ok := ticket.Deadline(); ok {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, end.Sub(a.modelNow()))
+		defer cancel()
+	}
 	start := time.Now()
-	resp, err := retry.Do(ctx, pol, func(ctx context.Context) (Response, error) {
+	resp, err := retry.Do(rctx, pol, func(ctx context.Context) (Response, error) {
 		rec.Requests++
 		if a.requestTimeout > 0 {
 			var cancel context.CancelFunc

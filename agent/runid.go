@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 )
 
@@ -25,5 +24,12 @@ func RunIDFromContext(ctx context.Context) (string, bool) {
 
 // newRunID returns a fresh run id: 16 hexadecimal digits, random.
 func newRunID() string {
-	return fmt.Sprintf("%016x", rand.Uint64())
+	const hex = "0123456789abcdef"
+	var b [16]byte
+	v := rand.Uint64()
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = hex[v&15]
+		v >>= 4
+	}
+	return string(b[:])
 }

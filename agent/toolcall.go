@@ -127,8 +127,14 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 		}
 	}()
 
+	// A probe never outlives its lease (SEMANTICS 1, rev 2): it runs under the
+	// earlier of the tool's timeout and the lease left on the breakers' clock.
+	limit := tool.Timeout
+	if end, ok := permit.Deadline(); ok {
+		limit = min(limit, end.Sub(a.toolNow()))
+	}
 	began := time.Now()
-	out, err, timedOut := a.execute(ctx, tool, run)
+	out, err, timedOut := a.execute(ctx, tool, limit, run)
 	elapsed := time.Since(began).Round(time.Millisecond)
 	settled = true
 	failure := func(o Outcome, text string) {
@@ -150,7 +156,7 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 	case errors.As(err, &perr):
 		failure(OutcomePanic, perr.Error())
 	case timedOut:
-		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, tool.Timeout))
+		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, limit.Round(time.Millisecond)))
 	case errors.As(err, &aerr):
 		permit.Cancel() // the model's mistake, not the tool's
 		soft(OutcomeBadArguments, err.Error(), err)
@@ -160,11 +166,11 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 	return r
 }
 
-// execute runs the tool under its timeout, turning a panic into a
-// *PanicError. timedOut reports that the tool failed after its own deadline
-// passed.
-func (a *Agent) execute(ctx context.Context, tool *Tool, run func(context.Context) (string, error)) (out string, err error, timedOut bool) {
-	tctx, cancel := context.WithTimeout(ctx, tool.Timeout)
+// execute runs the tool under limit (its timeout, or a probe's lease),
+// turning a panic into a *PanicError. timedOut reports that the tool failed
+// after that limit passed.
+func (a *Agent) execute(ctx context.Context, tool *Tool, limit time.Duration, run func(context.Context) (string, error)) (out string, err error, timedOut bool) {
+	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
@@ -215,9 +221,11 @@ func (a *Agent) refusalText(requested, refused string, err error) string {
 	return b.String()
 }
 
-// retryIn tells, rounded up to the second, when the refused tool may be tried
-// again: the breaker's own RetryIn if err carries one, else the soonest moment
-// any candidate (the tool or a backup) may grant a probe, from pure reads.
+// retryIn tells when the refused tool may be tried again, rounded up as the
+// breakers' own refusal texts are ([breaker.RoundRetry]: sub-second precision
+// below 10s): the breaker's own RetryIn if err carries one, else the soonest
+// moment any candidate (the tool or a backup) may grant a probe, from pure
+// reads.
 func (a *Agent) retryIn(refused string, err error) time.Duration {
 	var d time.Duration
 	if oe, ok := errors.AsType[*breaker.OpenError](err); ok {
@@ -230,10 +238,7 @@ func (a *Agent) retryIn(refused string, err error) time.Duration {
 			}
 		}
 	}
-	if rem := d % time.Second; rem != 0 {
-		d += time.Second - rem
-	}
-	return max(d, time.Second)
+	return breaker.RoundRetry(max(d, 0))
 }
 
 // waitFor tells, from a pure read, how long until tool's breaker may grant a call.

@@ -85,8 +85,9 @@ func TestFlakyToolTripsAndModelReadsRefusal(t *testing.T) {
 	})
 }
 
-// The router sends a call for a sick tool to its backup; when every candidate
-// is open the model reads a refusal that names the backup.
+// The router routes by the breakers alone (rev 2): a failing tool keeps its
+// calls while its breaker is closed, and its backup takes them once it trips;
+// when every candidate is open the model reads a refusal that names the backup.
 func TestRouterUsesBackup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var ev events
@@ -94,7 +95,7 @@ func TestRouterUsesBackup(t *testing.T) {
 		for i := range turns {
 			turns[i] = []string{"search"}
 		}
-		sp := newScripted().on("m", script(turns...))
+		sp := newScripted().on("m", script(turns[:4]...))
 		a := mustNew(t, agent.Config{
 			Provider: sp,
 			Models:   fallback.Settings{Primary: "m"},
@@ -105,19 +106,17 @@ func TestRouterUsesBackup(t *testing.T) {
 			Backups: map[string][]string{"search": {"search_b"}},
 			OnEvent: ev.add,
 		})
-		// One failure makes search unhealthy (score 0.49): the next call goes to
-		// the healthy backup.
-		sp.on("m", script([]string{"search"}, []string{"search"}))
 		res, err := a.Run(t.Context(), user("find"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		equalSlices(t, "results", contents(toolResults(res.Messages)), []string{"search down", "from b"})
+		equalSlices(t, "results", contents(toolResults(res.Messages)),
+			[]string{"search down", "search down", "search down", "from b"})
 		var resolved []string
 		for _, e := range ev.of(agent.EventToolCall) {
 			resolved = append(resolved, e.ResolvedTool)
 		}
-		equalSlices(t, "resolved", resolved, []string{"search", "search_b"})
+		equalSlices(t, "resolved", resolved, []string{"search", "search", "search", "search_b"})
 		for _, m := range toolResults(res.Messages) {
 			equal(t, "tool name the model reads", m.ToolName, "search")
 		}
@@ -143,7 +142,7 @@ func TestRouterUsesBackup(t *testing.T) {
 		for _, e := range ev.of(agent.EventToolCall) {
 			resolved = append(resolved, e.ResolvedTool)
 		}
-		equalSlices(t, "resolved", resolved, []string{"search", "search_b", "search", "search", "search_b", "search_b", ""})
+		equalSlices(t, "resolved", resolved, []string{"search", "search", "search", "search_b", "search_b", "search_b", ""})
 		got := toolResults(res.Messages)
 		equal(t, "last result", got[len(got)-1].Content,
 			"tool temporarily unavailable: circuit breaker open for tool 'search'; retry in 30s; backup tools: search_b (unavailable)")

@@ -9,6 +9,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -103,6 +104,31 @@ func BenchmarkFleetClosedGate(b *testing.B) {
 			b.Fatalf("%d round trips in steady Closed", rt)
 		}
 	})
+	viaStore, err := fleet.New(fleet.Options{Client: fleetClient(b, srv), Prefix: "benchvia", StoreTimeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(viaStore.Close)
+	hooked, err := breaker.New(breaker.Settings{Name: "hooked", Backend: viaStore.ToolBackend()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	<-viaStore.Ready()
+	b.Run("breaker-with-fleet-backend/serial", func(b *testing.B) {
+		before := scripts(b, srv)
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := hooked.Allow()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Success()
+		}
+		b.StopTimer()
+		if rt := scripts(b, srv) - before; rt != 0 {
+			b.Fatalf("%d round trips in steady Closed", rt)
+		}
+	})
 	b.Run("local/parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -163,6 +189,7 @@ func BenchmarkFleetTripPropagation(b *testing.B) {
 		b.StopTimer()
 		tripper.Reset()
 		for watcher.State() != breaker.Closed {
+			runtime.Gosched()
 		}
 		p, _ := tripper.Allow()
 		b.StartTimer()
@@ -172,6 +199,7 @@ func BenchmarkFleetTripPropagation(b *testing.B) {
 			if time.Since(start) > 5*time.Second {
 				b.Fatal("the trip did not propagate within 5s")
 			}
+			runtime.Gosched() // leave the cores to the client's reader and the server
 		}
 		delays = append(delays, time.Since(start))
 	}

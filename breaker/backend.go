@@ -39,11 +39,13 @@ type Shared interface {
 
 // SharedPermit is what a [Shared] gate grants: the backend's generation of
 // the permit (its start order and, for a probe, its fencing token), whether
-// it is the probe, and the probe's lease end.
+// it is the probe, and the probe's lease end (Unix nanoseconds; 0 for a
+// permit that is not the probe). It is small and pointer-free, so that the
+// seam costs little.
 type SharedPermit struct {
 	Gen      uint64
+	Deadline int64
 	Probe    bool
-	Deadline time.Time
 }
 
 // Outcome is the verdict passed to [Shared.Settle].
@@ -68,7 +70,7 @@ func (b *Breaker) sharedAllow() (Permit, error) {
 	}
 	p := Permit{b: b, gen: sp.Gen, probe: sp.Probe}
 	if sp.Probe {
-		p.end = int64(sp.Deadline.Sub(b.epoch))
+		p.end = int64(time.Unix(0, sp.Deadline).Sub(b.epoch))
 	}
 	return p, nil
 }

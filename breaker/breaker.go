@@ -56,7 +56,8 @@ type Settings struct {
 	// open breaker waits before it grants a probe. Zero: 30s. Negative: an error.
 	RecoveryDuration time.Duration
 	// ProbeTimeout is the probe's lease: a probe that has not reported after
-	// this long counts as failed at the lease's end. Zero: 30s. Negative: an error.
+	// this long counts as failed at the lease's end ([Permit.Deadline]; [Do]
+	// bounds the probe's call by it). Zero: 30s. Negative: an error.
 	ProbeTimeout time.Duration
 	// Now is the clock. Zero (nil): time.Now, read through its monotonic
 	// reading. Now must not call into the breaker.

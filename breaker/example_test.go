@@ -66,3 +66,37 @@ func ExampleDo() {
 	fmt.Println(forecast, err)
 	// Output: sunny <nil>
 }
+
+// A call that hung since before the tool recovered fails late: a newer call
+// has already proved the tool works, so the late failure changes nothing.
+func Example_staleFailure() {
+	b, _ := breaker.New(breaker.Settings{Name: "search"})
+	hung, _ := b.Allow() // started during an outage; it will time out later
+
+	p, _ := b.Allow()
+	p.Failure() // the outage
+	p, _ = b.Allow()
+	p.Success() // a newer call: the tool is back (the count is reset)
+
+	hung.Failure() // old news
+	fmt.Println(b.State(), b.Snapshot().ConsecutiveFailures)
+	// Output: closed 0
+}
+
+func ExampleBreaker_Reset() {
+	b, _ := breaker.New(breaker.Settings{
+		Name:             "search",
+		FailureThreshold: 1,
+		OnStateChange: func(name string, from, to breaker.State) {
+			fmt.Printf("%s: %v -> %v\n", name, from, to)
+		},
+	})
+	p, _ := b.Allow()
+	p.Failure()
+	b.Reset() // an operator knows the tool is fixed
+	fmt.Println(b.State(), b.WouldAllow())
+	// Output:
+	// search: closed -> open
+	// search: open -> closed
+	// closed true
+}

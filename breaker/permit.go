@@ -8,10 +8,11 @@ import (
 
 // Permit is what [Breaker.Allow] hands out: the right to make one call. It
 // remembers the generation it was issued in (which orders the call's start),
-// whether it holds the probe slot, and the probe's lease end. Settle it exactly once with Success, Failure, Cancel or Done. Settling
-// it again is harmless where the breaker can tell (a second success or cancel
-// of a probe permit does nothing, since every probe grant starts a new
-// generation), but a second Failure counts as another failure.
+// whether it holds the probe slot, and the probe's lease end. Settle it
+// exactly once with Success, Failure, Cancel or Done. Settling it again is
+// harmless where the breaker can tell (a second success or cancel of a probe
+// permit does nothing, since every probe grant starts a new generation), but a
+// second Failure counts as another failure (unless it is stale).
 //
 // A Permit is a small value: copy it freely. The zero Permit (as returned with
 // a refusal) is valid and all its methods do nothing.

@@ -27,6 +27,8 @@ type Manager struct {
 
 	mu sync.Mutex
 	mc machine
+
+	shared Shared // Settings.Backend's state; nil: mc
 }
 
 // Bits of Manager.word below the generation.
@@ -96,6 +98,14 @@ func New(s Settings) (*Manager, error) {
 	}
 	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models))}
 	m.publish()
+	if s.Backend != nil {
+		sh, err := s.Backend.Attach(s)
+		if err != nil {
+			return nil, err
+		}
+		m.shared = sh
+		m.word.Store(wRecovering) // no lock-free path applies: every call takes a slow path
+	}
 	return m, nil
 }
 
@@ -135,6 +145,9 @@ func (m *Manager) Begin() (Turn, error) {
 			s := m.takeSlot()
 			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, who: serving(r.entry, 0)}, nil
 		}
+	}
+	if m.shared != nil {
+		return m.sharedBegin()
 	}
 	rec := recorder{q: m.queue}
 	clk := m.clock()
@@ -176,6 +189,9 @@ func (m *Manager) exhausted(clk *clock) error {
 // Once the cooldown has passed it names the primary, although the state stays
 // Fallback until the next Begin.
 func (m *Manager) ActiveModel() string {
+	if m.shared != nil {
+		return m.shared.ActiveModel()
+	}
 	clk := m.clock()
 	m.mu.Lock()
 	c := m.mc // shallow copy: begin does not write to chain
@@ -195,12 +211,18 @@ func (m *Manager) ActiveModel() string {
 // transition to Recovering happens only in Begin, so a manager whose cooldown has
 // passed still reads Fallback. It is a pure read: it changes nothing.
 func (m *Manager) State() State {
+	if m.shared != nil {
+		return m.shared.State()
+	}
 	return m.pure().state
 }
 
 // FallbackActivated reports whether the manager has tripped since New or the
 // last Reset (the sticky "ever tripped" flag). It is a pure read.
 func (m *Manager) FallbackActivated() bool {
+	if m.shared != nil {
+		return m.shared.FallbackActivated()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.mc.activated
@@ -253,6 +275,9 @@ type Entry struct {
 // Snapshot returns the manager's state as [Manager.State] sees it, with the
 // counters and the chain. It is a pure read: it changes nothing.
 func (m *Manager) Snapshot() Snapshot {
+	if m.shared != nil {
+		return m.shared.Snapshot()
+	}
 	clk := m.clock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -287,6 +312,9 @@ func (m *Manager) SetAvailable(model string, available bool) error {
 	i := m.index(model)
 	if i < 0 {
 		return m.notInChain(model)
+	}
+	if m.shared != nil {
+		return m.shared.SetAvailable(model, available)
 	}
 	rec := recorder{q: m.queue}
 	clk := m.clock()
@@ -324,6 +352,10 @@ func (m *Manager) notInChain(model string) error {
 // disables. A transition fires if the state changed. Tickets issued before Reset
 // are ignored when settled.
 func (m *Manager) Reset() {
+	if m.shared != nil {
+		m.shared.Reset()
+		return
+	}
 	rec := recorder{q: m.queue}
 	clk := m.clock()
 	m.mu.Lock()

@@ -89,10 +89,12 @@ type Settings struct {
 	MaxFailCount int
 	// ProbeTimeout is the lease of a probe turn: a probe not settled after this
 	// long frees its slot and counts as one Transient probe failure at the lease
-	// end. Zero: 5m. Negative: an error.
+	// end ([Turn.Deadline]; the caller bounds the probe's request by it). Zero:
+	// 5m. Negative: an error.
 	ProbeTimeout time.Duration
 	// Now is the clock. Zero (nil): time.Now, read once at New and then advanced
-	// by the monotonic clock. Now must not call into the manager.
+	// by the monotonic clock. If set, New reads it once too. Now must not call
+	// into the manager.
 	Now func() time.Time
 	// OnTransition, if not nil, is called after every transition, outside every
 	// lock, in the order of the transitions; with one caller at a time it has
@@ -102,6 +104,10 @@ type Settings struct {
 	// settlement, SetAvailable or Reset, with At the time it happened; pure reads
 	// deliver nothing. Zero (nil): no callbacks, and no bookkeeping for them.
 	OnTransition func(Transition)
+	// Backend, if not nil, keeps the manager's state outside the process,
+	// shared with every process that uses the same backend (see [Backend];
+	// package fleet provides one on Redis). Zero (nil): in process.
+	Backend Backend
 }
 
 // Transition describes one state change of a [Manager], or a chain advance

@@ -125,6 +125,10 @@ func (t Turn) settle(v verdict, k Kind) {
 		}
 		return
 	}
+	if m.shared != nil {
+		m.sharedSettle(t, v, k)
+		return
+	}
 	rec := recorder{q: m.queue}
 	clk := m.clock()
 	m.mu.Lock()

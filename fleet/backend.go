@@ -46,7 +46,7 @@ func (t toolShared) Allow() (breaker.SharedPermit, error) {
 		sp.Gen = failOpenGen
 	}
 	if p.probe {
-		sp.Deadline = time.Unix(0, p.dl)
+		sp.Deadline = p.dl
 	}
 	return sp, nil
 }

@@ -95,6 +95,9 @@ func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) 
 	return m, nil
 }
 
+// width is the number of integers of the script's state.
+func (m *ModelBreaker) width() int { return 14 + 2*m.n }
+
 // Name returns the breaker's name (its key in the store).
 func (m *ModelBreaker) Name() string { return m.name }
 
@@ -120,7 +123,7 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 	args = append(args, m.static[:]...)
 	args = append(args, strconv.FormatUint(t.ep, 10), strconv.FormatUint(t.gen, 10), strconv.FormatUint(t.ce, 10),
 		strconv.FormatUint(t.probe, 10), strconv.Itoa(t.entry), strconv.Itoa(kind), strconv.Itoa(flag), m.s.clock.arg())
-	width := 12 + 2*m.n
+	width := m.width()
 	var (
 		v   []int64
 		err error
@@ -201,7 +204,7 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 
 // onMessage applies a change notification (the state, space-separated).
 func (m *ModelBreaker) onMessage(payload string) {
-	x := make([]int64, 12+2*m.n)
+	x := make([]int64, m.width())
 	if !parseInts(payload, x) {
 		return
 	}
@@ -254,7 +257,13 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 		seedAt.Store(&t)
 	}
 	ls := m.set
-	ls.OnTransition = m.onChange
+	if m.onChange != nil {
+		ls.OnTransition = func(t fallback.Transition) {
+			if seedAt.Load() == nil { // the seeding trip is not news
+				m.onChange(t)
+			}
+		}
+	}
 	ls.Now = func() time.Time {
 		if t := seedAt.Load(); t != nil {
 			return *t

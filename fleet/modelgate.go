@@ -128,7 +128,7 @@ func (m *ModelBreaker) Begin() (Turn, error) {
 		}
 		v, err := m.script(context.Background(), "begin", Turn{entry: -1}, 0, 0, false)
 		if err == nil {
-			w := 12 + 2*m.n
+			w := m.width()
 			entry, probe := int(v[w+1]), uint64(v[w+2])
 			if entry == -2 {
 				return Turn{}, m.exhausted(v)
@@ -159,7 +159,7 @@ func (m *ModelBreaker) Begin() (Turn, error) {
 
 // exhausted builds the refusal from a begin reply.
 func (m *ModelBreaker) exhausted(v []int64) error {
-	w := 12 + 2*m.n
+	w := m.width()
 	now := v[w]
 	st := fallback.State(v[2])
 	at := v[7] + m.rec

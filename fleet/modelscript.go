@@ -18,9 +18,14 @@ import "github.com/redis/rueidis"
 // State: ep incarnation (TIME at creation), v version, st (0 primary,
 // 1 fallback, 2 recovering), g generation, ce chain-budget epoch, f failures,
 // s probe successes, ta trip time (-1 none), act activated, pr probing, pst
-// probe start, pq probe number, then n attempts and n disabled flags.
+// probe start, pq probe number, then n attempts and n disabled flags, then
+// cg the generation of the latest state change or reset and pv the
+// generation of the latest-issued ticket whose success on the primary was
+// counted (rev 2 stale failures: an older ticket's failure on the primary
+// changes nothing). As in package fallback, g also moves on the first
+// failure after a clean streak and on every counted success.
 //
-// Reply: the state (12 + 2n integers), then now, the routed entry (-1 the
+// Reply: the state (14 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted) and the probe number.
 const modelLua = `
 local key = KEYS[1]
@@ -43,12 +48,15 @@ local old = redis.call('HGET', key, 'p')
 if old then
   for w in string.gmatch(old, '%S+') do x[#x + 1] = tonumber(w) end
 end
-if #x ~= 12 + 2 * n then
+if #x ~= 14 + 2 * n then
   x = {now, 0, 0, now, now, 0, 0, -1, 0, 0, 0, 0}
   for i = 1, 2 * n do x[12 + i] = 0 end
+  x[13 + 2 * n] = now
+  x[14 + 2 * n] = 0
   old = nil
 end
 local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
+local cg, pv = x[13 + 2 * n], x[14 + 2 * n]
 local function A(i) return x[12 + i] end
 local function D(i) return x[12 + n + i] end
 local function active()
@@ -58,7 +66,7 @@ local function active()
   return -1
 end
 local function trip(at)
-  st = 1; g = g + 1; f = 0; s = 0; ta = at; act = 1; pr = 0; pst = 0
+  st = 1; g = g + 1; cg = g; f = 0; s = 0; ta = at; act = 1; pr = 0; pst = 0
 end
 local function probeFailed(k, at)
   s = 0
@@ -80,7 +88,7 @@ expire()
 local entry, probe = -1, 0
 if op == 'begin' then
   if st == 1 and now - ta >= rec then
-    st = 2; g = g + 1; f = 0; s = 0
+    st = 2; g = g + 1; cg = g; f = 0; s = 0
   end
   if st == 0 then
     entry = -1
@@ -97,9 +105,10 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
     if st == 2 and pr == 1 and pq == tpr and g == tg then
       pr = 0; pst = 0
       if op == 'success' then
+        if tg > pv then pv = tg end
         f = 0; s = s + 1
         if s >= need then
-          st = 0; g = g + 1; ce = ce + 1; f = 0; s = 0; ta = -1; pr = 0; pst = 0
+          st = 0; g = g + 1; cg = g; ce = ce + 1; f = 0; s = 0; ta = -1; pr = 0; pst = 0
           clearBudgets()
         end
       elseif op == 'failure' then
@@ -108,10 +117,14 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
     end
   elseif op ~= 'cancel' then
     if ten < 0 then
-      if st == 0 and g == tg then
+      if st == 0 and tg >= cg then
         if op == 'success' then
-          f = 0
-        else
+          if f > 0 then
+            if tg > pv then pv = tg end
+            f = 0; g = g + 1
+          end
+        elseif tg >= pv then
+          if f == 0 then g = g + 1 end
           f = f + 1
           if f >= th then trip(now) end
         end
@@ -123,10 +136,11 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
 elseif op == 'avail' then
   if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1 end
 elseif op == 'reset' then
-  st = 0; g = g + 1; ce = ce + 1; f = 0; s = 0; ta = -1; act = 0; pr = 0; pst = 0
+  st = 0; g = g + 1; cg = g; ce = ce + 1; f = 0; s = 0; ta = -1; act = 0; pr = 0; pst = 0
   clearBudgets()
 end
 x[1], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12] = ep, st, g, ce, f, s, ta, act, pr, pst, pq
+x[13 + 2 * n], x[14 + 2 * n] = cg, pv
 local parts = {}
 for i = 1, #x do parts[i] = S(x[i]) end
 local p = table.concat(parts, ' ')

@@ -169,7 +169,8 @@ func Dial(url string, o Options) (*Store, error) {
 }
 
 // Close stops the watcher goroutine and, for a Store made by [Dial], closes
-// the client. Breakers of a closed Store behave as if the store were down.
+// the client. Breakers of a closed Store (and breakers created after Close)
+// behave as if the store were down, for good.
 func (s *Store) Close() {
 	s.mu.Lock()
 	if s.closed {
@@ -180,6 +181,7 @@ func (s *Store) Close() {
 	s.mu.Unlock()
 	s.cancel()
 	<-s.done
+	s.storeDown() // every breaker now follows the store-down policy
 	if s.ownClient {
 		s.client.Close()
 	}
@@ -215,9 +217,10 @@ func (s *Store) key(kind, name string) string {
 func (s *Store) register(m member) error {
 	ch := m.channel()
 	s.mu.Lock()
-	if s.closed {
+	if s.closed { // as if the store were down, for good
 		s.mu.Unlock()
-		return errors.New("fleet: Store is closed")
+		m.down(s.policy.downMode())
+		return nil
 	}
 	if _, dup := s.members[ch]; dup {
 		s.mu.Unlock()

@@ -16,8 +16,8 @@ type AgentOptions struct {
 	// named "server__tool", so that tools of several servers never collide and
 	// each has its own breaker.
 	NoPrefix bool
-	// Timeout bounds each call on top of the agent's own tool timeout
-	// (agent.Config.ToolTimeout, which always applies). 0: only the agent's.
+	// Timeout bounds each call (agent.Tool.Timeout). 0: the agent's
+	// Config.ToolTimeout, which then applies.
 	Timeout time.Duration
 	// Tools overrides Timeout and isError counting per tool, keyed by the MCP
 	// tool's name on the server. nil: none.
@@ -27,9 +27,11 @@ type AgentOptions struct {
 // AgentTools returns u's current tools (the last list it saw) as agent tools,
 // for agent.Config.Tools. The agent puts each behind its own breaker in its
 // registry, keyed by the tool's name "server__tool" (server and tool), and
-// bounds each call by its ToolTimeout (and a probe by its lease); the call's
-// context reaches the server, which receives notifications/cancelled when the
-// call is cut.
+// bounds each call by the tool's Timeout (from AgentOptions, else its
+// ToolTimeout; a probe also by its lease); the call's context reaches the
+// server, which receives notifications/cancelled when the call is cut. A tool
+// is marked NotIdempotent (no probe fall-through to a backup) unless the server
+// annotates it readOnlyHint or idempotentHint: MCP's defaults for both are false.
 //
 // How a call ends, as the agent sees it: a result is the text of its content
 // (see [ResultText]). A result with isError set is returned as text starting
@@ -59,26 +61,24 @@ func AgentTools(u *Upstream, opts AgentOptions) []agent.Tool {
 		if to.Timeout == 0 {
 			to.Timeout = opts.Timeout
 		}
+		a := t.Annotations
 		out = append(out, agent.Tool{
-			Name:        name,
-			Description: t.Description,
-			Parameters:  params,
-			Func:        agentFunc(u, name, t.Name, to),
+			Name:          name,
+			Description:   t.Description,
+			Parameters:    params,
+			Func:          agentFunc(u, name, t.Name, to.CountToolErrors),
+			Timeout:       to.Timeout,
+			NotIdempotent: a == nil || !(a.ReadOnlyHint || a.IdempotentHint),
 		})
 	}
 	return out
 }
 
 // agentFunc is the Func of the agent tool name, calling tool on u.
-func agentFunc(u *Upstream, name, tool string, opts ToolOptions) func(context.Context, json.RawMessage) (string, error) {
+func agentFunc(u *Upstream, name, tool string, countToolErrors bool) func(context.Context, json.RawMessage) (string, error) {
 	return func(ctx context.Context, args json.RawMessage) (string, error) {
 		if u.Status().Up && u.Tool(tool) == nil {
 			return "", &agent.ArgumentError{Tool: name, Err: fmt.Errorf("server %q no longer offers tool %q", u.Name(), tool)}
-		}
-		if opts.Timeout > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
-			defer cancel()
 		}
 		res, err := u.CallTool(ctx, tool, args)
 		if err != nil {
@@ -89,7 +89,7 @@ func agentFunc(u *Upstream, name, tool string, opts ToolOptions) func(context.Co
 		}
 		text := ResultText(res)
 		if res.IsError {
-			if opts.CountToolErrors {
+			if countToolErrors {
 				return "", errors.New(text)
 			}
 			return fmt.Sprintf("tool '%s' returned an error: %s", name, text), nil

@@ -57,11 +57,19 @@ func TestAgentToolsCalls(t *testing.T) {
 		if _, err := call("s__protoerr", `{}`); err == nil || !strings.Contains(err.Error(), "internal boom") {
 			t.Fatalf("protocol error: %v", err)
 		}
-		began := time.Now()
-		if _, err := call("s__hang", `{}`); !errors.Is(err, context.DeadlineExceeded) || time.Since(began) != time.Second {
-			t.Fatalf("hang: %v after %v, want its 1s timeout", err, time.Since(began))
+		if tools["s__hang"].Timeout != time.Second || tools["s__echo"].Timeout != 0 {
+			t.Fatalf("per-tool timeouts: hang %v, echo %v", tools["s__hang"].Timeout, tools["s__echo"].Timeout)
 		}
-		s.waitCancelled(t, "hang")
+		if !tools["s__echo"].NotIdempotent || tools["s__weather"].NotIdempotent {
+			t.Fatalf("idempotence from annotations: echo (none) %v, weather (readOnlyHint) %v",
+				tools["s__echo"].NotIdempotent, tools["s__weather"].NotIdempotent)
+		}
+		tctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		if _, err := tools["s__hang"].Func(tctx, nil); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("hang: %v", err)
+		}
+		s.waitCancelled(t, "hang") // the cut reached the server
 
 		// The server stops offering echo: the agent tool follows list_changed.
 		s.srv.RemoveTools("echo")
@@ -94,7 +102,7 @@ func (p *script) Complete(_ context.Context, req agent.Request) (agent.Response,
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++
-	if p.n == 1 {
+	if p.n%2 == 1 { // each run: the tool calls, then the answer
 		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: p.calls}}, nil
 	}
 	return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "done"}}, nil
@@ -143,5 +151,40 @@ func TestAgentToolsBehindTheAgentsBreakers(t *testing.T) {
 		if len(outcomes) != 3 || outcomes["s__hang"] != agent.OutcomeTimeout || outcomes["s__toolerr"] != agent.OutcomeOK {
 			t.Fatalf("tool call outcomes: %v", outcomes)
 		}
+	})
+}
+
+func TestAgentToolsProbeBoundedByLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newScripted()
+		u := startUpstream(t, s)
+		durations := make(chan time.Duration, 10)
+		a, err := agent.New(agent.Config{
+			Provider: &script{calls: []agent.ToolCall{{ID: "1", Name: "s__hang"}}}, Models: fallback.Settings{Primary: "m"},
+			Tools:       AgentTools(u, AgentOptions{}),
+			ToolTimeout: 10 * time.Second,
+			ToolBreaker: breaker.Settings{FailureThreshold: 1, RecoveryDuration: 5 * time.Second, ProbeTimeout: time.Second},
+			OnEvent: func(e agent.Event) {
+				if e.Kind == agent.EventToolCall {
+					durations <- e.Duration
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func() time.Duration {
+			a.Run(context.Background(), []agent.Message{{Role: agent.RoleUser, Content: "go"}})
+			return <-durations
+		}
+		if d := run(); d != 10*time.Second { // the tool timeout: trips
+			t.Fatalf("first call took %v, want the 10s tool timeout", d)
+		}
+		s.waitCancelled(t, "hang")
+		time.Sleep(5 * time.Second)
+		if d := run(); d != time.Second { // the probe: cut at its lease
+			t.Fatalf("probe took %v, want its 1s lease", d)
+		}
+		s.waitCancelled(t, "hang")
 	})
 }

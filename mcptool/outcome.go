@@ -2,6 +2,7 @@ package mcptool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -112,7 +113,7 @@ func ResultText(res *mcp.CallToolResult) string {
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
-		if b, err := jsonMarshal(res.StructuredContent); err == nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			return string(b)
 		}
 	}

@@ -139,7 +139,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		p.reg = reg
 	}
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "loopctl-mcp-proxy", Version: "1"}, &mcp.ServerOptions{
-		Logger:       cfg.Logger,
+		Logger:       sdkLogger(cfg.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	seen := make(map[string]bool)
@@ -256,7 +256,15 @@ func (p *Proxy) addTool(t *mcp.Tool, pt *proxyTool) (err error) {
 		}
 	}()
 	p.server.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, _ := p.call(ctx, pt, req.Params.Arguments)
+		var relay func(*mcp.ProgressNotificationParams)
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			ss := req.Session
+			relay = func(n *mcp.ProgressNotificationParams) { // the client's own token, the server's progress
+				ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+					Progress: n.Progress, Total: n.Total, Message: n.Message})
+			}
+		}
+		res, _ := p.call(ctx, pt, req.Params.Arguments, relay)
 		return res, nil
 	})
 	return nil
@@ -272,7 +280,7 @@ func (p *Proxy) Call(ctx context.Context, name string, args json.RawMessage) (*m
 	if pt == nil {
 		return nil, CallInfo{Name: name}, fmt.Errorf("mcptool: unknown tool %q", name)
 	}
-	res, info := p.call(ctx, pt, args)
+	res, info := p.call(ctx, pt, args, nil)
 	return res, info, nil
 }
 

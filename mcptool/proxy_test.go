@@ -3,6 +3,7 @@ package mcptool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -266,5 +267,56 @@ func TestProxyProbeBoundedByLease(t *testing.T) {
 			t.Fatalf("probe: %+v after %v, want a timeout at the 1s lease", ci, d)
 		}
 		s.waitCancelled(t, "hang")
+	})
+}
+
+func TestProxyRelaysProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newScripted()
+		s.srv.AddTool(&mcp.Tool{Name: "progress", InputSchema: objectSchema},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				token := req.Params.GetProgressToken()
+				if token == nil {
+					return textResult("no token"), nil
+				}
+				for i := range 2 { // a step of work, then its progress
+					time.Sleep(100 * time.Millisecond)
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i + 1), Total: 2})
+				}
+				time.Sleep(100 * time.Millisecond)
+				return textResult(fmt.Sprint("token ", token)), nil
+			})
+		h := start(t, ProxyConfig{}, map[string]*scripted{"s": s})
+		got := make(chan *mcp.ProgressNotificationParams, 10)
+		client := mcp.NewClient(&mcp.Implementation{Name: "progress-client", Version: "1"}, &mcp.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { got <- req.Params },
+		})
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := h.p.Server().Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := client.Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cs.Close(); ss.Wait() }()
+		params := &mcp.CallToolParams{Name: "progress"}
+		params.SetProgressToken("client-token")
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil || !strings.HasPrefix(text(res), "token loopctl-") {
+			t.Fatalf("the upstream did not get the proxy's own token: %v %q", err, text(res))
+		}
+		<-h.calls
+		synctest.Wait()
+		if len(got) != 2 {
+			t.Fatalf("relayed %d progress notifications, want 2", len(got))
+		}
+		for i := range 2 {
+			n := <-got
+			if n.ProgressToken != "client-token" || n.Progress != float64(i+1) || n.Total != 2 {
+				t.Fatalf("progress %d: %+v", i, n)
+			}
+		}
 	})
 }

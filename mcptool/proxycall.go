@@ -40,7 +40,8 @@ type Alt struct {
 }
 
 // call runs one call of pt: gate, deadline, upstream call, verdict, result.
-func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte) (*mcp.CallToolResult, CallInfo) {
+// progress, if not nil, receives the server's progress notifications.
+func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, CallInfo) {
 	start := time.Now()
 	info := CallInfo{Name: pt.name, Server: pt.up.Name(), Tool: pt.tool, Breaker: pt.key}
 	opts := p.toolOptions(pt.key)
@@ -56,11 +57,20 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte) (*mcp.Call
 	defer cancel()
 	if end, ok := permit.Deadline(); ok {
 		// The lease is on the breakers' clock: apply what remains of it.
+		lease := end.Sub(p.now())
 		var cancelLease context.CancelFunc
-		cctx, cancelLease = context.WithTimeout(cctx, end.Sub(p.now()))
+		cctx, cancelLease = context.WithTimeout(cctx, lease)
 		defer cancelLease()
+		opts.Timeout = min(opts.Timeout, lease) // for the timeout's text
 	}
-	res, err := pt.up.CallTool(cctx, pt.tool, args)
+	settled := false
+	defer func() {
+		if !settled { // a panic below: leave no probe slot held
+			permit.Cancel()
+		}
+	}()
+	res, err := pt.up.CallToolProgress(cctx, pt.tool, args, progress)
+	settled = true
 	outcome, v := classify(ctx, res, err, opts)
 	switch v {
 	case verdictSuccess:

@@ -69,7 +69,7 @@ func newScripted() *scripted {
 		return nil, ctx.Err()
 	})
 	s.srv.AddTool(&mcp.Tool{
-		Name: "weather", InputSchema: objectSchema,
+		Name: "weather", InputSchema: objectSchema, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"temp":{"type":"number"}},"required":["temp"]}`),
 	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.count("weather")

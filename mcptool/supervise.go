@@ -111,14 +111,20 @@ func (u *Upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
 			if err == nil {
 				err = errors.New("connection closed")
 			}
+			u.mu.Lock()
+			u.session, u.downErr, u.since = nil, err, time.Now() // calls fail fast from now on
+			u.mu.Unlock()
 			return err
 		case <-u.refresh:
 			lctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 			tools, err := listTools(lctx, cs)
 			cancel()
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				u.cfg.Logger.Warn("mcp tools/list failed", "server", u.cfg.Name, "err", err)
 				continue // the connection's end, if that is the cause, arrives next
+			}
+			if err != nil {
+				continue
 			}
 			u.mu.Lock()
 			u.tools = tools

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -113,6 +115,9 @@ type Upstream struct {
 	startOnce sync.Once
 	notifyMu  sync.Mutex // serializes OnToolsChanged
 
+	progress sync.Map     // upstream progress token (string) -> func(*mcp.ProgressNotificationParams)
+	tokens   atomic.Int64 // source of upstream progress tokens
+
 	mu       sync.Mutex
 	session  *mcp.ClientSession // nil while down
 	tools    []*mcp.Tool        // last known list
@@ -158,7 +163,12 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 			default:
 			}
 		},
-		Logger: cfg.Logger,
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			if f, ok := u.progress.Load(fmt.Sprint(req.Params.ProgressToken)); ok {
+				f.(func(*mcp.ProgressNotificationParams))(req.Params)
+			}
+		},
+		Logger: sdkLogger(cfg.Logger),
 	})
 	return u, nil
 }
@@ -277,6 +287,15 @@ func (e *DownError) Unwrap() error { return e.Err }
 // once. While the server is down it returns a [*DownError] without waiting.
 // A result with IsError set is returned with a nil error.
 func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp.CallToolResult, error) {
+	return u.CallToolProgress(ctx, name, args, nil)
+}
+
+// CallToolProgress is [Upstream.CallTool] that also asks the server for
+// progress notifications and hands each to onProgress (nil: none), on the
+// SDK's goroutine, until CallToolProgress returns (a notification handled
+// after the result is dropped: progress ends with the result). The token the
+// server sees is the Upstream's own, so callers' tokens never collide.
+func (u *Upstream) CallToolProgress(ctx context.Context, name string, args []byte, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	u.mu.Lock()
 	cs := u.session
 	var down *DownError
@@ -293,6 +312,12 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp
 	p := &mcp.CallToolParams{Name: name}
 	if len(args) > 0 {
 		p.Arguments = rawJSON(args)
+	}
+	if onProgress != nil {
+		token := "loopctl-" + strconv.FormatInt(u.tokens.Add(1), 10)
+		u.progress.Store(token, onProgress)
+		defer u.progress.Delete(token)
+		p.SetProgressToken(token)
 	}
 	return cs.CallTool(ctx, p)
 }

@@ -138,7 +138,9 @@ func (c *Collector) AddAgent(name string, a *agent.Agent) error {
 //
 // Model turn attempts count as calls of the model breaker (a model breaker's
 // refusal, fallback.ErrExhausted, reaches no event: count it with CountCall);
-// tool calls count under the tool that ran (the resolved backup, if any), and
+// tool calls count under the tool that ran (the resolved backup, if any; a
+// call that fell through from a failed probe also counts that probe's
+// failure under the probed tool), and
 // a call of an unknown tool or with bad arguments is not counted (no breaker
 // was involved).
 func (c *Collector) AgentEvents(model string) func(agent.Event) {
@@ -153,6 +155,10 @@ func (c *Collector) AgentEvents(model string) func(agent.Event) {
 		case agent.EventRetry:
 			c.CountRetry(model, Model, reasonOf(ev.Err))
 		case agent.EventToolCall:
+			if ev.FallThrough != "" {
+				// The probe of FallThrough failed; the call went on to ResolvedTool.
+				c.CountCall(ev.FallThrough, Tool, Failure)
+			}
 			name := ev.ResolvedTool
 			if name == "" {
 				name = ev.Tool

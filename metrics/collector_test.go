@@ -204,3 +204,35 @@ func registryOf(t *testing.T, c prometheus.Collector) *prometheus.Registry {
 	}
 	return reg
 }
+
+func TestAgentEventsToolOutcomes(t *testing.T) {
+	c := metrics.NewCollector()
+	hook := c.AgentEvents("m")
+	for _, ev := range []agent.Event{
+		{Kind: agent.EventToolCall, Tool: "a", ResolvedTool: "b", FallThrough: "a", Outcome: agent.OutcomeOK},
+		{Kind: agent.EventToolCall, Tool: "a", Outcome: agent.OutcomeRefused},
+		{Kind: agent.EventToolCall, Tool: "b", ResolvedTool: "b", Outcome: agent.OutcomePanic},
+		{Kind: agent.EventToolCall, Tool: "b", ResolvedTool: "b", Outcome: agent.OutcomeTimeout},
+		{Kind: agent.EventToolCall, Tool: "b", ResolvedTool: "b", Outcome: agent.OutcomeCancelled},
+		{Kind: agent.EventToolCall, Tool: "zz", Outcome: agent.OutcomeUnknown},
+		{Kind: agent.EventToolCall, Tool: "b", Outcome: agent.OutcomeBadArguments},
+		{Kind: agent.EventTurnFinished, Model: "m", Err: context.Canceled},
+		{Kind: agent.EventTurnFinished, Model: "m", Err: &retry.StatusError{Code: 400}},
+	} {
+		hook(ev)
+	}
+	want := `
+# HELP loopctl_calls_total Calls through a breaker (tool calls, model turn attempts) by outcome.
+# TYPE loopctl_calls_total counter
+loopctl_calls_total{breaker="a",kind="tool",outcome="failure"} 1
+loopctl_calls_total{breaker="a",kind="tool",outcome="refused"} 1
+loopctl_calls_total{breaker="b",kind="tool",outcome="cancel"} 1
+loopctl_calls_total{breaker="b",kind="tool",outcome="failure"} 2
+loopctl_calls_total{breaker="b",kind="tool",outcome="success"} 1
+loopctl_calls_total{breaker="m",kind="model",outcome="cancel"} 1
+loopctl_calls_total{breaker="m",kind="model",outcome="failure"} 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "loopctl_calls_total"); err != nil {
+		t.Fatal(err)
+	}
+}

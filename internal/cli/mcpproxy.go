@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -45,6 +47,10 @@ at http://ADDR/mcp, with Prometheus metrics at /metrics and the breakers at /das
 var proxyHooks struct{ started func(*mcptool.Proxy) }
 
 func runMCPProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// MCP clients stop their servers with SIGTERM: close the upstreams (and
+	// end their processes) on it too.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
 	return serveMCPProxy(ctx, args, os.Stdin, stdout, stderr)
 }
 
@@ -143,12 +149,11 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	logger := slog.New(handler)
 
-	var reg *health.Registry
-	metrics := newProxyMetrics(func() *health.Registry { return reg })
+	metrics := newProxyMetrics()
 	reg, err := health.NewRegistry(breaker.Settings{
 		FailureThreshold: s.failureThreshold, RecoveryDuration: s.cooldown, ProbeTimeout: s.probeTimeout,
 		OnStateChange: func(name string, from, to breaker.State) {
-			metrics.transition(name, from, to)
+			metrics.breakers.ToolTransitions(name, from, to)
 			level := slog.LevelInfo
 			if to == breaker.Open {
 				level = slog.LevelWarn
@@ -159,6 +164,7 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if err != nil {
 		return usage(err.Error())
 	}
+	metrics.watch(reg)
 	cfg := mcptool.ProxyConfig{Registry: reg, Timeout: s.timeout, Tools: s.tools, Backups: s.backups,
 		Prefix: s.prefix, Logger: logger}
 	for _, spec := range s.servers {

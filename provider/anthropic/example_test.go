@@ -11,10 +11,12 @@ import (
 )
 
 func Example() {
-	// A fake Messages server: overloaded once, then it answers.
+	// A fake Messages server: overloaded once, then it answers, then it
+	// rejects a prompt that is too long.
 	srv := llmtest.NewAnthropic(llmtest.Sequence(
 		llmtest.Error(529),
 		llmtest.Reply{Text: "Paris.", Usage: llmtest.Usage{InputTokens: 14, OutputTokens: 2}},
+		llmtest.Raw(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`),
 	))
 	defer srv.Close()
 
@@ -36,10 +38,15 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(resp.Message.Content, resp.Usage.InputTokens, resp.Usage.OutputTokens)
+	fmt.Println(resp.Message.Content, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.StopReason)
 	fmt.Println(srv.Requests()[1].Messages[0].Role, srv.Requests()[1].MaxTokens)
+
+	// The provider's own message and error type are in the error's text.
+	_, err = p.Complete(context.Background(), req)
+	fmt.Println(retry.Classify(err), err)
 	// Output:
 	// transient
-	// Paris. 14 2
+	// Paris. 14 2 stop
 	// system 4096
+	// permanent retry: HTTP 400 Bad Request: prompt is too long: 210000 tokens > 200000 maximum (type invalid_request_error)
 }

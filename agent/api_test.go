@@ -1,0 +1,23 @@
+package agent_test
+
+import (
+	"context"
+	"time"
+
+	"github.com/loopctl/loopctl-go/agent"
+)
+
+// The agent's revision 2 names (SEMANTICS rev 2, API.md "Revision 2
+// additions": the non-idempotent tool option, the stop reason, run ids and
+// the fall-through in events): this file stops compiling if one drifts.
+var (
+	_ = agent.Tool{Timeout: time.Duration(0), NotIdempotent: false}
+	_ = agent.Response{StopReason: agent.StopReason("")}
+	_ = agent.Result{StopReason: agent.StopEnd, RunID: ""}
+	_ = agent.TurnRecord{StopReason: agent.StopLength}
+	_ = agent.Event{RunID: "", StopReason: agent.StopToolCalls, FallThrough: ""}
+	_ = []agent.StopReason{agent.StopEnd, agent.StopLength, agent.StopToolCalls, agent.StopContentFilter}
+
+	_ func(context.Context, string) context.Context = agent.ContextWithRunID
+	_ func(context.Context) (string, bool)          = agent.RunIDFromContext
+)

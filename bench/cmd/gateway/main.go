@@ -1,0 +1,203 @@
+// Command gateway measures what loopctl's gateway adds to a request, next to
+// the floor for a Go proxy and a peer gateway, in one run against the same
+// scripted upstream on loopback:
+//
+//	(a) direct: the upstream itself;
+//	(b) proxy: a minimal httputil.ReverseProxy;
+//	(c) loopctl: the gateway (package gateway, in process, on its own
+//	    loopback listener);
+//	(d) portkey: the Portkey gateway (npm @portkey-ai/gateway, pinned in
+//	    bench/portkey), started with node; skipped with a message when node
+//	    or its npm install is missing.
+//
+// It reports, non-streaming and streaming (time to first byte):
+//
+//   - the median latency each target adds over direct, from sequential
+//     requests in interleaved rounds (every round visits every target, in a
+//     rotating order, so noise from the rest of the machine hits all alike);
+//   - the throughput each target sustains with p99 under a fixed bound,
+//     found by a search over request rates driven by vegeta (as a Go
+//     library) on the same machine;
+//   - the allocations of the gateway's breaker part (model breaker gate and
+//     verdict) per request.
+//
+// Run it from bench/ (go run ./cmd/gateway, or ./gateway.sh); it takes
+// under two minutes with the default flags. It is a benchmark, not a test:
+// plain `go test` never runs it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/loopctl/loopctl-go/gateway"
+)
+
+// target is one way to reach the upstream.
+type target struct {
+	name   string
+	url    string // chat completions endpoint
+	header http.Header
+}
+
+func main() {
+	var (
+		rounds   = flag.Int("rounds", 12, "interleaved latency rounds")
+		perRound = flag.Int("n", 100, "sequential requests per target per round")
+		p99      = flag.Duration("p99", 10*time.Millisecond, "the p99 bound of the throughput search")
+		step     = flag.Duration("step", 400*time.Millisecond, "duration of each vegeta attack in the throughput search")
+		maxRate  = flag.Int("max-rate", 20000, "highest request rate tried (req/s)")
+		portkey  = flag.String("portkey", "portkey", "directory of the pinned Portkey install (with node_modules); \"\": skip (d)")
+	)
+	flag.Parse()
+	start := time.Now()
+	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
+
+	up := serve(upstream{})
+	defer up.Close()
+	upURL := "http://" + up.Addr + "/v1"
+	targets := []target{{name: "direct", url: upURL + "/chat/completions"}}
+
+	u, _ := url.Parse("http://" + up.Addr)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = proxyTransport()
+	rp.FlushInterval = -1                    // flush every write: streams pass through
+	rp.ErrorLog = log.New(io.Discard, "", 0) // failures are counted on the client side
+	px := serve(rp)
+	defer px.Close()
+	targets = append(targets, target{name: "proxy", url: "http://" + px.Addr + "/v1/chat/completions"})
+
+	gw, err := gateway.New(gateway.Config{
+		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: upURL}},
+		Models:    []gateway.Model{{Name: "bench", Primary: "up/bench-model"}},
+	}, gateway.Options{})
+	if err != nil {
+		fail(err)
+	}
+	defer gw.Close()
+	gs := serve(gw)
+	defer gs.Close()
+	targets = append(targets, target{name: "loopctl", url: "http://" + gs.Addr + "/v1/chat/completions"})
+
+	var pk *portkeyGateway
+	if *portkey != "" {
+		if pk, err = startPortkey(*portkey, upURL); err != nil {
+			fmt.Printf("portkey: skipped: %v\n", err)
+		} else {
+			targets = append(targets, pk.target)
+		}
+	}
+	defer func() {
+		if pk != nil {
+			pk.stop()
+		}
+	}()
+
+	// Every target must answer both kinds correctly before it is timed;
+	// Portkey is dropped (with its log) if it does not.
+	for i := 0; i < len(targets); i++ {
+		t := targets[i]
+		for _, stream := range []bool{false, true} {
+			if _, err := once(newClient(), t, stream); err != nil {
+				if pk == nil || t.name != "portkey" {
+					fail(fmt.Errorf("%s (stream %v): %w", t.name, stream, err))
+				}
+				fmt.Printf("portkey: skipped: a check request (stream %v) failed: %v\nits log ends:\n%s\n", stream, err, tail(pk.log.String(), 1500))
+				pk.stop()
+				pk = nil
+				targets = targets[:i]
+				break
+			}
+		}
+	}
+
+	fmt.Printf("\nLatency: %d interleaved rounds x %d sequential requests per target (keep-alive)\n", *rounds, *perRound)
+	for _, stream := range []bool{false, true} {
+		lat, errs := latencies(targets, stream, *rounds, *perRound)
+		printLatency(targets, lat, errs, stream)
+	}
+
+	fmt.Printf("\nThroughput with p99 <= %v and 100%% success (vegeta, %v per step, rates %v..%d req/s, interleaved):\n", *p99, *step, rates[0], *maxRate)
+	for _, stream := range []bool{false, true} {
+		kind := "non-streaming"
+		if stream {
+			kind = "streaming (whole stream)"
+		}
+		fmt.Printf("  %s\n", kind)
+		for i, r := range search(targets, stream, *p99, *step, *maxRate) {
+			fmt.Printf("    %-8s %s\n", targets[i].name, r)
+		}
+	}
+
+	fmt.Printf("\nAllocations:\n")
+	allocs(gw)
+	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
+}
+
+// server is an http.Server on a loopback listener.
+type server struct {
+	*http.Server
+	ln net.Listener
+}
+
+// serve starts h on a fresh loopback port.
+func serve(h http.Handler) *server {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fail(err)
+	}
+	s := &server{Server: &http.Server{Handler: h, Addr: ln.Addr().String(), ReadHeaderTimeout: 10 * time.Second}, ln: ln}
+	go s.Serve(ln)
+	return s
+}
+
+// proxyTransport is the reverse proxy's transport: keep-alive with enough
+// idle connections for the load generator's concurrency.
+func proxyTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 1024
+	return t
+}
+
+// newClient returns a keep-alive client for sequential requests.
+func newClient() *http.Client {
+	return &http.Client{Transport: proxyTransport(), Timeout: 10 * time.Second}
+}
+
+// loadavg returns the 1-minute load average, for context.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil || len(b) < 4 {
+		return "load average unknown"
+	}
+	f := string(b)
+	for i, c := range f {
+		if c == ' ' {
+			return "load average " + f[:i] + " (1 min)"
+		}
+	}
+	return "load average unknown"
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gateway benchmark:", err)
+	os.Exit(1)
+}

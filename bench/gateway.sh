@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# gateway.sh: measure the latency loopctl's gateway adds and its throughput,
+# next to direct calls, a minimal httputil.ReverseProxy and the Portkey
+# gateway, in one run against the same scripted upstream on loopback
+# (see cmd/gateway for what is measured and how). Under two minutes.
+#
+# Portkey (npm @portkey-ai/gateway, pinned in portkey/package-lock.json) is
+# installed with npm ci when node_modules is missing; without node or npm,
+# or if the install fails, it is skipped with a message.
+#
+# Flags are passed to the command, e.g. ./gateway.sh -rounds 20 -p99 5ms.
+# The output is also kept under results/ (gitignored).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if [ ! -d portkey/node_modules/@portkey-ai/gateway ]; then
+	if command -v npm >/dev/null 2>&1; then
+		echo "installing the Portkey gateway (npm ci in bench/portkey)" >&2
+		(cd portkey && npm ci --no-audit --no-fund --ignore-scripts >&2) ||
+			echo "gateway.sh: npm ci failed; Portkey will be skipped" >&2
+	else
+		echo "gateway.sh: npm not found (apt-get install -y nodejs npm); Portkey will be skipped" >&2
+	fi
+fi
+
+mkdir -p results
+out="results/gateway-$(date -u +%Y%m%dT%H%M%SZ).txt"
+go build -o results/gateway-bench ./cmd/gateway
+GOMAXPROCS=${GOMAXPROCS:-2} ./results/gateway-bench "$@" | tee "$out"
+echo "(kept in bench/$out)"

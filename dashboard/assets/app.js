@@ -1,0 +1,70 @@
+"use strict";
+(function () {
+  const poll = Number(document.body.dataset.poll) || 250;
+  const status = document.getElementById("status");
+
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v; else e.setAttribute(k, v);
+    }
+    for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+    return e;
+  }
+  const badge = (s) => el("span", { class: "state " + s }, s);
+
+  function modelCard(m) {
+    const dl = el("dl", {},
+      el("dt", {}, "routed to"), el("dd", { class: "active-model" }, m.active_model || "— (chain spent)"),
+      el("dt", {}, "primary"), el("dd", {}, m.primary || "—"),
+      el("dt", {}, "failures"), el("dd", {}, m.consecutive_failures + " / " + m.trip_threshold),
+      el("dt", {}, "cooldown left"), el("dd", { class: "cooldown" }, m.cooldown_left || "—"),
+      el("dt", {}, "probes"), el("dd", { class: "probes" },
+        m.probe_successes + " / " + m.probes_needed + (m.probe_in_flight ? " (probe in flight)" : "")),
+      el("dt", {}, "ever tripped"), el("dd", {}, m.fallback_activated ? "yes" : "no"));
+    const chain = el("table", { class: "chain" },
+      el("thead", {}, el("tr", {}, el("th", {}, "chain"), el("th", {}, "failures / budget"), el("th", {}, ""))));
+    const body = el("tbody");
+    for (const c of m.chain) {
+      const cls = (c.active ? "active " : "") + (c.failed ? "failed" : "");
+      body.append(el("tr", { class: cls, "data-model": c.model },
+        el("td", {}, c.model), el("td", {}, c.attempts + " / " + c.budget),
+        el("td", {}, !c.available ? "disabled" : c.active ? "active" : c.failed ? "spent" : "")));
+    }
+    chain.append(body);
+    return el("div", { class: "card", "data-kind": "model", "data-breaker": m.name },
+      el("h3", {}, m.name + " ", badge(m.state)), dl, chain);
+  }
+
+  function render(st) {
+    const models = document.getElementById("models");
+    models.replaceChildren(st.models.length ? el("div", { class: "cards" }, ...st.models.map(modelCard))
+      : el("p", { class: "muted" }, "none"));
+    const tools = document.querySelector("#tools tbody");
+    tools.replaceChildren(...st.tools.map((t) => el("tr", { "data-kind": "tool", "data-breaker": t.name },
+      el("td", {}, t.set), el("td", {}, t.name), el("td", {}, badge(t.state)), el("td", {}, badge(t.status)),
+      el("td", {}, t.retry_in), el("td", {}, t.breaker.consecutive_failures), el("td", {}, t.stats.calls),
+      el("td", {}, (100 * t.stats.success_rate).toFixed(0) + "%"), el("td", {}, t.stats.score.toFixed(2)),
+      el("td", {}, t.stats.max_duration))));
+    const trs = document.querySelector("#transitions tbody");
+    trs.replaceChildren(...st.transitions.map((t) => el("tr", {},
+      el("td", {}, new Date(t.at).toLocaleTimeString()), el("td", {}, t.breaker), el("td", {}, t.kind),
+      el("td", {}, badge(t.from)), el("td", {}, badge(t.to)),
+      el("td", {}, t.kind === "model" ? (t.from_model || "—") + " → " + (t.to_model || "—") : ""))));
+    status.textContent = "updated " + new Date(st.now).toLocaleTimeString();
+    status.className = "muted";
+  }
+
+  async function tick() {
+    try {
+      const r = await fetch("state.json", { cache: "no-store" });
+      if (!r.ok) throw new Error(r.status + " " + r.statusText);
+      render(await r.json());
+    } catch (e) {
+      status.textContent = "disconnected: " + e.message;
+      status.className = "state open";
+    }
+    setTimeout(tick, poll);
+  }
+  tick();
+})();

@@ -1,0 +1,152 @@
+package dashboard
+
+import (
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/health"
+)
+
+// Model is a model breaker to show.
+type Model struct {
+	// Name names it on the page (the gateway's model name, or the primary).
+	Name string
+	// Manager is the model breaker. Only its pure reads are used.
+	Manager *fallback.Manager
+	// Settings are the ones Manager was built with: they give the cooldown
+	// left, the chain budgets and the probes needed (zero fields: defaults;
+	// Now, if set, is the clock for the cooldown).
+	Settings fallback.Settings
+}
+
+// ToolSet is a group of tool breakers to show.
+type ToolSet struct {
+	// Name names the group on the page (e.g. "agent", or an MCP server).
+	Name string
+	// Registry holds the tool breakers. Only its pure reads are used.
+	Registry *health.Registry
+}
+
+// Sources is what the page shows, as returned by a [Source].
+type Sources struct {
+	Models []Model
+	Tools  []ToolSet
+}
+
+// Source returns the breakers to show; it is called on every poll, so the
+// set may change while the page is open. It must be safe for concurrent use.
+type Source func() Sources
+
+// State is the JSON document the page polls ("/state.json").
+type State struct {
+	Now         time.Time    `json:"now"`
+	Models      []ModelState `json:"models"`
+	Tools       []ToolState  `json:"tools"`
+	Transitions []Transition `json:"transitions"`
+}
+
+// ModelState is one model breaker in a [State].
+type ModelState struct {
+	Name           string            `json:"name"`
+	Primary        string            `json:"primary"`
+	State          fallback.State    `json:"state"`
+	ActiveModel    string            `json:"active_model"`            // "" when the chain is spent
+	CooldownLeft   string            `json:"cooldown_left,omitempty"` // Fallback: until the next probe ("0s": due)
+	ProbeInFlight  bool              `json:"probe_in_flight"`         // a recovery probe turn is out
+	ProbeSuccesses int               `json:"probe_successes"`         // of ProbesNeeded, while Recovering
+	ProbesNeeded   int               `json:"probes_needed"`           // RecoverySuccessesNeeded
+	Failures       int               `json:"consecutive_failures"`    // toward TripThreshold
+	TripThreshold  int               `json:"trip_threshold"`
+	Activated      bool              `json:"fallback_activated"` // ever tripped
+	TrippedAt      *time.Time        `json:"tripped_at,omitempty"`
+	Chain          []ChainEntryState `json:"chain"`
+}
+
+// ChainEntryState is one chain entry in a [ModelState].
+type ChainEntryState struct {
+	Model     string `json:"model"`
+	Attempts  int    `json:"attempts"`
+	Budget    int    `json:"budget"` // MaxFailCount: the entry fails when Attempts reaches it
+	Available bool   `json:"available"`
+	Failed    bool   `json:"failed"`
+	Active    bool   `json:"active"`
+}
+
+// ToolState is one tool breaker in a [State].
+type ToolState struct {
+	Set     string           `json:"set"`
+	Name    string           `json:"name"`
+	State   breaker.State    `json:"state"`
+	Status  health.Status    `json:"status"`
+	RetryIn string           `json:"retry_in"` // until a call would be let through ("0s": now)
+	Breaker breaker.Snapshot `json:"breaker"`
+	Stats   health.Stats     `json:"stats"`
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Read builds the State of src (and the transitions of log, if not nil) with
+// pure reads only.
+func Read(src Source, log *Log) State {
+	st := State{Now: time.Now(), Models: []ModelState{}, Tools: []ToolState{}, Transitions: []Transition{}}
+	s := src()
+	for _, m := range s.Models {
+		st.Models = append(st.Models, readModel(m))
+	}
+	for _, set := range s.Tools {
+		for _, h := range set.Registry.Summary() {
+			b := set.Registry.Breaker(h.Tool) // exists: Summary lists only created breakers
+			st.Tools = append(st.Tools, ToolState{Set: set.Name, Name: h.Tool, State: h.State, Status: h.Status,
+				RetryIn: b.RetryIn().String(), Breaker: b.Snapshot(), Stats: h.Stats})
+		}
+	}
+	if log != nil {
+		st.Transitions = log.Recent()
+	}
+	return st
+}
+
+func readModel(m Model) ModelState {
+	set := m.Settings
+	snap := m.Manager.Snapshot()
+	ms := ModelState{
+		Name: m.Name, Primary: set.Primary, State: snap.State, ActiveModel: m.Manager.ActiveModel(),
+		ProbeInFlight: !snap.ProbeStartedAt.IsZero(), ProbeSuccesses: snap.ProbeSuccesses,
+		ProbesNeeded:  orInt(set.RecoverySuccessesNeeded, fallback.DefaultRecoverySuccessesNeeded),
+		Failures:      snap.ConsecutiveFailures,
+		TripThreshold: orInt(set.TripThreshold, fallback.DefaultTripThreshold),
+		Activated:     snap.FallbackActivated,
+		Chain:         []ChainEntryState{},
+	}
+	if !snap.TrippedAt.IsZero() {
+		t := snap.TrippedAt
+		ms.TrippedAt = &t
+		if snap.State == fallback.Fallback {
+			now := time.Now
+			if set.Now != nil {
+				now = set.Now
+			}
+			cooldown := set.RecoveryTimeout
+			if cooldown == 0 {
+				cooldown = fallback.DefaultRecoveryTimeout
+			}
+			left := cooldown - now().Sub(t)
+			ms.CooldownLeft = max(left, 0).Round(time.Millisecond).String()
+		}
+	}
+	budget := orInt(set.MaxFailCount, fallback.DefaultMaxFailCount)
+	activeFound := false
+	for _, e := range snap.Chain {
+		active := snap.State == fallback.Fallback && !e.Failed && !activeFound
+		activeFound = activeFound || active
+		ms.Chain = append(ms.Chain, ChainEntryState{Model: e.Model, Attempts: e.Attempts, Budget: budget,
+			Available: e.Available, Failed: e.Failed, Active: active})
+	}
+	return ms
+}

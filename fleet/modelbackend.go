@@ -1,0 +1,110 @@
+package fleet
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+)
+
+// ModelBackend returns a [fallback.Backend] that keeps the model breaker
+// built with it in this Store, shared by the fleet under name: set it as
+// fallback.Settings.Backend, and fallback.New returns a *fallback.Manager
+// that the agent (agent.Config.Models) and the gateway (its NewManager
+// hook) use unchanged. Managers attached under one name in one Store share
+// one [ModelBreaker].
+func (s *Store) ModelBackend(name string) fallback.Backend { return modelBackend{s, name} }
+
+type modelBackend struct {
+	s    *Store
+	name string
+}
+
+// Attach returns the shared model breaker.
+func (mb modelBackend) Attach(fs fallback.Settings) (fallback.Shared, error) {
+	fs.Backend = nil
+	s := mb.s
+	s.mu.Lock()
+	if m, ok := s.members[s.key("model", mb.name)+":ch"].(*ModelBreaker); ok {
+		s.mu.Unlock()
+		return &modelShared{m: m}, nil
+	}
+	s.mu.Unlock()
+	m, err := s.Model(mb.name, fs)
+	if err != nil {
+		return nil, err
+	}
+	return &modelShared{m: m}, nil
+}
+
+// modelShared adapts a ModelBreaker to fallback.Shared. Tickets issued by the
+// local manager while the store is down are kept in a table under an id
+// carried in the ticket's generation (with localBit).
+type modelShared struct {
+	m      *ModelBreaker
+	ids    atomic.Uint64
+	locals sync.Map // id -> Turn
+}
+
+func (a *modelShared) Begin() (fallback.SharedTurn, error) {
+	t, err := a.m.Begin()
+	if err != nil {
+		return fallback.SharedTurn{}, err
+	}
+	if t.local != nil {
+		id := a.ids.Add(1)
+		a.locals.Store(id, t)
+		st := fallback.SharedTurn{Gen: localBit | id, Entry: a.m.entryOf(t.Model())}
+		if t.IsProbe() {
+			st.Probe = 1
+			st.Deadline, _ = t.Deadline()
+		}
+		return st, nil
+	}
+	st := fallback.SharedTurn{Gen: t.gen, Epoch: t.ce, Probe: t.probe, Entry: t.entry}
+	if t.probe != 0 {
+		st.Deadline = time.Unix(0, t.dl)
+	}
+	return st, nil
+}
+
+func (a *modelShared) Settle(st fallback.SharedTurn, o fallback.Outcome, k fallback.Kind) {
+	var t Turn
+	if st.Gen&localBit != 0 {
+		v, ok := a.locals.LoadAndDelete(st.Gen &^ localBit)
+		if !ok {
+			return
+		}
+		t = v.(Turn)
+	} else {
+		t = Turn{m: a.m, gen: st.Gen, ce: st.Epoch, probe: st.Probe, entry: st.Entry}
+	}
+	switch o {
+	case fallback.OutcomeSuccess:
+		t.Success()
+	case fallback.OutcomeFailure:
+		t.Failure(k)
+	default:
+		t.Cancel()
+	}
+}
+
+func (a *modelShared) ActiveModel() string         { return a.m.ActiveModel() }
+func (a *modelShared) State() fallback.State       { return a.m.State() }
+func (a *modelShared) FallbackActivated() bool     { return a.m.FallbackActivated() }
+func (a *modelShared) Snapshot() fallback.Snapshot { return a.m.Snapshot().Snapshot }
+func (a *modelShared) SetAvailable(model string, available bool) error {
+	return a.m.SetAvailable(model, available)
+}
+func (a *modelShared) Reset() { a.m.Reset() }
+
+// entryOf returns the chain index of model, -1 for the primary (or "").
+func (m *ModelBreaker) entryOf(model string) int {
+	for i, c := range m.set.Chain {
+		if c == model {
+			return i
+		}
+	}
+	return -1
+}
