@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopctl/loopctl-go/dashboard"
 	"github.com/loopctl/loopctl-go/fallback"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
@@ -55,9 +56,15 @@ type Options struct {
 	// model breaker (after the gateway's own bookkeeping), e.g. to feed a
 	// dashboard's transition log.
 	OnTransition func(model string, t fallback.Transition)
-	// Dashboard, when set, is served at /dashboard/ (with the prefix
-	// stripped), e.g. a dashboard.Handler fed by [Gateway.LocalBreakers].
+	// Dashboard is served at /dashboard/ (with the prefix stripped). nil: a
+	// dashboard.Handler showing every model breaker of the gateway
+	// ([Gateway.LocalBreakers]) and its last transitions.
 	Dashboard http.Handler
+	// Backend, when set, gives the fallback.Backend of each model breaker
+	// (fallback.Settings.Backend), e.g. a fleet.Store's ModelBackend: the
+	// state is then shared with every process using the same store
+	// (FLEET.md), and the breakers are still *fallback.Manager values.
+	Backend func(model string) fallback.Backend
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry
@@ -182,6 +189,23 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: err.Error()}}}
 	}
 	g.m = newMetrics(opt.Registry, g)
+	if opt.Dashboard == nil {
+		log := dashboard.NewLog(100)
+		hook := opt.OnTransition
+		g.opt.OnTransition = func(model string, t fallback.Transition) {
+			log.ModelHook(model)(t)
+			if hook != nil {
+				hook(model, t)
+			}
+		}
+		g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
+			var src dashboard.Sources
+			for _, b := range g.LocalBreakers() {
+				src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
+			}
+			return src
+		}, dashboard.Options{Title: "loopctl gateway", Log: log})
+	}
 	for i, m := range cfg.Models {
 		rt, err := g.newRoute(m)
 		if err != nil {
@@ -250,6 +274,9 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		MaxFailCount:            b.MaxFailCount,
 		ProbeTimeout:            b.ProbeTimeout,
 		Now:                     g.opt.Now,
+	}
+	if g.opt.Backend != nil {
+		s.Backend = g.opt.Backend(m.Name)
 	}
 	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
 	s.OnTransition = g.m.breakers.ModelTransitions(m.Name)

@@ -75,6 +75,8 @@ func TestEndpoints(t *testing.T) {
 		{"GET", "/readyz", 200, "ready"},
 		{"GET", "/metrics", 200, "loopctl_breaker_state"},
 		{"GET", "/v1/chat/completions", 405, "method not allowed"},
+		{"GET", "/dashboard/", 200, "<html"},
+		{"GET", "/dashboard/state.json", 200, `"smart"`},
 		{"GET", "/v1/nothing", 404, `"type":"invalid_request_error"`},
 	} {
 		req, _ := http.NewRequest(tc.method, f.srv.URL+tc.path, nil)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loopctl/loopctl-go/fleet"
 	"github.com/loopctl/loopctl-go/gateway"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
@@ -54,7 +55,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	configPath := fs.String("config", "", "the YAML config `FILE` (none: the zero-setup demo)")
 	check := fs.Bool("check", false, "validate --config and exit: 0, or 2 naming every problem")
 	listen := fs.String("listen", "", "listen `ADDR` (host:port), overrides the config's listen")
-	redis := fs.String("redis", "", "share breaker state through this Redis `URL` (overrides store.redis)")
+	redis := fs.String("redis", "", "share breaker state with every replica through this Redis `URL` (overrides store.redis)")
 	logFormat := fs.String("log-format", "text", "request log format: text or json")
 	grace := fs.Duration("grace", 30*time.Second, "how long requests and streams in flight may finish after SIGTERM/SIGINT")
 	if code, done := ParseFlags(fs, serveUsage, args, stdout, stderr); done {
@@ -119,16 +120,9 @@ func configProblems(stderr io.Writer, path string, err error) int {
 	return ExitUsage
 }
 
-// errStoreUnavailable is what --redis / store.redis answers until the
-// shared store (package fleet) is wired into the gateway.
-var errStoreUnavailable = errors.New("store.redis (--redis): sharing breaker state through Redis is not available in loopctl serve yet (the fleet store plugs in through gateway.Options.NewBreaker); remove it to run with in-process state")
-
 // safety refuses configurations that are unsafe to start: no client keys on
-// an address other than loopback; a store that is not available.
+// an address other than loopback.
 func safety(cfg gateway.Config) error {
-	if cfg.Store.Redis != "" {
-		return errStoreUnavailable
-	}
 	addr := cfg.Listen
 	if addr == "" {
 		addr = gateway.DefaultListen
@@ -180,7 +174,27 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		defer demo.Close()
 		cfg.Upstreams = []gateway.Upstream{{Name: "embedded", BaseURL: demo.BaseURL()}}
 	}
-	gw, err := gateway.New(cfg, gateway.Options{Logger: logger})
+	opts := gateway.Options{Logger: logger}
+	if cfg.Store.Redis != "" {
+		prefix := cfg.Store.Prefix
+		if prefix == "" {
+			prefix = "loopctl"
+		}
+		store, err := fleet.Dial(cfg.Store.Redis, fleet.Options{Prefix: prefix})
+		if err != nil {
+			fmt.Fprintf(stderr, "loopctl serve: store.redis: %v\n", err)
+			return ExitFailure
+		}
+		defer store.Close()
+		opts.Backend = store.ModelBackend
+		opts.Ready = func(context.Context) error {
+			if !store.Up() {
+				return errors.New("the breaker store does not answer (breakers run locally until it does)")
+			}
+			return nil
+		}
+	}
+	gw, err := gateway.New(cfg, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitUsage

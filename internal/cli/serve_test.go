@@ -88,7 +88,6 @@ models: [{name: m, primary: up/x}]
 	}{
 		{[]string{"--config", cfg, "--listen", "0.0.0.0:4000"}, "refusing to listen on 0.0.0.0:4000 without client_keys"},
 		{[]string{"--listen", ":4000"}, "refusing to listen on :4000 without client_keys"},
-		{[]string{"--config", cfg, "--redis", "redis://127.0.0.1:6379/0"}, "not available in loopctl serve yet"},
 		{[]string{"--redis", "http://x"}, `store.redis: "http://x" is not a redis:// or rediss:// URL`},
 		{[]string{"--log-format", "xml"}, "--log-format"},
 		{[]string{"--check"}, "--check needs --config"},
