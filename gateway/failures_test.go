@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -247,6 +248,20 @@ func TestProbeBoundedByLease(t *testing.T) {
 		}
 		if a.status != 200 || a.header.Get("X-Loopctl-Attempts") != "2" {
 			t.Errorf("status %d %s", a.status, a.body)
+		}
+	})
+}
+
+// A body of unknown length is cut at max_body too.
+func TestBodyLimitWithoutContentLength(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBubble(t, llmtest.Always(llmtest.Text("x")), Config{Models: chain().Models, Limits: Limits{MaxBody: 64}}, Options{})
+		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(chatBody("smart", false)+strings.Repeat(" ", 100)))
+		req.ContentLength = -1
+		rec := httptest.NewRecorder()
+		b.gw.ServeHTTP(rec, req)
+		if rec.Code != 413 || b.up.Count("") != 0 {
+			t.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	})
 }
