@@ -8,7 +8,7 @@ import (
 
 // ModelBreaker is a model breaker the gateway can route a model's requests
 // with, for a breaker whose state lives elsewhere (a store shared by a
-// fleet, FLEET.md): it has the methods of *fallback.Manager, with Begin
+// fleet, docs/FLEET.md): it has the methods of *fallback.Manager, with Begin
 // returning the ticket as a [Ticket]. Plug one in with
 // [Options.NewBreaker]; without it the gateway uses a *fallback.Manager
 // directly (no interface on the hot path).

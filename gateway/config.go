@@ -29,7 +29,7 @@ type Config struct {
 	Timeouts Timeouts
 	// Limits bound client requests.
 	Limits Limits
-	// Store names a shared breaker store (FLEET.md). Empty: in-process state.
+	// Store names a shared breaker store (docs/FLEET.md). Empty: in-process state.
 	Store Store
 }
 

@@ -42,7 +42,7 @@ store:
   prefix: loopctl
 `
 
-// The example of GATEWAY.md §2 parses to what it says.
+// The example of docs/GATEWAY.md §2 parses to what it says.
 func TestParseSpecConfig(t *testing.T) {
 	c, err := ParseConfig([]byte(specConfig))
 	if err != nil {

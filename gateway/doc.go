@@ -32,5 +32,5 @@
 // [DONE], and counts as a failure of the model that served it. A client
 // that goes away cancels the upstream request and counts nothing.
 //
-// The normative description is loopctl's GATEWAY.md.
+// The normative description is the repository's docs/GATEWAY.md.
 package gateway

@@ -19,7 +19,7 @@ func rateLimit() llmtest.Reply {
 	return llmtest.Reply{Fault: &llmtest.Fault{Status: 429, Header: http.Header{"Retry-After-Ms": {"1500"}}}}
 }
 
-// Each row of GATEWAY.md §4, as the client sees it.
+// Each row of docs/GATEWAY.md §4, as the client sees it.
 func TestFailureTable(t *testing.T) {
 	solo := Config{Models: []Model{{Name: "solo", Primary: "up/a"}}}
 	for _, tc := range []struct {

@@ -46,7 +46,7 @@ type Options struct {
 	// NewBreaker creates the model breaker of each configured model and of
 	// each upstream/model addressed directly, from the settings the config
 	// gives (OnTransition feeds the gateway's metrics: keep it); it is where
-	// a shared breaker store (FLEET.md) plugs in. nil: fallback.New
+	// a shared breaker store (docs/FLEET.md) plugs in. nil: fallback.New
 	// (in-process state).
 	NewBreaker func(name string, s fallback.Settings) (ModelBreaker, error)
 	// Ready reports whether the breaker store is reachable, for /readyz.
@@ -63,7 +63,7 @@ type Options struct {
 	// Backend, when set, gives the fallback.Backend of each model breaker
 	// (fallback.Settings.Backend), e.g. a fleet.Store's ModelBackend: the
 	// state is then shared with every process using the same store
-	// (FLEET.md), and the breakers are still *fallback.Manager values.
+	// (docs/FLEET.md), and the breakers are still *fallback.Manager values.
 	Backend func(model string) fallback.Backend
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
@@ -72,7 +72,7 @@ type Options struct {
 
 // Gateway is an OpenAI-compatible gateway: an http.Handler that serves
 // POST /v1/chat/completions through a model breaker and retry ladder per
-// model, GET /v1/models, /healthz, /readyz and /metrics (GATEWAY.md). It is
+// model, GET /v1/models, /healthz, /readyz and /metrics (docs/GATEWAY.md). It is
 // safe for concurrent use.
 type Gateway struct {
 	cfg       Config

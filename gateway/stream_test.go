@@ -24,7 +24,7 @@ func events(body string) []string {
 	return out
 }
 
-// Each streaming rule of GATEWAY.md: what the client sees, what the breaker
+// Each streaming rule of docs/GATEWAY.md: what the client sees, what the breaker
 // records, and how many upstream requests it took.
 func TestStreamingRules(t *testing.T) {
 	ok := llmtest.Chunked("fine ", "answer")
