@@ -7,7 +7,7 @@ import (
 	"github.com/loopctl/loopctl-go/agent"
 )
 
-// The agent's revision 2 names (SEMANTICS rev 2, API.md "Revision 2
+// The agent's revision 2 names (SEMANTICS rev 2, docs/API.md "Revision 2
 // additions": the non-idempotent tool option, the stop reason, run ids and
 // the fall-through in events): this file stops compiling if one drifts.
 var (

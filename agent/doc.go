@@ -1,7 +1,7 @@
 // Package agent runs an LLM agent loop that keeps working when the things it
 // calls break.
 //
-// An [Agent] composes the pieces of loopctl (SEMANTICS.md, section 6):
+// An [Agent] composes the pieces of loopctl (docs/SEMANTICS.md, section 6):
 //
 //   - per turn (one model request): the model breaker's gate
 //     ([fallback.Manager.Begin]: cooldown check, routing, exhaustion), the retry
@@ -45,7 +45,7 @@
 //
 // Within a turn, a failed attempt is tried again on whatever the model breaker
 // routes to next, up to Config.TurnAttempts (by default enough to walk the
-// whole chain once). The verdicts follow SEMANTICS.md section 4 (rev 2): a
+// whole chain once). The verdicts follow docs/SEMANTICS.md section 4 (rev 2): a
 // request the provider rejects as malformed (HTTP 400, 413, 422) carries no
 // verdict against the model and ends the run with ErrTurnFailed, whose text
 // carries the provider's own message and code (e.g. context_length_exceeded);
@@ -55,7 +55,7 @@
 // 4xx other than 408 and 429, see [retry.Classify]) is never repeated on the
 // same model in that turn.
 //
-// Probes are bounded by their lease (SEMANTICS.md sections 1, 3 and 6, rev 2):
+// Probes are bounded by their lease (docs/SEMANTICS.md sections 1, 3 and 6, rev 2):
 // a tool call that is its breaker's recovery probe runs under the earlier of
 // the tool's timeout and the lease end ([breaker.Permit.Deadline]), and a turn
 // that is the model breaker's probe sends its requests under the ticket's

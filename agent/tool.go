@@ -64,7 +64,7 @@ func (t *Tool) bound(args json.RawMessage) (func(context.Context) (string, error
 //	book.NotIdempotent = true        // never sent twice for one call
 //	book.Timeout = 2 * time.Minute   // its own timeout
 //
-// Idempotency matters for the probe fall-through (SEMANTICS.md section 6):
+// Idempotency matters for the probe fall-through (docs/SEMANTICS.md section 6):
 // when the router resolves a call to a tool whose breaker is due for its
 // recovery probe, the call is that probe even while a backup is healthy. If
 // the probe fails (an error, a panic or a timeout; not a cancellation), an

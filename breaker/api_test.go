@@ -7,7 +7,7 @@ import (
 	"github.com/loopctl/loopctl-go/breaker"
 )
 
-// The exported API exactly as API.md states it: this file stops compiling
+// The exported API exactly as docs/API.md states it: this file stops compiling
 // if a signature drifts.
 var (
 	_ breaker.State                        = breaker.Closed

@@ -31,5 +31,5 @@
 // there are no goroutines or timers. The closed path (Allow, then Success with
 // no failures counted) and refusals are lock-free and do not allocate.
 //
-// The exact transition table is in SEMANTICS.md, section 1.
+// The exact transition table is in docs/SEMANTICS.md, section 1.
 package breaker

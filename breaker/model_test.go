@@ -11,7 +11,7 @@ import (
 )
 
 // model is an independent, deliberately naive implementation of the table in
-// SEMANTICS.md section 1, used as the reference by the property and fuzz tests.
+// docs/SEMANTICS.md section 1, used as the reference by the property and fuzz tests.
 // It identifies the probe by a serial number instead of generations.
 //
 // Stale failures (rev 2): every permit carries its exact start order (a serial

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestStaleFailures has one case per situation of SEMANTICS.md section 1,
+// TestStaleFailures has one case per situation of docs/SEMANTICS.md section 1,
 // "Decision (stale failures, rev 2)": a failure of a call that started before
 // a counted success's call changes nothing; every other failure is fresh.
 func TestStaleFailures(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 var zeroTime time.Time
 
-// TestTransitionTable has one case per row of SEMANTICS.md section 1, named
+// TestTransitionTable has one case per row of docs/SEMANTICS.md section 1, named
 // after the row ("From/event -> To").
 func TestTransitionTable(t *testing.T) {
 	tests := []struct {
@@ -169,7 +169,7 @@ func TestTransitionTable(t *testing.T) {
 	}
 }
 
-// TestDecisions covers the Decision paragraphs of SEMANTICS.md section 1.
+// TestDecisions covers the Decision paragraphs of docs/SEMANTICS.md section 1.
 func TestDecisions(t *testing.T) {
 	tests := []struct {
 		name string

@@ -36,5 +36,5 @@
 // [Manager.ActiveModel], [Manager.Snapshot], [Manager.FallbackActivated]) change
 // nothing. Transition callbacks run outside every lock, in order.
 //
-// The normative semantics are section 3 of loopctl's SEMANTICS.md.
+// The normative semantics are section 3 of the repository's docs/SEMANTICS.md.
 package fallback

@@ -6,7 +6,7 @@ import (
 )
 
 // TestStaleFailures has one case per situation of the stale-failure rule of
-// SEMANTICS.md section 3 (rev 2): a failed turn served by model M changes
+// docs/SEMANTICS.md section 3 (rev 2): a failed turn served by model M changes
 // nothing when a counted success came from a ticket served by M and issued
 // after the failed turn's ticket.
 func TestStaleFailures(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/loopctl/loopctl-go/internal/redistest"
 )
 
-// TestToolEquivalence is the property test of FLEET.md §2: N simulated
+// TestToolEquivalence is the property test of docs/FLEET.md §2: N simulated
 // processes (each its own Store and client) share one real redis-server; a
 // random sequence of gates, verdicts, lost permits and clock steps is applied
 // to random processes, and after every step (once the change notifications

@@ -75,7 +75,7 @@ func TestRoundTrips(t *testing.T) {
 	}
 }
 
-// TestTripPropagation bounds FLEET.md §1.5: the time from the tripping
+// TestTripPropagation bounds docs/FLEET.md §1.5: the time from the tripping
 // failure's reply on one process until another process's mirror reads Open.
 // (The benchmarks report p50/p99; this test only bounds the worst case
 // loosely, for -race on a busy machine.)

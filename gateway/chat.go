@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -98,12 +99,10 @@ func (x *exchange) run(body []byte) {
 	g, rt := x.g, x.rt
 	var last error
 	prev := ""
-	out := getBuf()
-	defer putBuf(out)
 	for x.attempts < rt.budget {
-		turn, err := rt.mgr.Begin()
+		turn, err := rt.begin()
 		if err != nil {
-			g.m.call(rt.name, "refused")
+			g.m.call(rt.name, loopmetrics.Refused)
 			if x.attempts == 0 || last == nil {
 				x.exhausted(err)
 				return
@@ -116,9 +115,9 @@ func (x *exchange) run(body []byte) {
 			g.m.fallback(rt.name, prev, tg.ref)
 		}
 		prev, x.served = tg.ref, tg.ref
-		out.Reset()
-		out.Grow(len(body) + len(tg.quoted))
-		payload := rewrite(out.AvailableBuffer(), body, x.req, tg.quoted)
+		// A fresh buffer per attempt: a transport may still read the body
+		// of a failed attempt after RoundTrip has returned.
+		payload := rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
 
 		ctx := x.r.Context()
 		var cancel context.CancelFunc
@@ -138,7 +137,7 @@ func (x *exchange) run(body []byte) {
 				x.pump(turn, res)
 			} else {
 				turn.Success()
-				g.m.call(rt.name, "success")
+				g.m.call(rt.name, loopmetrics.Success)
 				x.writeResult(res)
 				x.done(outcomeSuccess, res.resp.StatusCode, "")
 			}
@@ -153,7 +152,7 @@ func (x *exchange) run(body []byte) {
 		}
 		if x.r.Context().Err() != nil {
 			turn.Cancel()
-			g.m.call(rt.name, "cancel")
+			g.m.call(rt.name, loopmetrics.Cancel)
 			x.done(outcomeCancel, 499, "client went away")
 			return
 		}
@@ -162,7 +161,7 @@ func (x *exchange) run(body []byte) {
 			// The request was bad, not the model: no verdict, the answer
 			// passes through unchanged.
 			turn.Cancel()
-			g.m.call(rt.name, "cancel")
+			g.m.call(rt.name, loopmetrics.Cancel)
 			x.headers(x.w.Header())
 			copyHeader(x.w.Header(), ue.header)
 			x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
@@ -176,7 +175,7 @@ func (x *exchange) run(body []byte) {
 		} else {
 			turn.Failure(fallback.Transient)
 		}
-		g.m.call(rt.name, "failure")
+		g.m.call(rt.name, loopmetrics.Failure)
 		last = err
 	}
 	x.fail(last)

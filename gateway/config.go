@@ -29,7 +29,7 @@ type Config struct {
 	Timeouts Timeouts
 	// Limits bound client requests.
 	Limits Limits
-	// Store names a shared breaker store (FLEET.md). Empty: in-process state.
+	// Store names a shared breaker store (docs/FLEET.md). Empty: in-process state.
 	Store Store
 }
 
@@ -71,7 +71,7 @@ type Model struct {
 	// Breaker tunes the model breaker (SEMANTICS §3); zero values are the
 	// fallback package's defaults.
 	Breaker Breaker
-	// Attempts is the request's attempt budget (models tried, each through
+	// Attempts is the request's attempt budget (turns of the model breaker, each through
 	// the retry ladder). 0: enough to walk the chain once (the primary's
 	// TripThreshold + each entry's MaxFailCount + 1).
 	Attempts int

@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ParseConfig parses a YAML configuration (GATEWAY.md §2) and validates it
+// ParseConfig parses a YAML configuration (docs/GATEWAY.md §2) and validates it
 // (see [Config.Validate]). Unknown keys, values of the wrong type, bad
 // durations (Go syntax, e.g. 90s) and sizes (bytes, or KiB/MiB/GiB, e.g.
 // 10MiB) are errors. The error is a [*ConfigError] naming every problem by

@@ -12,9 +12,11 @@
 //     fallback chain once); each attempt goes where the model's breaker
 //     routes it, through the retry ladder. Responses carry
 //     x-loopctl-model (the upstream/model that served, or failed last) and
-//     x-loopctl-attempts (models tried). A model named upstream/model goes
+//     x-loopctl-attempts (attempts made: turns of the model breaker, each
+//     through the retry ladder). A model named upstream/model goes
 //     to that model directly, with its own breaker and no chain.
-//   - GET /v1/models, /healthz, /readyz and /metrics (Prometheus).
+//   - GET /v1/models, /healthz, /readyz, /metrics (Prometheus) and
+//     /dashboard/ (a live page of every model breaker, package dashboard).
 //
 // Failures reach the client in the OpenAI error shape: 502 upstream_error
 // when no model could serve, 429 rate_limit_error and 503
@@ -30,5 +32,5 @@
 // [DONE], and counts as a failure of the model that served it. A client
 // that goes away cancels the upstream request and counts nothing.
 //
-// The normative description is loopctl's GATEWAY.md.
+// The normative description is the repository's docs/GATEWAY.md.
 package gateway

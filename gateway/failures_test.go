@@ -3,7 +3,9 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,7 +19,7 @@ func rateLimit() llmtest.Reply {
 	return llmtest.Reply{Fault: &llmtest.Fault{Status: 429, Header: http.Header{"Retry-After-Ms": {"1500"}}}}
 }
 
-// Each row of GATEWAY.md §4, as the client sees it.
+// Each row of docs/GATEWAY.md §4, as the client sees it.
 func TestFailureTable(t *testing.T) {
 	solo := Config{Models: []Model{{Name: "solo", Primary: "up/a"}}}
 	for _, tc := range []struct {
@@ -223,13 +225,13 @@ func TestExhaustedRetryAfter(t *testing.T) {
 func TestProbeBoundedByLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := Config{Models: []Model{{Name: "solo", Primary: "up/a", Attempts: 3, Breaker: Breaker{ProbeTimeout: 2 * time.Second}}}, Timeouts: Timeouts{FirstByte: time.Hour}}
-		var calls int
+		var calls atomic.Int64
 		b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{"a": func(llmtest.Request) llmtest.Reply {
-			calls++
+			n := calls.Add(1)
 			switch {
-			case calls <= 12:
+			case n <= 12:
 				return llmtest.Error(500)
-			case calls == 13:
+			case n == 13:
 				return llmtest.Hang()
 			}
 			return llmtest.Text("recovered")
@@ -246,6 +248,20 @@ func TestProbeBoundedByLease(t *testing.T) {
 		}
 		if a.status != 200 || a.header.Get("X-Loopctl-Attempts") != "2" {
 			t.Errorf("status %d %s", a.status, a.body)
+		}
+	})
+}
+
+// A body of unknown length is cut at max_body too.
+func TestBodyLimitWithoutContentLength(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBubble(t, llmtest.Always(llmtest.Text("x")), Config{Models: chain().Models, Limits: Limits{MaxBody: 64}}, Options{})
+		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(chatBody("smart", false)+strings.Repeat(" ", 100)))
+		req.ContentLength = -1
+		rec := httptest.NewRecorder()
+		b.gw.ServeHTTP(rec, req)
+		if rec.Code != 413 || b.up.Count("") != 0 {
+			t.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	})
 }

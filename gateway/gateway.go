@@ -12,11 +12,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/loopctl/loopctl-go/dashboard"
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -40,13 +43,28 @@ type Options struct {
 	// Rand is the retry ladder's random source (retry.Policy.Rand). nil:
 	// math/rand/v2.
 	Rand func() float64
-	// NewManager creates the model breaker of each configured model and of
-	// each upstream/model addressed directly; it is where a shared breaker
-	// store (FLEET.md) plugs in. nil: fallback.New (in-process state).
-	NewManager func(name string, s fallback.Settings) (*fallback.Manager, error)
+	// NewBreaker creates the model breaker of each configured model and of
+	// each upstream/model addressed directly, from the settings the config
+	// gives (OnTransition feeds the gateway's metrics: keep it); it is where
+	// a shared breaker store (docs/FLEET.md) plugs in. nil: fallback.New
+	// (in-process state).
+	NewBreaker func(name string, s fallback.Settings) (ModelBreaker, error)
 	// Ready reports whether the breaker store is reachable, for /readyz.
 	// nil: always ready (in-process state).
 	Ready func(context.Context) error
+	// OnTransition, when set, is called with every transition of every
+	// model breaker (after the gateway's own bookkeeping), e.g. to feed a
+	// dashboard's transition log.
+	OnTransition func(model string, t fallback.Transition)
+	// Dashboard is served at /dashboard/ (with the prefix stripped). nil: a
+	// dashboard.Handler showing every model breaker of the gateway
+	// ([Gateway.LocalBreakers]) and its last transitions.
+	Dashboard http.Handler
+	// Backend, when set, gives the fallback.Backend of each model breaker
+	// (fallback.Settings.Backend), e.g. a fleet.Store's ModelBackend: the
+	// state is then shared with every process using the same store
+	// (docs/FLEET.md), and the breakers are still *fallback.Manager values.
+	Backend func(model string) fallback.Backend
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry
@@ -54,7 +72,7 @@ type Options struct {
 
 // Gateway is an OpenAI-compatible gateway: an http.Handler that serves
 // POST /v1/chat/completions through a model breaker and retry ladder per
-// model, GET /v1/models, /healthz, /readyz and /metrics (GATEWAY.md). It is
+// model, GET /v1/models, /healthz, /readyz and /metrics (docs/GATEWAY.md). It is
 // safe for concurrent use.
 type Gateway struct {
 	cfg       Config
@@ -91,11 +109,13 @@ type upstream struct {
 
 // route is a model name with its breaker.
 type route struct {
-	name    string
-	mgr     *fallback.Manager
-	budget  int
-	targets map[string]*target
-	policy  retry.Policy
+	name     string
+	mgr      *fallback.Manager // the local breaker, or
+	shared   ModelBreaker      // one from Options.NewBreaker
+	budget   int
+	settings fallback.Settings // what the breaker was built with
+	targets  map[string]*target
+	policy   retry.Policy
 }
 
 // target is one upstream model a route may send to.
@@ -169,6 +189,23 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: err.Error()}}}
 	}
 	g.m = newMetrics(opt.Registry, g)
+	if opt.Dashboard == nil {
+		log := dashboard.NewLog(100)
+		hook := opt.OnTransition
+		g.opt.OnTransition = func(model string, t fallback.Transition) {
+			log.ModelHook(model)(t)
+			if hook != nil {
+				hook(model, t)
+			}
+		}
+		g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
+			var src dashboard.Sources
+			for _, b := range g.LocalBreakers() {
+				src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
+			}
+			return src
+		}, dashboard.Options{Title: "loopctl gateway", Log: log})
+	}
 	for i, m := range cfg.Models {
 		rt, err := g.newRoute(m)
 		if err != nil {
@@ -238,17 +275,32 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		ProbeTimeout:            b.ProbeTimeout,
 		Now:                     g.opt.Now,
 	}
-	rt := &route{name: m.Name, targets: map[string]*target{}}
-	s.OnTransition = func(t fallback.Transition) { g.m.transition(rt.name, t) }
-	newManager := g.opt.NewManager
-	if newManager == nil {
-		newManager = func(_ string, s fallback.Settings) (*fallback.Manager, error) { return fallback.New(s) }
+	if g.opt.Backend != nil {
+		s.Backend = g.opt.Backend(m.Name)
 	}
-	mgr, err := newManager(m.Name, s)
+	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
+	s.OnTransition = g.m.breakers.ModelTransitions(m.Name)
+	if hook := g.opt.OnTransition; hook != nil {
+		count := s.OnTransition
+		s.OnTransition = func(t fallback.Transition) {
+			count(t)
+			hook(m.Name, t)
+		}
+	}
+	var err error
+	if g.opt.NewBreaker != nil {
+		rt.shared, err = g.opt.NewBreaker(m.Name, s)
+	} else {
+		rt.mgr, err = fallback.New(s)
+	}
 	if err != nil {
 		return nil, err
 	}
-	rt.mgr = mgr
+	if rt.mgr != nil {
+		if err := g.m.breakers.AddManager(m.Name, rt.mgr); err != nil {
+			return nil, err
+		}
+	}
 	rt.budget = m.Attempts
 	if rt.budget == 0 {
 		rt.budget = max(b.TripThreshold, 0) + 1
@@ -266,7 +318,7 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model)}
 	}
 	rt.policy = g.policy
-	rt.policy.OnRetry = func(a retry.Attempt) { g.m.retried(rt.name, a) }
+	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
 	return rt, nil
 }
 
@@ -304,15 +356,75 @@ func (g *Gateway) lookup(name string) *route {
 
 // Managers returns the model breaker of every configured model, by model
 // name, and of every upstream/model addressed directly so far, by that
-// reference. The map is a new one; the managers are the gateway's own.
+// reference, when they are local (no [Options.NewBreaker]). The map is a
+// new one; the managers are the gateway's own.
 func (g *Gateway) Managers() map[string]*fallback.Manager {
-	out := make(map[string]*fallback.Manager, len(g.models))
+	out := map[string]*fallback.Manager{}
+	for n, b := range g.routes() {
+		if b.mgr != nil {
+			out[n] = b.mgr
+		}
+	}
+	return out
+}
+
+// Breakers returns the model breaker of every configured model and of
+// every upstream/model addressed directly so far, local or not.
+func (g *Gateway) Breakers() map[string]ModelBreaker {
+	out := map[string]ModelBreaker{}
+	for n, b := range g.routes() {
+		out[n] = b.breaker()
+	}
+	return out
+}
+
+// LocalBreaker is a model breaker of the gateway with the settings it was
+// built with (what a dashboard needs for cooldowns and chain budgets).
+type LocalBreaker struct {
+	Name     string // the model name, or upstream/model for the direct form
+	Manager  *fallback.Manager
+	Settings fallback.Settings
+}
+
+// LocalBreakers returns the in-process model breakers: the configured
+// models in config order, then the upstream/model routes used so far,
+// sorted by name.
+func (g *Gateway) LocalBreakers() []LocalBreaker {
+	var out []LocalBreaker
+	for _, rt := range g.order {
+		if rt.mgr != nil {
+			out = append(out, LocalBreaker{rt.name, rt.mgr, rt.settings})
+		}
+	}
+	g.directMu.RLock()
+	var direct []LocalBreaker
+	for _, rt := range g.direct {
+		if rt.mgr != nil {
+			direct = append(direct, LocalBreaker{rt.name, rt.mgr, rt.settings})
+		}
+	}
+	g.directMu.RUnlock()
+	slices.SortFunc(direct, func(a, b LocalBreaker) int { return strings.Compare(a.Name, b.Name) })
+	return append(out, direct...)
+}
+
+// Models returns the configured model names, in config order.
+func (g *Gateway) Models() []string {
+	out := make([]string, len(g.order))
+	for i, rt := range g.order {
+		out[i] = rt.name
+	}
+	return out
+}
+
+func (g *Gateway) routes() map[string]*route {
+	out := make(map[string]*route, len(g.models))
 	for n, rt := range g.models {
-		out[n] = rt.mgr
+		out[n] = rt
 	}
 	g.directMu.RLock()
 	for n, rt := range g.direct {
-		out[n] = rt.mgr
+		out[n] = rt
 	}
 	g.directMu.RUnlock()
 	return out
@@ -359,9 +471,27 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "ready\n")
 	case "/metrics":
 		g.m.handler.ServeHTTP(w, r)
+	case "/dashboard":
+		if g.opt.Dashboard == nil {
+			notFound(w, r)
+			return
+		}
+		http.Redirect(w, r, "/dashboard/", http.StatusMovedPermanently)
 	default:
-		writeError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
+		rest, ok := strings.CutPrefix(r.URL.Path, "/dashboard/")
+		if !ok || g.opt.Dashboard == nil {
+			notFound(w, r)
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/" + rest
+		r2.URL.RawPath = ""
+		g.opt.Dashboard.ServeHTTP(w, r2)
 	}
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
 }
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {

@@ -5,26 +5,25 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	"github.com/loopctl/loopctl-go/retry"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"net/http"
 )
 
-// metrics are the gateway's Prometheus collectors. Names follow the team's
-// shared scheme: loopctl_gateway_* for requests, loopctl_breaker_* and
-// loopctl_calls_total / loopctl_retries_total (kind="model") for the model
-// breakers.
+// metrics are the gateway's Prometheus collectors: its own request-level
+// ones (loopctl_gateway_*) and, through package metrics, the breaker-level
+// ones of its model breakers (loopctl_breaker_state,
+// loopctl_breaker_transitions_total, loopctl_calls_total and
+// loopctl_retries_total, kind="model").
 type metrics struct {
 	reg       *prometheus.Registry
 	handler   http.Handler
+	breakers  *loopmetrics.Collector
 	requests  *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
 	first     *prometheus.HistogramVec
 	overhead  prometheus.Histogram
-	trans     *prometheus.CounterVec
-	calls     *prometheus.CounterVec
-	retries   *prometheus.CounterVec
 
 	cache sync.Map // counterKey -> prometheus.Counter
 }
@@ -39,7 +38,8 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 		reg = prometheus.NewRegistry()
 	}
 	m := &metrics{
-		reg: reg,
+		reg:      reg,
+		breakers: loopmetrics.NewCollector(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_requests_total",
 			Help: "Chat completion requests by model, upstream model that served (or failed last) and outcome.",
@@ -58,20 +58,8 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 			Help:    "Time the gateway adds to a request: total time minus the time spent on upstream requests and retry waits.",
 			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .1},
 		}),
-		trans: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "loopctl_breaker_transitions_total",
-			Help: "Breaker state transitions.",
-		}, []string{"breaker", "kind", "from", "to"}),
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "loopctl_calls_total",
-			Help: "Turns settled by the model breakers, by outcome (success, failure, cancel, refused).",
-		}, []string{"breaker", "kind", "outcome"}),
-		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "loopctl_retries_total",
-			Help: "Retries by the retry ladder, by reason (transient, rate_limit).",
-		}, []string{"breaker", "kind", "reason"}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.first, m.overhead, m.trans, m.calls, m.retries, stateCollector{g})
+	reg.MustRegister(m.requests, m.fallbacks, m.first, m.overhead, m.breakers, sharedStates{g})
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
 }
@@ -97,33 +85,27 @@ func (m *metrics) firstByte(upstream string, d time.Duration) {
 	m.first.WithLabelValues(upstream).Observe(d.Seconds())
 }
 
-func (m *metrics) call(model, outcome string) { m.counter(m.calls, model, "model", outcome).Inc() }
-
-func (m *metrics) retried(model string, a retry.Attempt) {
-	reason := "transient"
-	if retry.Classify(a.Err) == retry.RateLimited {
-		reason = "rate_limit"
-	}
-	m.counter(m.retries, model, "model", reason).Inc()
+func (m *metrics) call(model string, o loopmetrics.Outcome) {
+	m.breakers.CountCall(model, loopmetrics.Model, o)
 }
 
-func (m *metrics) transition(model string, t fallback.Transition) {
-	m.trans.WithLabelValues(model, "model", t.From.String(), t.To.String()).Inc()
-}
-
-// stateCollector reports loopctl_breaker_state, one-hot, for every model
-// breaker, read (purely) at scrape time.
-type stateCollector struct{ g *Gateway }
+// sharedStates reports loopctl_breaker_state, one-hot, for the model
+// breakers plugged in with Options.NewBreaker (the local ones are reported
+// by package metrics), read (purely) at scrape time.
+type sharedStates struct{ g *Gateway }
 
 var stateDesc = prometheus.NewDesc("loopctl_breaker_state",
-	"Breaker state, one-hot: 1 for the current state, 0 for the others.",
+	"Current state of a breaker, one-hot: 1 for the current state, 0 for the others.",
 	[]string{"breaker", "kind", "state"}, nil)
 
-func (c stateCollector) Describe(ch chan<- *prometheus.Desc) { ch <- stateDesc }
+func (c sharedStates) Describe(chan<- *prometheus.Desc) {} // unchecked: shares its name with package metrics' gauge
 
-func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	for name, mgr := range c.g.Managers() {
-		cur := mgr.State()
+func (c sharedStates) Collect(ch chan<- prometheus.Metric) {
+	for name, rt := range c.g.routes() {
+		if rt.shared == nil {
+			continue
+		}
+		cur := rt.shared.State()
 		for _, s := range []fallback.State{fallback.Primary, fallback.Fallback, fallback.Recovering} {
 			v := 0.0
 			if s == cur {

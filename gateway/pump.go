@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 )
 
 // pump sends a committed stream to the client, event by event, each one
@@ -18,7 +19,7 @@ import (
 // of the model that served it, reported to the client as an error event
 // with no [DONE]; a client that goes away cancels the upstream request and
 // settles nothing (a cancellation).
-func (x *exchange) pump(turn fallback.Turn, res *result) {
+func (x *exchange) pump(turn ticket, res *result) {
 	g, rt, st := x.g, x.rt, res.stream
 	h := x.w.Header()
 	copyHeader(h, res.resp.Header)
@@ -40,7 +41,7 @@ func (x *exchange) pump(turn fallback.Turn, res *result) {
 	cancelled := func() {
 		res.cancel(errClientGone)
 		turn.Cancel()
-		g.m.call(rt.name, "cancel")
+		g.m.call(rt.name, loopmetrics.Cancel)
 		x.done(outcomeCancel, 499, "client went away")
 	}
 	if !wrote(st.held.Bytes()) {
@@ -49,7 +50,7 @@ func (x *exchange) pump(turn fallback.Turn, res *result) {
 	}
 	if st.done {
 		turn.Success()
-		g.m.call(rt.name, "success")
+		g.m.call(rt.name, loopmetrics.Success)
 		x.done(outcomeSuccess, http.StatusOK, "")
 		return
 	}
@@ -57,7 +58,7 @@ func (x *exchange) pump(turn fallback.Turn, res *result) {
 		ev, err := st.next()
 		if err == io.EOF {
 			turn.Success()
-			g.m.call(rt.name, "success")
+			g.m.call(rt.name, loopmetrics.Success)
 			x.done(outcomeSuccess, http.StatusOK, "")
 			return
 		}
@@ -94,7 +95,7 @@ func (x *exchange) pump(turn fallback.Turn, res *result) {
 		}
 		if k == kindDone {
 			turn.Success()
-			g.m.call(rt.name, "success")
+			g.m.call(rt.name, loopmetrics.Success)
 			x.done(outcomeSuccess, http.StatusOK, "")
 			return
 		}
@@ -112,9 +113,9 @@ var errClientGone = errors.New("client went away")
 // broken ends a stream that broke after the first content chunk: an error
 // event in the OpenAI shape (unless the upstream sent its own, already
 // forwarded), no [DONE], and a failure of the model that served it.
-func (x *exchange) broken(turn fallback.Turn, err error, forwarded []byte) {
+func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	turn.Failure(fallback.Transient)
-	x.g.m.call(x.rt.name, "failure")
+	x.g.m.call(x.rt.name, loopmetrics.Failure)
 	if forwarded == nil {
 		b, _ := json.Marshal(struct {
 			Error apiError `json:"error"`

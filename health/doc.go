@@ -25,5 +25,5 @@
 // Lookups of known tools take no global lock and do not allocate; lookups and
 // pure reads (Breaker, WouldAllow, Stats, Status, Summary, Reset) never create
 // a tool: only the gate does. The semantics are
-// in SEMANTICS.md, section 2.
+// in docs/SEMANTICS.md, section 2.
 package health

@@ -87,7 +87,7 @@ var errDown = errors.New("down")
 // near compares floats computed in different orders.
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
-// TestSection2 has one case per rule of SEMANTICS.md section 2.
+// TestSection2 has one case per rule of docs/SEMANTICS.md section 2.
 func TestSection2(t *testing.T) {
 	tests := []struct {
 		name string

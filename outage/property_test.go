@@ -10,7 +10,7 @@ import (
 )
 
 // checkResult checks the invariants every run must satisfy, including the breaker's
-// semantics as seen in the state band (SEMANTICS.md section 1).
+// semantics as seen in the state band (docs/SEMANTICS.md section 1).
 func checkResult(t *testing.T, s Scenario, r *Result) {
 	t.Helper()
 	a, b := r.Plain.Metrics, r.Breaker.Metrics

@@ -5,6 +5,7 @@ package cli
 var commands = []Command{
 	{Name: "demo", Summary: "watch the breakers trip and recover on a scripted in-process model server", Run: runDemo},
 	{Name: "mcp-proxy", Summary: "serve MCP servers' tools with a circuit breaker per tool (stdio or streamable HTTP)", Run: runMCPProxy},
+	{Name: "serve", Summary: "run the OpenAI-compatible gateway (model breaker, fallback chain, retry ladder)", Run: runServe},
 	{Name: "simulate", Summary: "measure plain retries against a breaker during a simulated outage", Run: runSimulate},
 	{Name: "version", Summary: "print the version, the commit and the Go version of this build", Run: runVersion},
 }

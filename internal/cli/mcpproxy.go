@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/dashboard"
 	"github.com/loopctl/loopctl-go/health"
 	"github.com/loopctl/loopctl-go/mcptool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,8 @@ with the same facts under _meta["loopctl/call"]. A crashed command is restarted 
 backoff; meanwhile its tools stay listed and calls are refused.
 
 Serves MCP on stdin/stdout (logs go to stderr), or with --listen ADDR streamable HTTP
-at http://ADDR/mcp, with Prometheus metrics at /metrics and the breakers at /dashboard.`
+at http://ADDR/mcp, with Prometheus metrics at /metrics, the breakers at /dashboard/ and
+the upstream servers' connections at /upstreams.`
 
 // proxyHooks lets tests see the running proxy.
 var proxyHooks struct{ started func(*mcptool.Proxy) }
@@ -150,10 +152,12 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	logger := slog.New(handler)
 
 	metrics := newProxyMetrics()
+	board := dashboard.NewLog(100)
 	reg, err := health.NewRegistry(breaker.Settings{
 		FailureThreshold: s.failureThreshold, RecoveryDuration: s.cooldown, ProbeTimeout: s.probeTimeout,
 		OnStateChange: func(name string, from, to breaker.State) {
 			metrics.breakers.ToolTransitions(name, from, to)
+			board.ToolHook(name, from, to)
 			level := slog.LevelInfo
 			if to == breaker.Open {
 				level = slog.LevelWarn
@@ -203,7 +207,7 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 
 	if s.listen != "" {
-		return serveProxyHTTP(ctx, p, metrics, s.listen, stdout, stderr, logger)
+		return serveProxyHTTP(ctx, p, metrics, board, s.listen, stdout, stderr, logger)
 	}
 	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	if err := p.Server().Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {

@@ -61,16 +61,17 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // proxyRun is `loopctl mcp-proxy ARGS` running in this process over stdio
 // pipes, with a go-sdk client connected to it.
 type proxyRun struct {
-	p      *mcptool.Proxy
-	cs     *mcp.ClientSession
-	stderr *syncBuffer
+	p        *mcptool.Proxy
+	cs       *mcp.ClientSession
+	stderr   *syncBuffer
+	progress chan *mcp.ProgressNotificationParams // relayed to the client
 }
 
 // startProxy runs mcp-proxy with args and connects a client; at the end of
 // the test the client closes stdin and the command must exit 0.
 func startProxy(t *testing.T, args ...string) *proxyRun {
 	t.Helper()
-	r := &proxyRun{stderr: &syncBuffer{}}
+	r := &proxyRun{stderr: &syncBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 100)}
 	started := make(chan *mcptool.Proxy, 1)
 	proxyHooks.started = func(p *mcptool.Proxy) { started <- p }
 	t.Cleanup(func() { proxyHooks.started = nil })
@@ -89,7 +90,9 @@ func startProxy(t *testing.T, args ...string) *proxyRun {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("mcp-proxy did not start: %s", r.stderr.String())
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { r.progress <- req.Params },
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
@@ -207,6 +210,17 @@ func TestMCPProxyEverythingListsAndForwards(t *testing.T) {
 	if m, ok := res.StructuredContent.(map[string]any); !ok || m["temperature"] == nil {
 		t.Fatalf("structured content not forwarded: %+v", res.StructuredContent)
 	}
+	// Progress of a long-running tool reaches the client under its own token.
+	params := &mcp.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 1, "steps": 4}}
+	params.SetProgressToken("mine")
+	if _, err := r.cs.CallTool(context.Background(), params); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Second, "a relayed progress notification", func() bool { return len(r.progress) > 0 })
+	if n := <-r.progress; n.ProgressToken != "mine" || n.Total != 4 || n.Progress != 1 {
+		t.Fatalf("relayed progress: %+v", n)
+	}
+
 	// Bad arguments: the server's own isError answer, passed through, not counted.
 	res = r.call(t, "get-sum", map[string]any{"a": "two"})
 	if !res.IsError {
@@ -357,11 +371,14 @@ func TestMCPProxyListenServesMCPAndMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s:\n%s", want, metrics)
 		}
 	}
-	if page := get("/dashboard"); !strings.Contains(page, "Tool breakers") {
-		t.Errorf("/dashboard: %.200s", page)
+	if page := get("/dashboard"); !strings.Contains(page, "loopctl mcp-proxy") {
+		t.Errorf("/dashboard: %.300s", page)
 	}
-	if state := get("/dashboard.json"); !strings.Contains(state, `"breaker":"everything/echo","state":"closed"`) {
-		t.Errorf("/dashboard.json: %s", state)
+	if state := get("/dashboard/state.json"); !strings.Contains(state, `"set":"mcp-proxy","name":"everything/echo","state":"closed"`) {
+		t.Errorf("/dashboard/state.json: %s", state)
+	}
+	if ups := get("/upstreams"); !strings.Contains(ups, `"name":"everything","up":true`) {
+		t.Errorf("/upstreams: %s", ups)
 	}
 	hc.CloseIdleConnections()
 	cancel()

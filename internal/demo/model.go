@@ -27,7 +27,7 @@ type step struct {
 	args string // JSON
 }
 
-// refusalPrefix starts every refusal text (SEMANTICS.md, section 5).
+// refusalPrefix starts every refusal text (docs/SEMANTICS.md, section 5).
 const refusalPrefix = "tool temporarily unavailable"
 
 // modelScript is the in-process server: every model answers by plans (prompt

@@ -1,0 +1,164 @@
+package gateway
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+const specConfig = `
+listen: 127.0.0.1:4000
+client_keys:
+  - name: team-a
+    key_env: LOOPCTL_KEY_TEAM_A
+upstreams:
+  - name: openai
+    base_url: https://api.openai.com/v1
+    api_key_env: OPENAI_API_KEY
+  - name: local
+    base_url: http://127.0.0.1:8000/v1
+models:
+  - name: smart
+    primary: openai/gpt-5
+    chain: [local/llama-3.1-8b]
+    breaker:
+      trip_threshold: 3
+      recovery_timeout: 60s
+      recovery_successes: 2
+      max_fail_count: 2
+      probe_timeout: 5m
+retry:
+  max_retries: 3
+  base_delay: 100ms
+  max_delay: 10s
+timeouts:
+  request: 10m
+  first_byte: 60s
+limits:
+  max_body: 10MiB
+store:
+  redis: redis://127.0.0.1:6379/0
+  prefix: loopctl
+`
+
+// The example of docs/GATEWAY.md §2 parses to what it says.
+func TestParseSpecConfig(t *testing.T) {
+	c, err := ParseConfig([]byte(specConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Models[0]
+	switch {
+	case c.Listen != "127.0.0.1:4000", c.ClientKeys[0] != (ClientKey{Name: "team-a", KeyEnv: "LOOPCTL_KEY_TEAM_A"}),
+		c.Upstreams[1] != (Upstream{Name: "local", BaseURL: "http://127.0.0.1:8000/v1"}),
+		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
+		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute}),
+		c.Retry != (Retry{3, 100 * time.Millisecond, 10 * time.Second}),
+		c.Timeouts != (Timeouts{10 * time.Minute, time.Minute}),
+		c.Limits.MaxBody != 10<<20, c.Store != (Store{"redis://127.0.0.1:6379/0", "loopctl"}):
+		t.Fatalf("parsed %+v", c)
+	}
+}
+
+// Every problem is named by its key path, all at once.
+func TestConfigProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"not yaml", "models: [", []string{"not valid YAML"}},
+		{"empty", "", []string{"models: at least one model is required"}},
+		{"unknown keys", "modles: []\nmodels: [{name: m, primary: u/x, fallback: []}]\nupstreams: [{name: u, base_url: 'http://h'}]", []string{
+			"modles: unknown key", "models[0].fallback: unknown key"}},
+		{"unknown upstream", "upstreams: [{name: anthropic, base_url: 'https://x'}]\nmodels: [{name: a, primary: anthropic/c}, {name: b, primary: anthropic/c, chain: [anthropc/h, anthropic/c]}]", []string{
+			`models[1].chain[0]: unknown upstream "anthropc"`, `models[1].chain[1]: "anthropic/c" duplicates models[1].primary`}},
+		{"bad values", `
+listen: nowhere
+client_keys: [{name: k}, {name: k, key_env: E}]
+upstreams: [{name: "a/b", base_url: x}, {base_url: "http://h"}]
+models: [{name: "x/y", primary: nope}, {name: m, primary: a/x, attempts: -1, breaker: {max_fail_count: two}}, {name: m, primary: ""}]
+retry: {base_delay: -1s}
+timeouts: {request: forever, first_byte: -1s}
+limits: {max_body: 1.5MiB}
+store: {redis: "localhost:6379"}
+`, []string{
+			`listen: "nowhere" is not host:port`,
+			"client_keys[0].key_env: required",
+			`client_keys[1].name: "k" duplicates client_keys[0]`,
+			`upstreams[0].name: "a/b" must not contain "/"`,
+			`upstreams[0].base_url: "x" is not an http:// or https:// URL`,
+			"upstreams[1].name: required",
+			`models[0].name: "x/y" must not contain "/"`,
+			`models[0].primary: "nope" is not upstream/model`,
+			`models[1].attempts: must not be negative`,
+			`models[1].breaker.max_fail_count: "two" is not a whole number`,
+			`models[2].name: "m" duplicates models[1]`,
+			"models[2].primary: required",
+			"retry.base_delay: must not be negative",
+			`timeouts.request: "forever" is not a duration`,
+			"timeouts.first_byte: must not be negative",
+			`limits.max_body: "1.5MiB" is not a size`,
+			`store.redis: "localhost:6379" is not a redis:// or rediss:// URL`,
+		}},
+		{"wrong shapes", "models: {name: m}\nupstreams: [x]\nretry: 3", []string{"models: must be a list", "upstreams[0]: must be a mapping", "retry: must be a mapping"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.yaml))
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v, want a *ConfigError", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("lacks %q:\n%s", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestNewReadsKeysFromTheEnvironment(t *testing.T) {
+	c, err := ParseConfig([]byte(specConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(c, Options{Getenv: func(string) string { return "" }})
+	for _, w := range []string{"client_keys[0].key_env: environment variable LOOPCTL_KEY_TEAM_A is not set", "upstreams[0].api_key_env: environment variable OPENAI_API_KEY is not set"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v lacks %q", err, w)
+		}
+	}
+	env := map[string]string{"LOOPCTL_KEY_TEAM_A": "sk-team", "OPENAI_API_KEY": "sk-up"}
+	g, err := New(c, Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "1KiB": 1024, "10MiB": 10 << 20, "2 GiB": 2 << 30, "7B": 7} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5MiB", "10MB", "MiB", "99999999999GiB"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q): no error", in)
+		}
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(specConfig))
+	f.Add([]byte("models: [{name: m, primary: u/x}]"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseConfig(b)
+		if err == nil {
+			if verr := c.Validate(); verr != nil {
+				t.Fatalf("parsed without error but invalid: %v", verr)
+			}
+		}
+	})
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fleet"
+	"github.com/loopctl/loopctl-go/gateway"
+	"github.com/loopctl/loopctl-go/llmtest"
+)
+
+const serveUsage = `usage: loopctl serve [flags]
+
+Runs the OpenAI-compatible gateway: point any OpenAI client's base URL at
+http://<listen>/v1 and its requests go through the model breaker, the fallback
+chain and the retry ladder. With no --config it starts a zero-setup demo on
+127.0.0.1:4000: one model "demo" served by an embedded scripted upstream, no
+network needed. SIGTERM or SIGINT lets requests and streams in flight finish
+(up to --grace), then exits 0.`
+
+// serveSettings are what runServe resolves from its flags; tests build them
+// directly.
+type serveSettings struct {
+	cfg       gateway.Config
+	demo      bool // the zero-setup demo (embedded upstream)
+	logFormat string
+	grace     time.Duration
+	// server timeouts (zero: the defaults below)
+	readHeaderTimeout, readTimeout, idleTimeout time.Duration
+	// ready, when set, is called with the address once listening.
+	ready  func(addr string)
+	logOut io.Writer // the request log (nil: stderr)
+}
+
+// Server timeouts against slow clients. There is no write timeout: streams
+// may last as long as timeouts.request.
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadTimeout       = 2 * time.Minute
+	defaultIdleTimeout       = 2 * time.Minute
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := NewFlagSet("serve")
+	configPath := fs.String("config", "", "the YAML config `FILE` (none: the zero-setup demo)")
+	check := fs.Bool("check", false, "validate --config and exit: 0, or 2 naming every problem")
+	listen := fs.String("listen", "", "listen `ADDR` (host:port), overrides the config's listen")
+	redis := fs.String("redis", "", "share breaker state with every replica through this Redis `URL` (overrides store.redis)")
+	logFormat := fs.String("log-format", "text", "request log format: text or json")
+	grace := fs.Duration("grace", 30*time.Second, "how long requests and streams in flight may finish after SIGTERM/SIGINT")
+	if code, done := ParseFlags(fs, serveUsage, args, stdout, stderr); done {
+		return code
+	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return UsageError(stderr, fs.Name(), fmt.Sprintf("--log-format %q: want text or json", *logFormat))
+	}
+	if *grace < 0 {
+		return UsageError(stderr, fs.Name(), "--grace must not be negative")
+	}
+	s := serveSettings{logFormat: *logFormat, grace: *grace}
+	switch {
+	case *configPath != "":
+		cfg, err := gateway.LoadConfig(*configPath)
+		if err != nil {
+			return configProblems(stderr, *configPath, err)
+		}
+		s.cfg = cfg
+	case *check:
+		return UsageError(stderr, fs.Name(), "--check needs --config FILE")
+	default:
+		s.demo = true
+		s.cfg = demoConfig()
+	}
+	if *listen != "" {
+		s.cfg.Listen = *listen
+	}
+	if *redis != "" {
+		s.cfg.Store.Redis = *redis
+	}
+	if err := s.cfg.Validate(); err != nil {
+		return configProblems(stderr, *configPath, err)
+	}
+	if err := safety(s.cfg); err != nil {
+		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
+		return ExitUsage
+	}
+	if *check {
+		fmt.Fprintf(stdout, "%s: OK (%d models: %s; %d upstreams)\n", *configPath, len(s.cfg.Models), modelNames(s.cfg), len(s.cfg.Upstreams))
+		return ExitOK
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return serve(ctx, s, stdout, stderr)
+}
+
+// configProblems prints every problem of a config and returns ExitUsage.
+func configProblems(stderr io.Writer, path string, err error) int {
+	if path == "" {
+		path = "flags"
+	}
+	var ce *gateway.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Fprintf(stderr, "loopctl serve: %s: %d problem(s):\n", path, len(ce.Problems))
+		for _, p := range ce.Problems {
+			fmt.Fprintf(stderr, "  %s\n", p.Error())
+		}
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "loopctl serve: %s: %v\n", path, err)
+	return ExitUsage
+}
+
+// safety refuses configurations that are unsafe to start: no client keys on
+// an address other than loopback.
+func safety(cfg gateway.Config) error {
+	addr := cfg.Listen
+	if addr == "" {
+		addr = gateway.DefaultListen
+	}
+	if len(cfg.ClientKeys) == 0 && !isLoopback(addr) {
+		return fmt.Errorf("refusing to listen on %s without client_keys: anyone who can reach that address could spend your upstream keys; add client_keys to the config, or listen on 127.0.0.1", addr)
+	}
+	return nil
+}
+
+// isLoopback reports whether a host:port names only loopback addresses.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func modelNames(cfg gateway.Config) string {
+	var names []string
+	for _, m := range cfg.Models {
+		names = append(names, m.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// serve runs the gateway until ctx ends, then drains: requests and streams
+// in flight get s.grace to finish. It returns ExitOK after a drain,
+// ExitFailure if it could not start.
+func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
+	logOut := s.logOut
+	if logOut == nil {
+		logOut = stderr
+	}
+	var h slog.Handler = slog.NewTextHandler(logOut, nil)
+	if s.logFormat == "json" {
+		h = slog.NewJSONHandler(logOut, nil)
+	}
+	logger := slog.New(h)
+	cfg := s.cfg
+	var demo *llmtest.Server
+	if s.demo {
+		demo = llmtest.NewOpenAI(demoScript)
+		defer demo.Close()
+		cfg.Upstreams = []gateway.Upstream{{Name: "embedded", BaseURL: demo.BaseURL()}}
+	}
+	opts := gateway.Options{Logger: logger}
+	if cfg.Store.Redis != "" {
+		prefix := cfg.Store.Prefix
+		if prefix == "" {
+			prefix = "loopctl"
+		}
+		store, err := fleet.Dial(cfg.Store.Redis, fleet.Options{Prefix: prefix})
+		if err != nil {
+			fmt.Fprintf(stderr, "loopctl serve: store.redis: %v\n", err)
+			return ExitFailure
+		}
+		defer store.Close()
+		opts.Backend = store.ModelBackend
+		opts.Ready = func(context.Context) error {
+			if !store.Up() {
+				return errors.New("the breaker store does not answer (breakers run locally until it does)")
+			}
+			return nil
+		}
+	}
+	gw, err := gateway.New(cfg, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
+		return ExitUsage
+	}
+	defer gw.Close()
+	addr := cfg.Listen
+	if addr == "" {
+		addr = gateway.DefaultListen
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
+		return ExitFailure
+	}
+	srv := &http.Server{
+		Handler:           gw,
+		ReadHeaderTimeout: or(s.readHeaderTimeout, defaultReadHeaderTimeout),
+		ReadTimeout:       or(s.readTimeout, defaultReadTimeout),
+		IdleTimeout:       or(s.idleTimeout, defaultIdleTimeout),
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+	}
+	base := "http://" + ln.Addr().String()
+	fmt.Fprintf(stdout, "loopctl serve: listening on %s (OpenAI base URL %s/v1)\n", base, base)
+	if s.demo {
+		fmt.Fprintf(stdout, "models: demo (zero-setup demo: an embedded scripted upstream, no network)\n")
+	} else {
+		fmt.Fprintf(stdout, "models: %s\n", modelNames(cfg))
+	}
+	fmt.Fprintf(stdout, "stop: Ctrl-C or SIGTERM (requests in flight get %v to finish)\n", s.grace)
+	if s.demo {
+		fmt.Fprintf(stdout, "try:  curl %s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\":\"demo\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}'\n", base)
+	}
+	if s.ready != nil {
+		s.ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
+		return ExitFailure
+	case <-ctx.Done():
+	}
+	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v)\n", s.grace)
+	dctx, cancel := context.WithTimeout(context.Background(), s.grace)
+	defer cancel()
+	if err := srv.Shutdown(dctx); err != nil {
+		fmt.Fprintf(stdout, "loopctl serve: grace period over, closing %v\n", err)
+		_ = srv.Close()
+	}
+	<-errc
+	fmt.Fprintf(stdout, "loopctl serve: stopped\n")
+	return ExitOK
+}
+
+func or(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// demoConfig is the zero-setup configuration: model "demo" on the embedded
+// upstream (its base URL is filled in when it starts).
+func demoConfig() gateway.Config {
+	return gateway.Config{
+		Upstreams: []gateway.Upstream{{Name: "embedded", BaseURL: "http://127.0.0.1/v1"}},
+		Models:    []gateway.Model{{Name: "demo", Primary: "embedded/primary", Chain: []string{"embedded/backup"}}},
+	}
+}
+
+// demoScript answers the demo models: an echo, streamed word by word.
+func demoScript(r llmtest.Request) llmtest.Reply {
+	text := fmt.Sprintf("Hello from loopctl's embedded %s model. You said: %q", r.Model, r.Last().Content)
+	words := strings.SplitAfter(text, " ")
+	return llmtest.Chunked(words...)
+}
