@@ -2,8 +2,9 @@ package breaker
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/enumtext"
 )
 
 // JSON form of the breaker's values (see also package health and fallback):
@@ -16,22 +17,17 @@ var stateTexts = [...]string{Closed: "closed", Open: "open", HalfOpen: "half-ope
 // MarshalText returns the state's name ("closed", "open", "half-open"). Any
 // other value is an error.
 func (s State) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(stateTexts) {
-		return nil, fmt.Errorf("breaker: cannot marshal invalid State(%d)", int(s))
-	}
-	return []byte(stateTexts[s]), nil
+	return enumtext.Marshal("breaker", "State", s, stateTexts[:])
 }
 
 // UnmarshalText parses a name written by [State.MarshalText]. Any other text
 // is an error.
 func (s *State) UnmarshalText(text []byte) error {
-	for i, n := range stateTexts {
-		if string(text) == n {
-			*s = State(i)
-			return nil
-		}
+	v, err := enumtext.Unmarshal[State]("breaker", "state", text, stateTexts[:])
+	if err == nil {
+		*s = v
 	}
-	return fmt.Errorf("breaker: unknown state %q (want closed, open or half-open)", text)
+	return err
 }
 
 // snapshotJSON is the wire form of [Snapshot].

@@ -2,8 +2,9 @@ package fallback
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/enumtext"
 )
 
 // JSON form of the manager's values: enums are their String() text, times are
@@ -17,43 +18,33 @@ var (
 // MarshalText returns the state's name ("primary", "fallback", "recovering").
 // Any other value is an error.
 func (s State) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(stateTexts) {
-		return nil, fmt.Errorf("fallback: cannot marshal invalid State(%d)", int(s))
-	}
-	return []byte(stateTexts[s]), nil
+	return enumtext.Marshal("fallback", "State", s, stateTexts[:])
 }
 
 // UnmarshalText parses a name written by [State.MarshalText]. Any other text
 // is an error.
 func (s *State) UnmarshalText(text []byte) error {
-	for i, n := range stateTexts {
-		if string(text) == n {
-			*s = State(i)
-			return nil
-		}
+	v, err := enumtext.Unmarshal[State]("fallback", "state", text, stateTexts[:])
+	if err == nil {
+		*s = v
 	}
-	return fmt.Errorf("fallback: unknown state %q (want primary, fallback or recovering)", text)
+	return err
 }
 
 // MarshalText returns the kind's name ("transient", "rate-limit"). Any other
 // value is an error.
 func (k Kind) MarshalText() ([]byte, error) {
-	if k < 0 || int(k) >= len(kindTexts) {
-		return nil, fmt.Errorf("fallback: cannot marshal invalid Kind(%d)", int(k))
-	}
-	return []byte(kindTexts[k]), nil
+	return enumtext.Marshal("fallback", "Kind", k, kindTexts[:])
 }
 
 // UnmarshalText parses a name written by [Kind.MarshalText]. Any other text is
 // an error.
 func (k *Kind) UnmarshalText(text []byte) error {
-	for i, n := range kindTexts {
-		if string(text) == n {
-			*k = Kind(i)
-			return nil
-		}
+	v, err := enumtext.Unmarshal[Kind]("fallback", "kind", text, kindTexts[:])
+	if err == nil {
+		*k = v
 	}
-	return fmt.Errorf("fallback: unknown kind %q (want transient or rate-limit)", text)
+	return err
 }
 
 // snapshotJSON is the wire form of [Snapshot].

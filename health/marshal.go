@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+
+	"github.com/loopctl/loopctl-go/internal/enumtext"
 )
 
 // JSON form of the registry's values: enums are their String() text, and
@@ -17,22 +19,17 @@ var statusTexts = [...]string{Healthy: "healthy", Degraded: "degraded", Unhealth
 // MarshalText returns the status's name ("healthy", "degraded", "unhealthy").
 // Any other value is an error.
 func (s Status) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(statusTexts) {
-		return nil, fmt.Errorf("health: cannot marshal invalid Status(%d)", int(s))
-	}
-	return []byte(statusTexts[s]), nil
+	return enumtext.Marshal("health", "Status", s, statusTexts[:])
 }
 
 // UnmarshalText parses a name written by [Status.MarshalText]. Any other text
 // is an error.
 func (s *Status) UnmarshalText(text []byte) error {
-	for i, n := range statusTexts {
-		if string(text) == n {
-			*s = Status(i)
-			return nil
-		}
+	v, err := enumtext.Unmarshal[Status]("health", "status", text, statusTexts[:])
+	if err == nil {
+		*s = v
 	}
-	return fmt.Errorf("health: unknown status %q (want healthy, degraded or unhealthy)", text)
+	return err
 }
 
 // jsonDuration is a time.Duration written as its String() text ("1.5s").

@@ -1,6 +1,6 @@
 package retry
 
-import "fmt"
+import "github.com/loopctl/loopctl-go/internal/enumtext"
 
 var (
 	classTexts  = [...]string{Transient: "transient", RateLimited: "rate-limited", Permanent: "permanent"}
@@ -10,41 +10,31 @@ var (
 // MarshalText returns the class's name ("transient", "rate-limited",
 // "permanent"). Any other value is an error.
 func (c Class) MarshalText() ([]byte, error) {
-	if c < 0 || int(c) >= len(classTexts) {
-		return nil, fmt.Errorf("retry: cannot marshal invalid Class(%d)", int(c))
-	}
-	return []byte(classTexts[c]), nil
+	return enumtext.Marshal("retry", "Class", c, classTexts[:])
 }
 
 // UnmarshalText parses a name written by [Class.MarshalText]. Any other text
 // is an error.
 func (c *Class) UnmarshalText(text []byte) error {
-	for i, n := range classTexts {
-		if string(text) == n {
-			*c = Class(i)
-			return nil
-		}
+	v, err := enumtext.Unmarshal[Class]("retry", "class", text, classTexts[:])
+	if err == nil {
+		*c = v
 	}
-	return fmt.Errorf("retry: unknown class %q (want transient, rate-limited or permanent)", text)
+	return err
 }
 
 // MarshalText returns the jitter's name ("full", "proportional"). Any other
 // value is an error.
 func (j Jitter) MarshalText() ([]byte, error) {
-	if j < 0 || int(j) >= len(jitterTexts) {
-		return nil, fmt.Errorf("retry: cannot marshal invalid Jitter(%d)", int(j))
-	}
-	return []byte(jitterTexts[j]), nil
+	return enumtext.Marshal("retry", "Jitter", j, jitterTexts[:])
 }
 
 // UnmarshalText parses a name written by [Jitter.MarshalText]. Any other text
 // is an error.
 func (j *Jitter) UnmarshalText(text []byte) error {
-	for i, n := range jitterTexts {
-		if string(text) == n {
-			*j = Jitter(i)
-			return nil
-		}
+	v, err := enumtext.Unmarshal[Jitter]("retry", "jitter", text, jitterTexts[:])
+	if err == nil {
+		*j = v
 	}
-	return fmt.Errorf("retry: unknown jitter %q (want full or proportional)", text)
+	return err
 }
