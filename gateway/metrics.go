@@ -1,14 +1,15 @@
 package gateway
 
 import (
+	"net/http"
 	"sync"
 	"time"
 
-	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"net/http"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 )
 
 // metrics are the gateway's Prometheus collectors: its own request-level
