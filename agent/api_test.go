@@ -16,6 +16,9 @@ var (
 	_ = agent.Result{StopReason: agent.StopEnd, RunID: ""}
 	_ = agent.TurnRecord{StopReason: agent.StopLength}
 	_ = agent.Event{RunID: "", StopReason: agent.StopToolCalls, FallThrough: ""}
+	_ = agent.Response{Model: ""}
+	_ = agent.Event{Usage: agent.Usage{}, ResponseModel: ""}
+	_ = []agent.EventKind{agent.EventTurnRefused}
 	_ = []agent.StopReason{agent.StopEnd, agent.StopLength, agent.StopToolCalls, agent.StopContentFilter}
 
 	_ func(context.Context, string) context.Context = agent.ContextWithRunID

@@ -18,8 +18,8 @@ const (
 	// breaker's gate routed it). Turn, Attempt, Model and Probe are set.
 	EventTurnStarted EventKind = iota + 1
 	// EventTurnFinished: a model attempt ended. Turn, Attempt, Model, Probe,
-	// Requests, Duration are set; Err is the attempt's error (nil on success)
-	// and StopReason the response's stop reason (on success).
+	// Requests, Duration are set; Err is the attempt's error (nil on success).
+	// On success, StopReason, Usage and ResponseModel are the response's.
 	EventTurnFinished
 	// EventRetry: the retry ladder is about to wait and send the request again.
 	// Turn, Attempt, Model, Requests (the failed request's number), Err and
@@ -37,6 +37,12 @@ const (
 	EventModelTransition
 	// EventToolTransition: a tool breaker changed state. Tool, From and To are set.
 	EventToolTransition
+	// EventTurnRefused: the model breaker refused a model attempt
+	// (fallback.ErrExhausted: every model of the chain is unavailable), so no
+	// request was sent and the run ends. Turn and Attempt are set, Err is the
+	// refusal, and Model is the model of the turn's previous attempt ("" if
+	// none).
+	EventTurnRefused
 )
 
 var kindNames = [...]string{
@@ -46,6 +52,7 @@ var kindNames = [...]string{
 	EventToolCall:        "tool-call",
 	EventModelTransition: "model-transition",
 	EventToolTransition:  "tool-transition",
+	EventTurnRefused:     "turn-refused",
 }
 
 // String returns a short lowercase name, e.g. "turn-started".
@@ -112,7 +119,9 @@ type Event struct {
 	Duration time.Duration // attempt or call duration; for EventRetry, the wait
 	Err      error         // the attempt's or call's error, if any
 
-	StopReason StopReason // EventTurnFinished: the response's stop reason
+	StopReason    StopReason // EventTurnFinished: the response's stop reason
+	Usage         Usage      // EventTurnFinished: the response's token usage (zero on failure)
+	ResponseModel string     // EventTurnFinished: the model the server reported (Response.Model; "" if unknown)
 
 	CallID       string  // the model's id for the tool call
 	Tool         string  // the tool the model asked for; for EventToolTransition, the tool
@@ -176,6 +185,10 @@ func (a *Agent) log(ctx context.Context, ev Event) {
 		default:
 			a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished", attrs...)
 		}
+	case EventTurnRefused:
+		a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: turn refused by the model breaker", run,
+			slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
+			slog.String("model", ev.Model), slog.Any("error", ev.Err))
 	case EventRetry:
 		a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: retrying request", run,
 			slog.Int("turn", ev.Turn), slog.String("model", ev.Model), slog.Int("request", ev.Requests),

@@ -91,6 +91,10 @@ type Response struct {
 	Usage   Usage
 	// StopReason is why the model stopped, normalised (see [StopReason]).
 	StopReason StopReason
+	// Model is the model the server reported answering, e.g. the dated
+	// snapshot "gpt-4o-2024-08-06" for a request naming "gpt-4o"; "" if the
+	// provider does not say.
+	Model string
 }
 
 // Provider sends one request to a model service and returns its answer.

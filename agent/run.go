@@ -131,6 +131,7 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 		}
 		ticket, err := a.models.Begin()
 		if err != nil { // fallback.ErrExhausted: no request is sent
+			a.emit(ctx, Event{Kind: EventTurnRefused, RunID: res.RunID, Turn: n, Attempt: attempt, Model: lastModel, Err: err})
 			return Message{}, &RunError{Turn: n, Model: lastModel, Reason: err, Err: lastErr}
 		}
 		model := ticket.Model()
@@ -225,7 +226,8 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	// The verdict comes first, so a transition it causes is delivered before
 	// the event that reports the attempt.
 	a.emit(ctx, Event{Kind: EventTurnFinished, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
-		Requests: rec.Requests, Duration: rec.Duration, Err: err, StopReason: rec.StopReason})
+		Requests: rec.Requests, Duration: rec.Duration, Err: err, StopReason: rec.StopReason,
+		Usage: rec.Usage, ResponseModel: resp.Model})
 	msg := resp.Message
 	if msg.Role == "" {
 		msg.Role = RoleAssistant

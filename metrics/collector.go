@@ -136,8 +136,9 @@ func (c *Collector) AddAgent(name string, a *agent.Agent) error {
 //	count := c.AgentEvents("gpt-4o")
 //	cfg.OnEvent = func(ev agent.Event) { count(ev); mine(ev) }
 //
-// Model turn attempts count as calls of the model breaker (a model breaker's
-// refusal, fallback.ErrExhausted, reaches no event: count it with CountCall);
+// Model turn attempts count as calls of the model breaker, and a turn the
+// model breaker refused (agent.EventTurnRefused, fallback.ErrExhausted) as a
+// call with outcome refused;
 // tool calls count under the tool that ran (the resolved backup, if any; a
 // call that fell through from a failed probe also counts that probe's
 // failure under the probed tool), and
@@ -152,6 +153,8 @@ func (c *Collector) AgentEvents(model string) func(agent.Event) {
 			c.ToolTransitions(ev.Tool, ev.From, ev.To)
 		case agent.EventTurnFinished:
 			c.CountCall(model, Model, outcomeOf(ev.Err))
+		case agent.EventTurnRefused:
+			c.CountCall(model, Model, Refused)
 		case agent.EventRetry:
 			c.CountRetry(model, Model, reasonOf(ev.Err))
 		case agent.EventToolCall:

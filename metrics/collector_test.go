@@ -218,6 +218,7 @@ func TestAgentEventsToolOutcomes(t *testing.T) {
 		{Kind: agent.EventToolCall, Tool: "b", Outcome: agent.OutcomeBadArguments},
 		{Kind: agent.EventTurnFinished, Model: "m", Err: context.Canceled},
 		{Kind: agent.EventTurnFinished, Model: "m", Err: &retry.StatusError{Code: 400}},
+		{Kind: agent.EventTurnRefused, Model: "m", Err: fallback.ErrExhausted},
 	} {
 		hook(ev)
 	}
@@ -231,6 +232,7 @@ loopctl_calls_total{breaker="b",kind="tool",outcome="failure"} 2
 loopctl_calls_total{breaker="b",kind="tool",outcome="success"} 1
 loopctl_calls_total{breaker="m",kind="model",outcome="cancel"} 1
 loopctl_calls_total{breaker="m",kind="model",outcome="failure"} 1
+loopctl_calls_total{breaker="m",kind="model",outcome="refused"} 1
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "loopctl_calls_total"); err != nil {
 		t.Fatal(err)

@@ -25,7 +25,9 @@
 //
 // Wiring: the Tracer's [Tracer.OnEvent] goes into agent.Config.OnEvent, its
 // [Tracer.Provider] wraps the Config's providers (optional: it adds the
-// request spans and the usage), and runs go through [Tracer.Run]:
+// request spans; the attempt spans take the response model, falling back to
+// the routed model, and the usage from agent.EventTurnFinished), and runs go
+// through [Tracer.Run]:
 //
 //	tr := tracing.New(otel.GetTracerProvider())
 //	cfg.OnEvent = tr.OnEvent

@@ -9,8 +9,11 @@ import (
 )
 
 // Provider wraps p so that every request it sends is a span "request <model>"
-// (gen_ai.operation.name "chat", the request and response models, the token
-// usage on success, status Error on failure). The span is a child of the
+// (gen_ai.operation.name "chat", the request model, and on success the
+// response model (agent.Response.Model, else the request model) and token
+// usage; status Error on failure). It is optional: the attempt spans get
+// their response model and usage from the agent's events; the wrapper adds
+// one span per request the retry ladder sends. The span is a child of the
 // model attempt's span of the traced run ctx belongs to (agent.RunIDFromContext),
 // else of ctx's span.
 func (t *Tracer) Provider(p agent.Provider) agent.Provider { return &provider{t: t, p: p} }
@@ -36,10 +39,11 @@ func (w *provider) Complete(ctx context.Context, req agent.Request) (agent.Respo
 		setError(span, err)
 		return resp, err
 	}
-	span.SetAttributes(ResponseModel.String(req.Model),
-		InputTokens.Int64(resp.Usage.InputTokens), OutputTokens.Int64(resp.Usage.OutputTokens))
-	if attempt != nil {
-		attempt.SetAttributes(InputTokens.Int64(resp.Usage.InputTokens), OutputTokens.Int64(resp.Usage.OutputTokens))
+	rm := resp.Model
+	if rm == "" {
+		rm = req.Model
 	}
+	span.SetAttributes(ResponseModel.String(rm),
+		InputTokens.Int64(resp.Usage.InputTokens), OutputTokens.Int64(resp.Usage.OutputTokens))
 	return resp, nil
 }

@@ -166,7 +166,12 @@ func (t *Tracer) OnEvent(ev agent.Event) {
 			if ev.Err != nil {
 				setError(rs.attempt, ev.Err)
 			} else {
-				rs.attempt.SetAttributes(ResponseModel.String(ev.Model))
+				rm := ev.ResponseModel
+				if rm == "" {
+					rm = ev.Model
+				}
+				rs.attempt.SetAttributes(ResponseModel.String(rm),
+					InputTokens.Int64(ev.Usage.InputTokens), OutputTokens.Int64(ev.Usage.OutputTokens))
 				if ev.StopReason != "" {
 					rs.attempt.SetAttributes(FinishReasons.StringSlice([]string{string(ev.StopReason)}))
 				}

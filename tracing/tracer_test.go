@@ -268,3 +268,49 @@ func TestConcurrentRuns(t *testing.T) {
 		t.Fatalf("run ids = %v, want %d distinct ones including \"mine\"", ids, runs)
 	}
 }
+
+// reporting answers every request with text, the given usage and the model
+// the server "reported" (reported[req.Model], "" if absent).
+type reporting map[string]string
+
+func (r reporting) Complete(_ context.Context, req agent.Request) (agent.Response, error) {
+	return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "ok"}, Model: r[req.Model],
+		Usage: agent.Usage{InputTokens: 7, OutputTokens: 2}, StopReason: agent.StopEnd}, nil
+}
+
+// TestAttemptFromEvent: with no provider wrapper, the attempt span takes
+// gen_ai.response.model (the reported model, else the routed one) and the
+// token usage from agent.EventTurnFinished.
+func TestAttemptFromEvent(t *testing.T) {
+	tests := []struct {
+		name, reported, want string
+	}{
+		{"reported model", "m-2024-08-06", "m-2024-08-06"},
+		{"routed model when none reported", "", "m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exp := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+			defer tp.Shutdown(context.Background())
+			tr := tracing.New(tp)
+			a, err := agent.New(agent.Config{Provider: reporting{"m": tt.reported}, Models: fallback.Settings{Primary: "m"}, OnEvent: tr.OnEvent})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tr.Run(t.Context(), a, []agent.Message{{Role: agent.RoleUser, Content: "hi"}}); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := tree(exp.GetSpans()), "invoke_agent\n  turn 1\n    chat m\n"; got != want {
+				t.Fatalf("span tree:\n%s\nwant:\n%s", got, want)
+			}
+			span := find(t, exp.GetSpans(), "chat m")[0]
+			if v := attr(span, tracing.ResponseModel).AsString(); v != tt.want {
+				t.Errorf("response model = %q, want %q", v, tt.want)
+			}
+			if in, out := attr(span, tracing.InputTokens).AsInt64(), attr(span, tracing.OutputTokens).AsInt64(); in != 7 || out != 2 {
+				t.Errorf("usage = %d/%d, want 7/2", in, out)
+			}
+		})
+	}
+}

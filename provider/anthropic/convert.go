@@ -170,6 +170,7 @@ func response(res *sdk.Message) agent.Response {
 		Message:    out,
 		Usage:      agent.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens},
 		StopReason: stopReason(res.StopReason),
+		Model:      string(res.Model),
 	}
 }
 

@@ -136,6 +136,7 @@ func response(res *sdk.ChatCompletion) agent.Response {
 			OutputTokens: res.Usage.CompletionTokens,
 		},
 		StopReason: stopReason(res.Choices[0].FinishReason),
+		Model:      res.Model,
 	}
 }
 

@@ -97,6 +97,8 @@ type ResponseCase struct {
 // TestResponses checks that each scripted reply (the shared cases: plain
 // text with usage, then two tool calls that must keep their order; then
 // extra) comes back from Complete exactly as the case's Want, with no error.
+// The request names model "m" and the fake server reports the model it was
+// asked for, so a Want with no Model expects Response.Model "m".
 // Each case is a subtest with its own server.
 func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 	h.check(t)
@@ -132,8 +134,12 @@ func TestResponses(t *testing.T, h Harness, extra ...ResponseCase) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.Want) {
-				t.Errorf("got  %+v\nwant %+v", got, tt.Want)
+			want := tt.Want
+			if want.Model == "" {
+				want.Model = "m"
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
 		})
 	}
