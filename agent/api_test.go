@@ -23,4 +23,5 @@ var (
 
 	_ func(context.Context, string) context.Context = agent.ContextWithRunID
 	_ func(context.Context) (string, bool)          = agent.RunIDFromContext
+	_ func(context.Context) (int, int, bool)        = agent.AttemptFromContext
 )

@@ -190,10 +190,10 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	}
 	// A probe turn never outlives its lease (SEMANTICS 3, rev 2): its requests
 	// run under the lease left on the model breaker's clock; a cut is a failure.
-	rctx := ctx
+	rctx := context.WithValue(ctx, attemptKey{}, attemptID{n, attempt})
 	if end, ok := ticket.Deadline(); ok {
 		var cancel context.CancelFunc
-		rctx, cancel = context.WithTimeout(ctx, end.Sub(a.modelNow()))
+		rctx, cancel = context.WithTimeout(rctx, end.Sub(a.modelNow()))
 		defer cancel()
 	}
 	start := time.Now()

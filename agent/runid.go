@@ -33,3 +33,19 @@ func newRunID() string {
 	}
 	return string(b[:])
 }
+
+// attemptKey is the context key of a model attempt's turn and attempt numbers.
+type attemptKey struct{}
+
+// attemptID is the value stored under attemptKey.
+type attemptID struct{ turn, attempt int }
+
+// AttemptFromContext returns the 1-based turn and attempt numbers of the
+// model attempt whose requests ctx belongs to: the contexts Run gives to
+// providers carry them (the same numbers as the attempt's events), so a
+// provider wrapper can match its requests to the attempt even while the
+// attempt's events are still being delivered to other callbacks.
+func AttemptFromContext(ctx context.Context) (turn, attempt int, ok bool) {
+	id, ok := ctx.Value(attemptKey{}).(attemptID)
+	return id.turn, id.attempt, ok
+}

@@ -26,7 +26,7 @@ type provider struct {
 func (w *provider) Complete(ctx context.Context, req agent.Request) (agent.Response, error) {
 	parent := ctx
 	var attempt trace.Span
-	if pc := w.t.parent(ctx); pc != nil {
+	if pc := w.t.parent(ctx, req.Model); pc != nil {
 		// The attempt's span is the parent; ctx still carries cancellation.
 		attempt = trace.SpanFromContext(pc)
 		parent = trace.ContextWithSpan(ctx, attempt)

@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -59,16 +60,25 @@ type Tracer struct {
 // maxPending bounds the transitions waiting for a run event.
 const maxPending = 32
 
-// runState holds the open spans of one run in flight.
+// runState holds the open spans of one run in flight. Turns and attempts are
+// keyed by their numbers: a provider wrapper may open an attempt's span
+// before the attempt's event arrives (with concurrent runs, another run's
+// goroutine may be delivering the agent's events), and the event then finds it.
 type runState struct {
-	ctx     context.Context // carries the run span
-	span    trace.Span
-	turnNo  int
-	turn    trace.Span
-	turnCtx context.Context
-	attempt trace.Span
-	attCtx  context.Context
+	ctx      context.Context // carries the run span
+	span     trace.Span
+	turns    map[int]spanCtx
+	attempts map[attemptNo]spanCtx
 }
+
+// spanCtx is an open span and the context that carries it.
+type spanCtx struct {
+	span trace.Span
+	ctx  context.Context
+}
+
+// attemptNo names a model attempt of a run.
+type attemptNo struct{ turn, attempt int }
 
 // New returns a Tracer whose spans come from tp (e.g. otel.GetTracerProvider()).
 func New(tp trace.TracerProvider) *Tracer {
@@ -93,7 +103,7 @@ func (t *Tracer) Run(ctx context.Context, a *agent.Agent, msgs []agent.Message) 
 		ctx = agent.ContextWithRunID(ctx, id)
 	}
 	span.SetAttributes(RunID.String(id))
-	rs := &runState{ctx: ctx, span: span}
+	rs := &runState{ctx: ctx, span: span, turns: map[int]spanCtx{}, attempts: map[attemptNo]spanCtx{}}
 	t.mu.Lock()
 	t.runs[id] = rs
 	t.mu.Unlock()
@@ -104,7 +114,7 @@ func (t *Tracer) Run(ctx context.Context, a *agent.Agent, msgs []agent.Message) 
 	if t.runs[id] == rs {
 		delete(t.runs, id)
 	}
-	rs.endTurn()
+	rs.endTurns(math.MaxInt)
 	t.mu.Unlock()
 	if res != nil {
 		span.SetAttributes(Turn.Int(res.Turns), InputTokens.Int64(res.Usage.InputTokens), OutputTokens.Int64(res.Usage.OutputTokens))
@@ -143,45 +153,41 @@ func (t *Tracer) OnEvent(ev agent.Event) {
 	now := time.Now()
 	switch ev.Kind {
 	case agent.EventTurnStarted:
-		if ev.Turn != rs.turnNo || rs.turn == nil {
-			rs.endTurn()
-			rs.turnNo = ev.Turn
-			rs.turnCtx, rs.turn = t.tracer.Start(rs.ctx, "turn "+strconv.Itoa(ev.Turn), trace.WithAttributes(Turn.Int(ev.Turn)))
-		}
-		rs.endAttempt()
-		rs.attCtx, rs.attempt = t.tracer.Start(rs.turnCtx, "chat "+ev.Model, trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(OperationName.String("chat"), RequestModel.String(ev.Model),
-				Turn.Int(ev.Turn), Attempt.Int(ev.Attempt), Probe.Bool(ev.Probe)))
+		rs.endTurns(ev.Turn) // the events of earlier turns have all been delivered
+		a := t.openAttempt(rs, ev.Turn, ev.Attempt, ev.Model)
+		a.span.SetAttributes(Probe.Bool(ev.Probe))
 	case agent.EventRetry:
-		if rs.attempt != nil {
+		if a, ok := rs.attempts[attemptNo{ev.Turn, ev.Attempt}]; ok {
 			attrs := []attribute.KeyValue{RetryRequest.Int(ev.Requests), RetryWait.String(ev.Duration.String())}
 			if ev.Err != nil {
 				attrs = append(attrs, attribute.String("error.message", ev.Err.Error()))
 			}
-			rs.attempt.AddEvent("retry", trace.WithAttributes(attrs...))
+			a.span.AddEvent("retry", trace.WithAttributes(attrs...))
 		}
 	case agent.EventTurnFinished:
-		if rs.attempt != nil {
-			rs.attempt.SetAttributes(Requests.Int(ev.Requests))
+		k := attemptNo{ev.Turn, ev.Attempt}
+		if a, ok := rs.attempts[k]; ok {
+			a.span.SetAttributes(Requests.Int(ev.Requests))
 			if ev.Err != nil {
-				setError(rs.attempt, ev.Err)
+				setError(a.span, ev.Err)
 			} else {
 				rm := ev.ResponseModel
 				if rm == "" {
 					rm = ev.Model
 				}
-				rs.attempt.SetAttributes(ResponseModel.String(rm),
+				a.span.SetAttributes(ResponseModel.String(rm),
 					InputTokens.Int64(ev.Usage.InputTokens), OutputTokens.Int64(ev.Usage.OutputTokens))
 				if ev.StopReason != "" {
-					rs.attempt.SetAttributes(FinishReasons.StringSlice([]string{string(ev.StopReason)}))
+					a.span.SetAttributes(FinishReasons.StringSlice([]string{string(ev.StopReason)}))
 				}
 			}
-			rs.endAttempt()
+			a.span.End()
+			delete(rs.attempts, k)
 		}
 	case agent.EventToolCall:
-		parent := rs.turnCtx
-		if parent == nil {
-			parent = rs.ctx
+		parent := rs.ctx
+		if tc, ok := rs.turns[ev.Turn]; ok {
+			parent = tc.ctx
 		}
 		_, span := t.tracer.Start(parent, "execute_tool "+ev.Tool, trace.WithTimestamp(now.Add(-ev.Duration)),
 			trace.WithAttributes(OperationName.String("execute_tool"), ToolName.String(ev.Tool), ToolCallID.String(ev.CallID),
@@ -218,32 +224,64 @@ func setError(s trace.Span, err error) {
 	s.SetStatus(codes.Error, err.Error())
 }
 
-func (rs *runState) endAttempt() {
-	if rs.attempt != nil {
-		rs.attempt.End()
-		rs.attempt, rs.attCtx = nil, nil
+// openTurn returns turn n's span, started now if it is not open.
+func (t *Tracer) openTurn(rs *runState, n int) spanCtx {
+	if tc, ok := rs.turns[n]; ok {
+		return tc
+	}
+	ctx, span := t.tracer.Start(rs.ctx, "turn "+strconv.Itoa(n), trace.WithAttributes(Turn.Int(n)))
+	tc := spanCtx{span, ctx}
+	rs.turns[n] = tc
+	return tc
+}
+
+// openAttempt returns the span of attempt a of turn n, started now (under its
+// turn) if it is not open.
+func (t *Tracer) openAttempt(rs *runState, n, a int, model string) spanCtx {
+	k := attemptNo{n, a}
+	if ac, ok := rs.attempts[k]; ok {
+		return ac
+	}
+	ctx, span := t.tracer.Start(t.openTurn(rs, n).ctx, "chat "+model, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(OperationName.String("chat"), RequestModel.String(model), Turn.Int(n), Attempt.Int(a)))
+	ac := spanCtx{span, ctx}
+	rs.attempts[k] = ac
+	return ac
+}
+
+// endTurns ends the turns numbered below n, and their attempts still open.
+func (rs *runState) endTurns(n int) {
+	for k, a := range rs.attempts {
+		if k.turn < n {
+			a.span.End()
+			delete(rs.attempts, k)
+		}
+	}
+	for k, tc := range rs.turns {
+		if k < n {
+			tc.span.End()
+			delete(rs.turns, k)
+		}
 	}
 }
 
-func (rs *runState) endTurn() {
-	rs.endAttempt()
-	if rs.turn != nil {
-		rs.turn.End()
-		rs.turn, rs.turnCtx = nil, nil
-	}
-}
-
-// parent returns the context a request span of the run ctx belongs to
-// starts from: its open attempt's, or nil if there is none.
-func (t *Tracer) parent(ctx context.Context) context.Context {
+// parent returns the context a request span of ctx starts from: the span of
+// the model attempt ctx belongs to (agent.AttemptFromContext) in the traced
+// run ctx carries, opened now if its event has not arrived yet; nil if ctx
+// belongs to no traced run.
+func (t *Tracer) parent(ctx context.Context, model string) context.Context {
 	id, ok := agent.RunIDFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	n, a, ok := agent.AttemptFromContext(ctx)
 	if !ok {
 		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if rs := t.runs[id]; rs != nil {
-		return rs.attCtx
+		return t.openAttempt(rs, n, a, model).ctx
 	}
 	return nil
 }
