@@ -34,18 +34,7 @@ func (c Config) Validate() error {
 	ups := map[string]int{}
 	for i, u := range c.Upstreams {
 		p := fmt.Sprintf("upstreams[%d]", i)
-		switch {
-		case u.Name == "":
-			ps.add(p+".name", "required")
-		case strings.Contains(u.Name, "/"):
-			ps.add(p+".name", "%q must not contain \"/\"", u.Name)
-		default:
-			if j, dup := ups[u.Name]; dup {
-				ps.add(p+".name", "%q duplicates upstreams[%d]", u.Name, j)
-			} else {
-				ups[u.Name] = i
-			}
-		}
+		ps.name(p, "upstreams", u.Name, "", ups, i)
 		if u.BaseURL == "" {
 			ps.add(p+".base_url", "required")
 		} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
@@ -58,18 +47,7 @@ func (c Config) Validate() error {
 	models := map[string]int{}
 	for i, m := range c.Models {
 		p := fmt.Sprintf("models[%d]", i)
-		switch {
-		case m.Name == "":
-			ps.add(p+".name", "required")
-		case strings.Contains(m.Name, "/"):
-			ps.add(p+".name", "%q must not contain \"/\" (that form addresses an upstream model directly)", m.Name)
-		default:
-			if j, dup := models[m.Name]; dup {
-				ps.add(p+".name", "%q duplicates models[%d]", m.Name, j)
-			} else {
-				models[m.Name] = i
-			}
-		}
+		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", models, i)
 		seen := map[string]string{}
 		check := func(path, ref string) {
 			up, model, ok := strings.Cut(ref, "/")
@@ -144,4 +122,22 @@ func redact(s string) string {
 		}
 	}
 	return s
+}
+
+// name checks the name of entry i of list (at path p): required, without
+// "/" (why, if not empty, says what that form means), and not a duplicate of
+// an earlier entry; seen maps the names checked so far to their index.
+func (ps *problems) name(p, list, name, why string, seen map[string]int, i int) {
+	switch {
+	case name == "":
+		ps.add(p+".name", "required")
+	case strings.Contains(name, "/"):
+		ps.add(p+".name", "%q must not contain \"/\"%s", name, why)
+	default:
+		if j, dup := seen[name]; dup {
+			ps.add(p+".name", "%q duplicates %s[%d]", name, list, j)
+		} else {
+			seen[name] = i
+		}
+	}
 }
