@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -25,8 +26,8 @@ const (
 	// Turn, Attempt, Model, Requests (the failed request's number), Err and
 	// Duration (the wait) are set.
 	EventRetry
-	// EventToolCall: a tool call was settled. Turn, CallID, Tool, ResolvedTool,
-	// Outcome, Duration are set; Text is the soft error text the model reads
+	// EventToolCall: a tool call was settled. Turn, CallID, Tool, Arguments,
+	// ResolvedTool, Outcome, Duration are set; Text is the soft error text the model reads
 	// ("" on success) and Err the underlying error, if any. When the call fell
 	// through from a failed recovery probe, FallThrough names the tool whose
 	// probe failed, and ResolvedTool, Outcome, Text and Err describe the
@@ -123,12 +124,13 @@ type Event struct {
 	Usage         Usage      // EventTurnFinished: the response's token usage (zero on failure)
 	ResponseModel string     // EventTurnFinished: the model the server reported (Response.Model; "" if unknown)
 
-	CallID       string  // the model's id for the tool call
-	Tool         string  // the tool the model asked for; for EventToolTransition, the tool
-	ResolvedTool string  // the tool that ran, as the router picked it ("" if none)
-	FallThrough  string  // the tool whose failed probe the call fell through from ("" if none)
-	Outcome      Outcome // how the call ended
-	Text         string  // the soft error text the model reads ("" on success)
+	CallID       string          // the model's id for the tool call
+	Arguments    json.RawMessage // EventToolCall: the arguments the model sent (not a copy: do not modify)
+	Tool         string          // the tool the model asked for; for EventToolTransition, the tool
+	ResolvedTool string          // the tool that ran, as the router picked it ("" if none)
+	FallThrough  string          // the tool whose failed probe the call fell through from ("" if none)
+	Outcome      Outcome         // how the call ended
+	Text         string          // the soft error text the model reads ("" on success)
 
 	Transition fallback.Transition // EventModelTransition
 	From, To   breaker.State       // EventToolTransition

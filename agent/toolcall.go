@@ -31,7 +31,7 @@ func (a *Agent) runTools(ctx context.Context, runID string, n int, calls []ToolC
 // callTool runs one tool call through the router, the tool breaker's gate and
 // the tool itself, settles the permit and returns the tool result message.
 func (a *Agent) callTool(ctx context.Context, runID string, n int, call ToolCall) Message {
-	ev := Event{Kind: EventToolCall, RunID: runID, Turn: n, CallID: call.ID, Tool: call.Name}
+	ev := Event{Kind: EventToolCall, RunID: runID, Turn: n, CallID: call.ID, Tool: call.Name, Arguments: call.Arguments}
 	start := time.Now()
 	content := a.dispatch(ctx, call, &ev)
 	ev.Duration = time.Since(start)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -74,12 +75,12 @@ func TestStoryOutput(t *testing.T) {
 		"model breaker  fallback -> fallback  (gpt-backup-1 -> gpt-backup-2)  chain advance",
 		"gpt-backup-2  attempt 6  ok",
 		// backup routing, then the soft refusal the model reads, and its answer
-		"search -> search_backup      ok (backup)",
-		"search -> (none)             refused: tool temporarily unavailable: circuit breaker open for tool 'search'",
+		`search {"query":"health score"} -> search_backup        ok (backup)`,
+		`search {"query":"rate limits"} -> (none)                refused: tool temporarily unavailable: circuit breaker open for tool 'search'`,
 		`search "circuit breaker cooldown": failed 4 times, skipped; search "rate limits": unavailable (circuit breaker open), skipped; 7 * 6 = 42.`,
 		// the probes
 		"gpt-primary   attempt 1  ok  (probe)",
-		"search -> search             ok (probe)",
+		`search {"query":"exponential backoff"} -> search        ok (probe)`,
 		"wait      3s for the cooldowns (model breaker: 6s after its trip; search: 3s after the last failure)",
 		"wait      1.5s for the cooldowns (search, search_backup: 3s after the last failure)",
 	} {
@@ -101,10 +102,12 @@ func TestStoryProbes(t *testing.T) {
 	_, out := playStory(t, fakeConfig(newFakeClock()))
 	_, act4, _ := strings.Cut(out, "\n[4/7] ")
 	act4, _, _ = strings.Cut(act4, "\n[5/7] ")
+	// Causal order: the probe's transitions, then the call they routed to the
+	// backup, with its arguments.
 	want := []string{
-		"tool      search -> search_backup      ok (backup: search's probe failed, the call fell through)",
 		"tool breaker   search  open -> half-open",
 		"tool breaker   search  half-open -> open",
+		`tool      search {"query":"fallback chain"} -> search_backup      ok (backup: search's probe failed, the call fell through)`,
 		`answer    search "fallback chain": "Fallback chain" (from a mirror of the index); 365 * 24 = 8760.`,
 	}
 	at := 0
@@ -115,7 +118,7 @@ func TestStoryProbes(t *testing.T) {
 		}
 		at += i + len(w)
 	}
-	if n := strings.Count(act4, "tool      search -> "); n != 1 {
+	if n := strings.Count(act4, "tool      search {"); n != 1 {
 		t.Errorf("act 4 has %d search calls, want 1 (the fall-through is part of the call):\n%s", n, act4)
 	}
 	if strings.Contains(act4, "index is not answering") {
@@ -123,10 +126,10 @@ func TestStoryProbes(t *testing.T) {
 	}
 	_, act5, _ := strings.Cut(out, "\n[5/7] ")
 	act5, _, _ = strings.Cut(act5, "\n[6/7] ")
-	for _, w := range []string{"tool      search -> search             ok (probe)", "tool breaker   search  half-open -> closed"} {
-		if !strings.Contains(act5, w) {
-			t.Errorf("act 5 lacks %q:\n%s", w, act5)
-		}
+	closed := strings.Index(act5, "tool breaker   search  half-open -> closed")
+	probe := regexp.MustCompile(`tool      search \{"query":"[^"]*"\} -> search +ok \(probe\)`).FindStringIndex(act5)
+	if closed < 0 || probe == nil || probe[0] < closed {
+		t.Errorf("act 5 lacks search's transition to closed, then its probe call (in that order):\n%s", act5)
 	}
 	if _, lines, _ := strings.Cut(act5, "\n"); strings.Contains(lines, "search_backup") { // the title names it
 		t.Errorf("search_backup was involved in act 5:\n%s", act5)

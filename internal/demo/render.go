@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -153,8 +155,10 @@ func (v *view) event(ev agent.Event) {
 		v.inAttempt, v.retries = false, nil
 		v.flushHeld()
 	case agent.EventToolCall:
-		v.toolLine(ev)
+		// The transitions the call caused come first, then its result.
+		probe := v.probeOf(ev.ResolvedTool)
 		v.flushHeld()
+		v.toolLine(ev, probe)
 	case agent.EventModelTransition:
 		v.held = append(v.held, ev)
 		if !v.inAttempt {
@@ -243,22 +247,25 @@ func (v *view) turnLine(ev agent.Event) {
 	v.line("%s  %s%s%s%s", head, paint(v.color, red, "failed: "+errText(ev.Err)), requests, escalated, probe)
 }
 
-func (v *view) toolLine(ev agent.Event) {
-	route := ev.Tool + " -> " + ev.ResolvedTool
-	if ev.ResolvedTool == "" {
-		route = ev.Tool + " -> (none)"
+// toolLine prints one settled tool call; probe says whether the call was its
+// breaker's probe (read from the transitions before they were printed).
+func (v *view) toolLine(ev agent.Event, probe bool) {
+	to := ev.ResolvedTool
+	if to == "" {
+		to = "(none)"
 	}
+	route := ev.Tool + " " + argsText(ev.Arguments, 48) + " -> " + to
 	note := ""
 	switch {
 	case ev.FallThrough != "":
 		// The model reads only the second call's result.
 		note = " " + paint(v.color, yellow, "(backup: "+ev.FallThrough+"'s probe failed, the call fell through)")
-	case v.probeOf(ev.ResolvedTool):
+	case probe:
 		note = " " + paint(v.color, yellow, "(probe)")
 	case ev.ResolvedTool != "" && ev.ResolvedTool != ev.Tool:
 		note = " " + paint(v.color, yellow, "(backup)")
 	}
-	head := fmt.Sprintf("%-8s  %-27s", "tool", route)
+	head := fmt.Sprintf("%-8s  %-58s", "tool", route)
 	switch ev.Outcome {
 	case agent.OutcomeOK:
 		v.line("%s  %s%s", head, paint(v.color, green, "ok"), note)
@@ -278,6 +285,20 @@ func (v *view) probeOf(tool string) bool {
 		}
 	}
 	return false
+}
+
+// argsText returns a call's arguments as compact JSON cut to n bytes ("{}"
+// when there are none), so that each call can be told from the others.
+func argsText(args json.RawMessage, n int) string {
+	var b bytes.Buffer
+	if len(args) == 0 || json.Compact(&b, args) != nil {
+		if len(args) == 0 {
+			return "{}"
+		}
+		b.Reset()
+		b.Write(args)
+	}
+	return oneLine(b.String(), n)
 }
 
 // errText describes a model error in a few words.
