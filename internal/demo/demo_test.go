@@ -75,12 +75,12 @@ func TestStoryOutput(t *testing.T) {
 		"model breaker  fallback -> fallback  (gpt-backup-1 -> gpt-backup-2)  chain advance",
 		"gpt-backup-2  attempt 6  ok",
 		// backup routing, then the soft refusal the model reads, and its answer
-		`search {"query":"health score"} -> search_backup        ok (backup)`,
-		`search {"query":"rate limits"} -> (none)                refused: tool temporarily unavailable: circuit breaker open for tool 'search'`,
+		`search {"query":"health score"} -> search_backup            ok (backup)`,
+		`search {"query":"rate limits"} -> (none)                    refused: tool temporarily unavailable: circuit breaker open for tool 'search'`,
 		`search "circuit breaker cooldown": failed 4 times, skipped; search "rate limits": unavailable (circuit breaker open), skipped; 7 * 6 = 42.`,
 		// the probes
 		"gpt-primary   attempt 1  ok  (probe)",
-		`search {"query":"exponential backoff"} -> search        ok (probe)`,
+		`search {"query":"exponential backoff"} -> search            ok (probe)`,
 		"wait      3s for the cooldowns (model breaker: 6s after its trip; search: 3s after the last failure)",
 		"wait      1.5s for the cooldowns (search, search_backup: 3s after the last failure)",
 	} {
@@ -107,7 +107,7 @@ func TestStoryProbes(t *testing.T) {
 	want := []string{
 		"tool breaker   search  open -> half-open",
 		"tool breaker   search  half-open -> open",
-		`tool      search {"query":"fallback chain"} -> search_backup      ok (backup: search's probe failed, the call fell through)`,
+		`tool      search {"query":"fallback chain"} -> search_backup          ok (backup: search's probe failed, the call fell through)`,
 		`answer    search "fallback chain": "Fallback chain" (from a mirror of the index); 365 * 24 = 8760.`,
 	}
 	at := 0
