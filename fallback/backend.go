@@ -80,7 +80,6 @@ const (
 	OutcomeCancel
 )
 
-
 // sharedBegin is Begin (a clean) or Next for a shared manager.
 func (m *Manager) sharedBegin(a *Attempts) (Turn, error) {
 	var (
