@@ -360,3 +360,39 @@ func TestNextDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per Next past a slow model", allocs)
 	}
 }
+
+// TestAttemptsConcurrentHedge runs the two attempts of hedged turns on two
+// goroutines sharing one Attempts (run with -race): each turn's memory ends
+// with both models recorded as slow.
+func TestAttemptsConcurrentHedge(t *testing.T) {
+	m, err := New(Settings{Primary: "a", Chain: []string{"b", "c"}, HedgeAfter: time.Millisecond, HedgeBudget: 1,
+		TripThreshold: 1 << 20, MaxFailCount: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		var a Attempts
+		run, err := m.Next(&a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hd, ok := m.Hedge(&a, run)
+		if !ok || hd.Model() != "b" {
+			t.Fatalf("Hedge = %q, %v", hd.Model(), ok)
+		}
+		done := make(chan bool)
+		go func() {
+			run.Fail(Failure{Timeout: true})
+			done <- a.Usable(m)
+		}()
+		hd.Fail(Failure{Kind: RateLimit})
+		_ = a.Usable(m)
+		<-done
+		if !a.slow(0) || !a.slow(1) || a.slow(2) {
+			t.Fatalf("turn memory: primary %v, b %v, c %v", a.slow(0), a.slow(1), a.slow(2))
+		}
+		if tk, _ := m.Next(&a); tk.Model() != "c" {
+			t.Fatalf("Next after both failed slowly = %q", tk.Model())
+		}
+	}
+}
