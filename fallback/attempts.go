@@ -111,7 +111,7 @@ func (a *Attempts) probeFailure() (Failure, bool) {
 // turn.
 func (a *Attempts) Usable(m *Manager) bool {
 	if m.shared != nil {
-		return m.shared.Usable(a.probed.Load(), a.slow)
+		return m.shared.Usable(a != nil && a.probed.Load(), a.slow)
 	}
 	clk := m.clock()
 	m.mu.Lock()

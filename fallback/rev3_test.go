@@ -221,6 +221,9 @@ func TestNextRoutesPastSlowModels(t *testing.T) {
 		t.Fatalf("Next with every model slow = %q", tk.Model())
 	}
 	var fresh Attempts
+	if !(*Attempts)(nil).Usable(h.m) || !fresh.Usable(h.m) {
+		t.Fatal("a new turn: Usable = false")
+	}
 	if tk, _ := h.m.Next(&fresh); tk.Model() != "a" {
 		t.Fatalf("another turn = %q", tk.Model())
 	}
