@@ -55,8 +55,8 @@ func TestParseSpecConfig(t *testing.T) {
 		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
 		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute}),
 		c.Retry != (Retry{3, 100 * time.Millisecond, 10 * time.Second}),
-		c.Timeouts != (Timeouts{10 * time.Minute, time.Minute}),
-		c.Limits.MaxBody != 10<<20, c.Store != (Store{"redis://127.0.0.1:6379/0", "loopctl"}):
+		c.Timeouts != (Timeouts{Request: 10 * time.Minute, FirstByte: time.Minute}),
+		c.Limits.MaxBody != 10<<20, c.Store != (Store{Redis: "redis://127.0.0.1:6379/0", Prefix: "loopctl"}):
 		t.Fatalf("parsed %+v", c)
 	}
 }

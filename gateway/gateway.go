@@ -86,6 +86,9 @@ type Gateway struct {
 	maxBody   int64
 	request   time.Duration
 	firstByte time.Duration
+	idle      time.Duration
+	maxResp   int64
+	held      held // bytes of upstream answers held
 	modelList []byte
 	log       *slog.Logger
 	m         *metrics
@@ -139,8 +142,11 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
 		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
 		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
+		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
+		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
 		log:       opt.Logger,
 	}
+	g.held.limit = g.maxResp * ResponseBudgetFactor
 	if g.now == nil {
 		g.now = time.Now
 	}
