@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopctl/loopctl-go/dashboard"
@@ -46,9 +47,14 @@ type Options struct {
 	// a shared breaker store (docs/FLEET.md) plugs in. nil: fallback.New
 	// (in-process state).
 	NewBreaker func(name string, s fallback.Settings) (ModelBreaker, error)
-	// Ready reports whether the breaker store is reachable, for /readyz.
-	// nil: always ready (in-process state).
+	// Ready reports whether the gateway is ready, for /readyz (an error:
+	// 503). nil: always ready. A gateway whose store is down still serves,
+	// with local breakers: that is ready (docs/GATEWAY.md §7).
 	Ready func(context.Context) error
+	// StoreMode, when set, says where the breakers' state lives, in
+	// /readyz's body: "ready (<StoreMode()>)", e.g. "store: shared" or
+	// "store: local".
+	StoreMode func() string
 	// OnTransition, when set, is called with every transition of every
 	// model breaker (after the gateway's own bookkeeping), e.g. to feed a
 	// dashboard's transition log.
@@ -79,6 +85,7 @@ type Gateway struct {
 	now       func() time.Time
 	keys      [][sha256.Size]byte
 	keyNames  []string
+	admin     [][sha256.Size]byte // admin_keys: the keys of /metrics and /dashboard/
 	upstreams map[string]*upstream
 	models    map[string]*route // configured models, by name
 	order     []*route          // configured models, in config order
@@ -93,12 +100,12 @@ type Gateway struct {
 	log       *slog.Logger
 	m         *metrics
 
-	directMu sync.RWMutex
-	direct   map[string]*route // upstream/model routes, created on first use
+	directMu  sync.RWMutex
+	direct    map[string]*route // upstream/model routes, created on first use
+	maxDirect int               // at most this many (limits.max_direct; 0: none)
+	tick      atomic.Int64      // the clock of the routes' last use
+	targets   map[string]bool   // upstream models of the configured models
 }
-
-// maxDirect bounds the number of upstream/model routes created on demand.
-const maxDirect = 1024
 
 // upstream is one configured upstream.
 type upstream struct {
@@ -116,6 +123,7 @@ type route struct {
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target
 	policy   retry.Policy
+	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 }
 
 // target is one upstream model a route may send to.
@@ -144,6 +152,8 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
 		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
 		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
+		maxDirect: max(int(orDefault(int64(cfg.Limits.MaxDirect), DefaultMaxDirect)), 0),
+		targets:   map[string]bool{},
 		log:       opt.Logger,
 	}
 	g.held.limit = g.maxResp * ResponseBudgetFactor
@@ -165,6 +175,16 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		}
 		g.keys = append(g.keys, sha256.Sum256([]byte(key)))
 		g.keyNames = append(g.keyNames, k.Name)
+	}
+	for i, k := range cfg.AdminKeys {
+		key := k.Key
+		if key == "" {
+			if key = getenv(k.KeyEnv); key == "" {
+				ps.add(fmt.Sprintf("admin_keys[%d].key_env", i), "environment variable %s is not set", k.KeyEnv)
+				continue
+			}
+		}
+		g.admin = append(g.admin, sha256.Sum256([]byte(key)))
 	}
 	for i, u := range cfg.Upstreams {
 		up := &upstream{name: u.Name, url: strings.TrimRight(u.BaseURL, "/") + "/chat/completions"}
@@ -189,7 +209,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		Rand:       opt.Rand,
 	}
 	if err := g.policy.Validate(); err != nil {
-		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: err.Error()}}}
+		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: strings.TrimPrefix(err.Error(), "retry: ")}}}
 	}
 	g.m = newMetrics(opt.Registry, g)
 	if opt.Dashboard == nil {
@@ -216,6 +236,9 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		}
 		g.models[m.Name] = rt
 		g.order = append(g.order, rt)
+		for ref := range rt.targets {
+			g.targets[ref] = true
+		}
 	}
 	type entry struct {
 		ID      string `json:"id"`
@@ -326,35 +349,79 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 }
 
 // lookup returns the route of a model name: a configured model, or an
-// upstream/model reference to a configured upstream (created on first use).
-func (g *Gateway) lookup(name string) *route {
+// upstream/model reference to a configured upstream (created on first use,
+// within limits.max_direct). It returns nil, nil for a name it does not
+// serve, and a *localError (429) when every slot holds an open breaker.
+func (g *Gateway) lookup(name string) (*route, error) {
 	if rt := g.models[name]; rt != nil {
-		return rt
+		return rt, nil
 	}
 	upName, model, ok := strings.Cut(name, "/")
-	if !ok || model == "" || g.upstreams[upName] == nil {
-		return nil
+	if !ok || model == "" || g.upstreams[upName] == nil || g.maxDirect == 0 {
+		return nil, nil
 	}
 	g.directMu.RLock()
 	rt := g.direct[name]
 	g.directMu.RUnlock()
 	if rt != nil {
-		return rt
+		rt.used.Store(g.tick.Add(1))
+		return rt, nil
 	}
 	g.directMu.Lock()
 	defer g.directMu.Unlock()
 	if rt = g.direct[name]; rt != nil {
-		return rt
+		rt.used.Store(g.tick.Add(1))
+		return rt, nil
 	}
-	if len(g.direct) >= maxDirect {
-		return nil
+	if len(g.direct) >= g.maxDirect {
+		victim, wait := g.victim()
+		if victim == nil {
+			return nil, &localError{status: http.StatusTooManyRequests, retry: wait, e: apiError{
+				Message: "every direct upstream/model slot (limits.max_direct) holds an open breaker; try again later or use a configured model",
+				Type:    "rate_limit_error", Param: "model", Code: "direct_models_busy"}}
+		}
+		delete(g.direct, victim.name)
+		if victim.mgr != nil {
+			g.m.breakers.RemoveManager(victim.name)
+		}
+		g.m.forget(victim.name, g.targets[victim.name])
 	}
 	rt, err := g.newRoute(Model{Name: name, Primary: name})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
+	rt.used.Store(g.tick.Add(1))
 	g.direct[name] = rt
-	return rt
+	return rt, nil
+}
+
+// victim returns the least recently used direct route whose breaker is
+// closed (g.directMu held), or nil and the time until the first open one
+// may be probed again.
+func (g *Gateway) victim() (*route, time.Duration) {
+	var best *route
+	wait := time.Duration(1<<63 - 1)
+	now := g.now()
+	for _, rt := range g.direct {
+		b := rt.breaker()
+		if b.State() != fallback.Primary {
+			rec := rt.settings.RecoveryTimeout
+			if rec == 0 {
+				rec = 60 * time.Second
+			}
+			if at := b.Snapshot().TrippedAt; !at.IsZero() {
+				wait = min(wait, at.Add(rec).Sub(now))
+			}
+			continue
+		}
+		if best == nil || rt.used.Load() < best.used.Load() {
+			best = rt
+		}
+	}
+	if wait == time.Duration(1<<63-1) {
+		wait = time.Second
+	}
+	return best, max(wait, time.Second)
 }
 
 // Managers returns the model breaker of every configured model, by model

@@ -241,3 +241,26 @@ func redactURLError(err error) error {
 	}
 	return err
 }
+
+// refuseLocal answers a request refused before routing with a
+// *localError's status, Retry-After and error.
+func (x *exchange) refuseLocal(err error) {
+	le := err.(*localError)
+	if le.retry > 0 {
+		x.w.Header().Set("Retry-After", ceilSeconds(int64(le.retry)))
+	}
+	x.refuse(le.status, le.e)
+}
+
+// logName returns a client's model name as it may appear in a log: at most
+// MaxModelName bytes, with every byte that is not printable ASCII escaped.
+func logName(s string) string {
+	if validModelName(s) {
+		return s
+	}
+	if len(s) > MaxModelName {
+		s = s[:MaxModelName] + "..."
+	}
+	q := strconv.QuoteToASCII(s)
+	return q[1 : len(q)-1]
+}

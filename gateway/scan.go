@@ -97,7 +97,7 @@ func scan(body []byte) (request, error) {
 		return request{}, errNoModel
 	}
 	if !validModelName(r.model) {
-		return request{}, errModelName
+		return request{model: r.model, stream: r.stream}, errModelName // the name, for the log
 	}
 	return r, nil
 }

@@ -67,7 +67,7 @@ limits: {max_body: 10MB}
 		`models[1].primary: unknown upstream "anthropc"`,
 		`models[1].chain[0]: unknown upstream "anthropc"`,
 		`models[1].breaker.recovery_timeout: "soon" is not a duration`,
-		`models[1].breaker.trip_threshold: must not be negative`,
+		`models[1].breaker.trip_threshold: must be at least 1`,
 		`timeouts.first_bite: unknown key`,
 		`limits.max_body: "10MB" is not a size`,
 	} {
