@@ -47,7 +47,6 @@ func (e *keyError) Error() string {
 
 func (e *keyError) Is(target error) bool { return target == errKeySpelling }
 
-
 // scan validates body and finds the fields of a request, reading its
 // top-level keys as an upstream will: JSON escapes decoded, and a key that
 // matches "model" or "stream" only once escapes are decoded or case is
