@@ -235,5 +235,3 @@ func basic(user, pw string) string {
 	r.SetBasicAuth(user, pw)
 	return strings.TrimPrefix(r.Header.Get("Authorization"), "Basic ")
 }
-
-
