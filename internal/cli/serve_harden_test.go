@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,7 +139,13 @@ func TestServeStartsWithoutTheStore(t *testing.T) {
 	}
 	var logs syncBuffer
 	addr, stop, code := startServe(t, serveSettings{cfg: cfg, logFormat: "text", grace: time.Second}, io.Discard, &logs)
-	defer func() { stop(); <-code }()
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+			<-code
+		}
+	}()
 	get := func(path string) (int, string) {
 		res, err := http.Get("http://" + addr + path)
 		if err != nil {
@@ -176,6 +183,21 @@ func TestServeStartsWithoutTheStore(t *testing.T) {
 		t.Errorf("logs:\n%s", l)
 	}
 	http.DefaultClient.CloseIdleConnections()
+	stop()
+	<-code
+	stopped = true
+	// The Redis client's delayed retries end on their own within a second
+	// or so: wait, so that later tests' leak checks see none.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if !strings.Contains(allStacks(), "rueidis") {
+			break
+		}
+	}
+}
+
+func allStacks() string {
+	b := make([]byte, 1<<20)
+	return string(b[:runtime.Stack(b, true)])
 }
 
 func freePort(t *testing.T) int {

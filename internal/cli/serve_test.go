@@ -39,6 +39,7 @@ models:
 limits:
   max_body: 1MiB
 `)
+	t.Setenv("OPENAI_API_KEY", "sk-test") // --check reads the variables *_env name, as serve does
 	code, out, errs := run(t, "serve", "--check", "--config", good)
 	if code != ExitOK || !strings.Contains(out, "OK (1 models: smart; 1 upstreams)") {
 		t.Fatalf("code %d, out %q, err %q", code, out, errs)
