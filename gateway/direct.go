@@ -83,4 +83,3 @@ func (g *Gateway) victim() (*route, time.Duration) {
 	}
 	return best, max(wait, time.Second)
 }
-
