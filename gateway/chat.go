@@ -65,6 +65,7 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	body := buf.Bytes()
 	req, err := scan(body)
+	x.req = req
 	if err != nil {
 		e := apiError{Message: err.Error(), Type: "invalid_request_error"}
 		if errors.Is(err, errNoModel) || errors.Is(err, errModelType) || errors.Is(err, errTwoModels) {
@@ -74,7 +75,11 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.req = req
-	rt := g.lookup(req.model)
+	rt, err := g.lookup(req.model)
+	if err != nil {
+		x.refuseLocal(err)
+		return
+	}
 	if rt == nil {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return
@@ -154,6 +159,9 @@ func (x *exchange) run(body []byte) {
 			turn.Cancel()
 			g.m.call(rt.name, loopmetrics.Cancel)
 			x.done(outcomeCancel, 499, "client went away")
+			return
+		}
+		if x.local(turn, err) {
 			return
 		}
 		var ue *upstreamError
@@ -256,6 +264,9 @@ func (x *exchange) done(outcome string, status int, msg string) {
 	x.g.m.request(model, x.served, outcome, total-x.upstream)
 	if x.g.log == nil {
 		return
+	}
+	if model == "" {
+		model = logName(x.req.model) // refused before routing: the name it gave (never a metric label)
 	}
 	level := slog.LevelInfo
 	if outcome != outcomeSuccess && outcome != outcomeCancel {

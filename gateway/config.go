@@ -15,9 +15,16 @@ type Config struct {
 	// The Handler itself does not listen.
 	Listen string
 	// ClientKeys are the keys clients must present as "Authorization: Bearer
-	// <key>". Empty: no authentication (allowed by `loopctl serve` only on a
-	// loopback address).
+	// <key>" (or "x-api-key: <key>"). Empty: no authentication (allowed by
+	// `loopctl serve` only on a loopback address), and then the gateway
+	// accepts only loopback Host names and JSON request bodies (a web page
+	// cannot spend upstream credit or read answers through the browser).
 	ClientKeys []ClientKey
+	// AdminKeys, when set, are the only keys that open /metrics and
+	// /dashboard/ (YAML admin_keys, same shape as client_keys). Empty: any
+	// client key opens them (and no key is needed when there are no
+	// ClientKeys).
+	AdminKeys []ClientKey
 	// Upstreams are the OpenAI-compatible servers models are served by.
 	Upstreams []Upstream
 	// Models are the model names clients use, each with its own model
@@ -49,7 +56,7 @@ type Upstream struct {
 	// Name is the prefix models of this upstream are named with.
 	Name string
 	// BaseURL is the API root, e.g. https://api.openai.com/v1; the gateway
-	// appends /chat/completions.
+	// appends /chat/completions. It has no query string.
 	BaseURL string
 	// APIKeyEnv is the environment variable holding the upstream's key,
 	// sent as "Authorization: Bearer <key>". "": no Authorization header.
@@ -88,7 +95,8 @@ type Breaker struct {
 }
 
 // Retry holds the retry ladder's settings (SEMANTICS §4); zero values are
-// the retry package's defaults.
+// the retry package's defaults. In YAML, max_retries: 0 is read as
+// MaxRetries -1 (no retries): a key that is present is honoured.
 type Retry struct {
 	MaxRetries int           // 0: 3; negative: none
 	BaseDelay  time.Duration // 0: 100ms
@@ -104,13 +112,34 @@ type Timeouts struct {
 	// headers of a non-streaming request, the first content chunk of a
 	// stream. 0: 60s.
 	FirstByte time.Duration
+	// Idle bounds the wait for more of an upstream's body once its first
+	// bytes have come (between a stream's chunks): an upstream silent for
+	// longer is cut, a failure of the model. 0: 60s.
+	Idle time.Duration
 }
 
 // Limits bound client requests.
 type Limits struct {
 	// MaxBody is the largest request body accepted, in bytes. 0: 10 MiB.
 	MaxBody int64
+	// MaxResponse is the largest non-streaming upstream answer the gateway
+	// holds for one request, in bytes (a larger one is a 502
+	// response_too_large, no verdict against the model); the whole gateway
+	// holds at most ResponseBudgetFactor times that at once (beyond it, 503
+	// gateway_busy with Retry-After). 0: 64 MiB.
+	MaxResponse int64
+	// MaxDirect is how many upstream/model names not named in the config
+	// may have their own breaker (and metric series and dashboard card) at
+	// once: least recently used closed breakers are evicted first; when
+	// every slot holds an open breaker a new name is refused with 429 and
+	// Retry-After. 0: 64; negative ([NoDirect]): such names are refused
+	// (404). YAML max_direct: 0 is read as NoDirect.
+	MaxDirect int
 }
+
+// NoDirect is the value of Limits.MaxDirect that turns off upstream/model
+// names not named in the config.
+const NoDirect = -1
 
 // Store names the shared breaker store.
 type Store struct {
@@ -118,6 +147,10 @@ type Store struct {
 	Redis string
 	// Prefix prefixes every key. "": "loopctl".
 	Prefix string
+	// Required makes `loopctl serve` refuse to start while the store does
+	// not answer. false: it starts with local breakers and joins the store
+	// when it answers (docs/FLEET.md).
+	Required bool
 }
 
 // Defaults.
@@ -126,6 +159,12 @@ const (
 	DefaultRequest   = 10 * time.Minute
 	DefaultFirstByte = 60 * time.Second
 	DefaultMaxBody   = 10 << 20
+	// DefaultIdle is Timeouts.Idle's default.
+	DefaultIdle = 60 * time.Second
+	// DefaultMaxResponse is Limits.MaxResponse's default.
+	DefaultMaxResponse = 64 << 20
+	// DefaultMaxDirect is Limits.MaxDirect's default.
+	DefaultMaxDirect = 64
 )
 
 // LoadConfig reads and parses the YAML file at path; see [ParseConfig].

@@ -55,8 +55,8 @@ func TestParseSpecConfig(t *testing.T) {
 		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
 		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute}),
 		c.Retry != (Retry{3, 100 * time.Millisecond, 10 * time.Second}),
-		c.Timeouts != (Timeouts{10 * time.Minute, time.Minute}),
-		c.Limits.MaxBody != 10<<20, c.Store != (Store{"redis://127.0.0.1:6379/0", "loopctl"}):
+		c.Timeouts != (Timeouts{Request: 10 * time.Minute, FirstByte: time.Minute}),
+		c.Limits.MaxBody != 10<<20, c.Store != (Store{Redis: "redis://127.0.0.1:6379/0", Prefix: "loopctl"}):
 		t.Fatalf("parsed %+v", c)
 	}
 }
@@ -91,13 +91,13 @@ store: {redis: "localhost:6379"}
 			"upstreams[1].name: required",
 			`models[0].name: "x/y" must not contain "/"`,
 			`models[0].primary: "nope" is not upstream/model`,
-			`models[1].attempts: must not be negative`,
+			`models[1].attempts: must be at least 1`,
 			`models[1].breaker.max_fail_count: "two" is not a whole number`,
 			`models[2].name: "m" duplicates models[1]`,
 			"models[2].primary: required",
-			"retry.base_delay: must not be negative",
+			"retry.base_delay: must be above zero",
 			`timeouts.request: "forever" is not a duration`,
-			"timeouts.first_byte: must not be negative",
+			"timeouts.first_byte: must be above zero",
 			`limits.max_body: "1.5MiB" is not a size`,
 			`store.redis: "localhost:6379" is not a redis:// or rediss:// URL`,
 		}},

@@ -130,6 +130,115 @@ func (d decoder) int(dst *int) func(string, *yaml.Node) {
 	}
 }
 
+// count reads a whole number that must be at least 1 (a zero there cannot
+// be meant: only an absent key takes the default).
+func (d decoder) count(dst *int) func(string, *yaml.Node) {
+	return d.intAs(dst, func(v int) (int, string) {
+		if v < 1 {
+			return 0, "must be at least 1 (omit the key for the default)"
+		}
+		return v, ""
+	})
+}
+
+// zeroMeans reads a whole number that must not be negative; 0 is stored as
+// zero (the Go field's "none", e.g. -1, since its zero value means the
+// default).
+func (d decoder) zeroMeans(dst *int, zero int, what string) func(string, *yaml.Node) {
+	return d.intAs(dst, func(v int) (int, string) {
+		switch {
+		case v < 0:
+			return 0, "must not be negative (0 means " + what + ")"
+		case v == 0:
+			return zero, ""
+		}
+		return v, ""
+	})
+}
+
+func (d decoder) intAs(dst *int, conv func(int) (int, string)) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		var v int
+		before := len(*d.ps)
+		d.int(&v)(p, n)
+		if len(*d.ps) > before {
+			return
+		}
+		v, bad := conv(v)
+		if bad != "" {
+			d.bad(p, n, "%s", bad)
+			return
+		}
+		*dst = v
+	}
+}
+
+// positive reads a duration that must be above zero.
+func (d decoder) positive(dst *time.Duration) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		var v time.Duration
+		before := len(*d.ps)
+		d.duration(&v)(p, n)
+		if len(*d.ps) > before {
+			return
+		}
+		if v <= 0 {
+			d.bad(p, n, "must be above zero (omit the key for the default)")
+			return
+		}
+		*dst = v
+	}
+}
+
+// positiveSize reads a size that must be above zero.
+func (d decoder) positiveSize(dst *int64) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		var v int64
+		before := len(*d.ps)
+		d.size(&v)(p, n)
+		if len(*d.ps) > before {
+			return
+		}
+		if v <= 0 {
+			d.bad(p, n, "must be above zero (omit the key for the default)")
+			return
+		}
+		*dst = v
+	}
+}
+
+// text reads a string that must not be empty.
+func (d decoder) text(dst *string) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		var v string
+		before := len(*d.ps)
+		d.str(&v)(p, n)
+		if len(*d.ps) > before {
+			return
+		}
+		if v == "" {
+			d.bad(p, n, "must not be empty (omit the key for the default)")
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d decoder) boolean(dst *bool) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		s, ok := d.scalar(p, n)
+		if !ok {
+			return
+		}
+		v, err := strconv.ParseBool(s)
+		if err != nil || n.Tag != "!!bool" {
+			d.bad(p, n, "%q is not true or false", s)
+			return
+		}
+		*dst = v
+	}
+}
+
 func (d decoder) duration(dst *time.Duration) func(string, *yaml.Node) {
 	return func(p string, n *yaml.Node) {
 		s, ok := d.scalar(p, n)
@@ -185,25 +294,29 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
 	}
-	d.fields("", n, map[string]func(string, *yaml.Node){
-		"listen": d.str(&c.Listen),
-		"client_keys": func(p string, v *yaml.Node) {
+	keys := func(dst *[]ClientKey) func(string, *yaml.Node) {
+		return func(p string, v *yaml.Node) {
 			d.seq(p, v, func(p string, v *yaml.Node) {
 				var k ClientKey
 				d.fields(p, v, map[string]func(string, *yaml.Node){
 					"name":    d.str(&k.Name),
 					"key_env": d.str(&k.KeyEnv),
 				})
-				c.ClientKeys = append(c.ClientKeys, k)
+				*dst = append(*dst, k)
 			})
-		},
+		}
+	}
+	d.fields("", n, map[string]func(string, *yaml.Node){
+		"listen":      d.text(&c.Listen),
+		"client_keys": keys(&c.ClientKeys),
+		"admin_keys":  keys(&c.AdminKeys),
 		"upstreams": func(p string, v *yaml.Node) {
 			d.seq(p, v, func(p string, v *yaml.Node) {
 				var u Upstream
 				d.fields(p, v, map[string]func(string, *yaml.Node){
 					"name":        d.str(&u.Name),
 					"base_url":    d.str(&u.BaseURL),
-					"api_key_env": d.str(&u.APIKeyEnv),
+					"api_key_env": d.text(&u.APIKeyEnv),
 				})
 				c.Upstreams = append(c.Upstreams, u)
 			})
@@ -214,7 +327,7 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 				d.fields(p, v, map[string]func(string, *yaml.Node){
 					"name":     d.str(&m.Name),
 					"primary":  d.str(&m.Primary),
-					"attempts": d.int(&m.Attempts),
+					"attempts": d.count(&m.Attempts),
 					"chain": func(p string, v *yaml.Node) {
 						d.seq(p, v, func(p string, v *yaml.Node) {
 							var s string
@@ -225,11 +338,11 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 					"breaker": func(p string, v *yaml.Node) {
 						b := &m.Breaker
 						d.fields(p, v, map[string]func(string, *yaml.Node){
-							"trip_threshold":     d.int(&b.TripThreshold),
-							"recovery_timeout":   d.duration(&b.RecoveryTimeout),
-							"recovery_successes": d.int(&b.RecoverySuccesses),
-							"max_fail_count":     d.int(&b.MaxFailCount),
-							"probe_timeout":      d.duration(&b.ProbeTimeout),
+							"trip_threshold":     d.count(&b.TripThreshold),
+							"recovery_timeout":   d.positive(&b.RecoveryTimeout),
+							"recovery_successes": d.count(&b.RecoverySuccesses),
+							"max_fail_count":     d.count(&b.MaxFailCount),
+							"probe_timeout":      d.positive(&b.ProbeTimeout),
 						})
 					},
 				})
@@ -238,26 +351,30 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 		},
 		"retry": func(p string, v *yaml.Node) {
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"max_retries": d.int(&c.Retry.MaxRetries),
-				"base_delay":  d.duration(&c.Retry.BaseDelay),
-				"max_delay":   d.duration(&c.Retry.MaxDelay),
+				"max_retries": d.zeroMeans(&c.Retry.MaxRetries, -1, "no retries"),
+				"base_delay":  d.positive(&c.Retry.BaseDelay),
+				"max_delay":   d.positive(&c.Retry.MaxDelay),
 			})
 		},
 		"timeouts": func(p string, v *yaml.Node) {
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"request":    d.duration(&c.Timeouts.Request),
-				"first_byte": d.duration(&c.Timeouts.FirstByte),
+				"request":    d.positive(&c.Timeouts.Request),
+				"first_byte": d.positive(&c.Timeouts.FirstByte),
+				"idle":       d.positive(&c.Timeouts.Idle),
 			})
 		},
 		"limits": func(p string, v *yaml.Node) {
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"max_body": d.size(&c.Limits.MaxBody),
+				"max_body":     d.positiveSize(&c.Limits.MaxBody),
+				"max_response": d.positiveSize(&c.Limits.MaxResponse),
+				"max_direct":   d.zeroMeans(&c.Limits.MaxDirect, NoDirect, "no direct upstream/model names"),
 			})
 		},
 		"store": func(p string, v *yaml.Node) {
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"redis":  d.str(&c.Store.Redis),
-				"prefix": d.str(&c.Store.Prefix),
+				"redis":    d.text(&c.Store.Redis),
+				"prefix":   d.text(&c.Store.Prefix),
+				"required": d.boolean(&c.Store.Required),
 			})
 		},
 	})

@@ -258,6 +258,7 @@ func TestBodyLimitWithoutContentLength(t *testing.T) {
 		b := newBubble(t, llmtest.Always(llmtest.Text("x")), Config{Models: chain().Models, Limits: Limits{MaxBody: 64}}, Options{})
 		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(chatBody("smart", false)+strings.Repeat(" ", 100)))
 		req.ContentLength = -1
+		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		b.gw.ServeHTTP(rec, req)
 		if rec.Code != 413 || b.up.Count("") != 0 {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopctl/loopctl-go/dashboard"
@@ -46,9 +47,14 @@ type Options struct {
 	// a shared breaker store (docs/FLEET.md) plugs in. nil: fallback.New
 	// (in-process state).
 	NewBreaker func(name string, s fallback.Settings) (ModelBreaker, error)
-	// Ready reports whether the breaker store is reachable, for /readyz.
-	// nil: always ready (in-process state).
+	// Ready reports whether the gateway is ready, for /readyz (an error:
+	// 503). nil: always ready. A gateway whose store is down still serves,
+	// with local breakers: that is ready (docs/GATEWAY.md §7).
 	Ready func(context.Context) error
+	// StoreMode, when set, says where the breakers' state lives, in
+	// /readyz's body: "ready (<StoreMode()>)", e.g. "store: shared" or
+	// "store: local".
+	StoreMode func() string
 	// OnTransition, when set, is called with every transition of every
 	// model breaker (after the gateway's own bookkeeping), e.g. to feed a
 	// dashboard's transition log.
@@ -79,6 +85,7 @@ type Gateway struct {
 	now       func() time.Time
 	keys      [][sha256.Size]byte
 	keyNames  []string
+	admin     [][sha256.Size]byte // admin_keys: the keys of /metrics and /dashboard/
 	upstreams map[string]*upstream
 	models    map[string]*route // configured models, by name
 	order     []*route          // configured models, in config order
@@ -86,16 +93,19 @@ type Gateway struct {
 	maxBody   int64
 	request   time.Duration
 	firstByte time.Duration
+	idle      time.Duration
+	maxResp   int64
+	held      held // bytes of upstream answers held
 	modelList []byte
 	log       *slog.Logger
 	m         *metrics
 
-	directMu sync.RWMutex
-	direct   map[string]*route // upstream/model routes, created on first use
+	directMu  sync.RWMutex
+	direct    map[string]*route // upstream/model routes, created on first use
+	maxDirect int               // at most this many (limits.max_direct; 0: none)
+	tick      atomic.Int64      // the clock of the routes' last use
+	targets   map[string]bool   // upstream models of the configured models
 }
-
-// maxDirect bounds the number of upstream/model routes created on demand.
-const maxDirect = 1024
 
 // upstream is one configured upstream.
 type upstream struct {
@@ -113,6 +123,7 @@ type route struct {
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target
 	policy   retry.Policy
+	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 }
 
 // target is one upstream model a route may send to.
@@ -139,8 +150,13 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
 		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
 		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
+		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
+		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
+		maxDirect: max(int(orDefault(int64(cfg.Limits.MaxDirect), DefaultMaxDirect)), 0),
+		targets:   map[string]bool{},
 		log:       opt.Logger,
 	}
+	g.held.limit = g.maxResp * ResponseBudgetFactor
 	if g.now == nil {
 		g.now = time.Now
 	}
@@ -159,6 +175,16 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		}
 		g.keys = append(g.keys, sha256.Sum256([]byte(key)))
 		g.keyNames = append(g.keyNames, k.Name)
+	}
+	for i, k := range cfg.AdminKeys {
+		key := k.Key
+		if key == "" {
+			if key = getenv(k.KeyEnv); key == "" {
+				ps.add(fmt.Sprintf("admin_keys[%d].key_env", i), "environment variable %s is not set", k.KeyEnv)
+				continue
+			}
+		}
+		g.admin = append(g.admin, sha256.Sum256([]byte(key)))
 	}
 	for i, u := range cfg.Upstreams {
 		up := &upstream{name: u.Name, url: strings.TrimRight(u.BaseURL, "/") + "/chat/completions"}
@@ -183,7 +209,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		Rand:       opt.Rand,
 	}
 	if err := g.policy.Validate(); err != nil {
-		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: err.Error()}}}
+		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: strings.TrimPrefix(err.Error(), "retry: ")}}}
 	}
 	g.m = newMetrics(opt.Registry, g)
 	if opt.Dashboard == nil {
@@ -210,6 +236,9 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		}
 		g.models[m.Name] = rt
 		g.order = append(g.order, rt)
+		for ref := range rt.targets {
+			g.targets[ref] = true
+		}
 	}
 	type entry struct {
 		ID      string `json:"id"`
@@ -317,38 +346,6 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	rt.policy = g.policy
 	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
 	return rt, nil
-}
-
-// lookup returns the route of a model name: a configured model, or an
-// upstream/model reference to a configured upstream (created on first use).
-func (g *Gateway) lookup(name string) *route {
-	if rt := g.models[name]; rt != nil {
-		return rt
-	}
-	upName, model, ok := strings.Cut(name, "/")
-	if !ok || model == "" || g.upstreams[upName] == nil {
-		return nil
-	}
-	g.directMu.RLock()
-	rt := g.direct[name]
-	g.directMu.RUnlock()
-	if rt != nil {
-		return rt
-	}
-	g.directMu.Lock()
-	defer g.directMu.Unlock()
-	if rt = g.direct[name]; rt != nil {
-		return rt
-	}
-	if len(g.direct) >= maxDirect {
-		return nil
-	}
-	rt, err := g.newRoute(Model{Name: name, Primary: name})
-	if err != nil {
-		return nil
-	}
-	g.direct[name] = rt
-	return rt
 }
 
 // Managers returns the model breaker of every configured model, by model

@@ -116,3 +116,20 @@ func (c sharedStates) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
+
+// forget removes every series labelled with the direct route name (one the
+// gateway evicted); configured is true when name is also an upstream model
+// of a configured model, whose series stay.
+func (m *metrics) forget(name string, configured bool) {
+	m.breakers.Forget(name)
+	m.requests.DeletePartialMatch(prometheus.Labels{"model": name})
+	if !configured {
+		m.first.DeleteLabelValues(name)
+	}
+	m.cache.Range(func(k, _ any) bool {
+		if ck := k.(counterKey); ck.a == name {
+			m.cache.Delete(k)
+		}
+		return true
+	})
+}

@@ -31,7 +31,9 @@ func TestMetricsAndLog(t *testing.T) {
 		b.post(chatBody("smart", false), "Authorization", "Bearer sk-client-wrong")
 
 		rec := httptest.NewRecorder()
-		b.gw.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		scrapeReq := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		scrapeReq.Header.Set("Authorization", "Bearer sk-client") // client keys are set: /metrics needs one (§7)
+		b.gw.ServeHTTP(rec, scrapeReq)
 		body, _ := io.ReadAll(rec.Body)
 		for _, want := range []string{
 			`loopctl_gateway_requests_total{model="smart",outcome="success",upstream_model="up/b"} 1`,

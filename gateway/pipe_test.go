@@ -120,6 +120,7 @@ func newBubble(t *testing.T, script llmtest.Script, cfg Config, opt Options) *bu
 
 func (b *bubble) do(ctx context.Context, body string, hdr ...string) answer {
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}

@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
+	"unicode"
+	"unicode/utf8"
 )
 
 // request is what the gateway needs from a chat completions body: where the
@@ -22,10 +26,34 @@ var (
 	errNoModel   = errors.New("you must provide a model parameter")
 	errModelType = errors.New("model must be a string")
 	errTwoModels = errors.New("model is given more than once")
+	// errModelName: a model name the gateway will not route (too long, or
+	// not printable text).
+	errModelName = fmt.Errorf("model must be at most %d bytes of printable text", MaxModelName)
+	// errKeySpelling: a top-level key that an upstream's decoder reads as
+	// "model" or "stream" (JSON escapes decoded, case folded) but that is not
+	// spelled exactly so.
+	errKeySpelling = errors.New("a top-level key is spelled differently from the field it names")
 )
 
-// scan validates body and finds the fields of a request. It does not
-// allocate unless the model name has escapes.
+// MaxModelName is the longest model name, in bytes, a request may carry.
+const MaxModelName = 256
+
+// keyError is errKeySpelling naming the key.
+type keyError struct{ key, field string }
+
+func (e *keyError) Error() string {
+	return fmt.Sprintf("the key %s reads as %q to an upstream: write it exactly as %q", strconv.QuoteToASCII(e.key), e.field, e.field)
+}
+
+func (e *keyError) Is(target error) bool { return target == errKeySpelling }
+
+// scan validates body and finds the fields of a request, reading its
+// top-level keys as an upstream will: JSON escapes decoded, and a key that
+// matches "model" or "stream" only once escapes are decoded or case is
+// folded (as Go's encoding/json does) is an error, since the gateway and the
+// upstream would read the request differently. The model name must be at
+// most [MaxModelName] bytes of printable text. scan does not allocate unless
+// a key or the model name has escapes.
 func scan(body []byte) (request, error) {
 	if !json.Valid(body) {
 		return request{}, errNotJSON
@@ -43,8 +71,8 @@ func scan(body []byte) (request, error) {
 		i = skipSpace(body, i+1) // ':'
 		vs := i
 		ve := skipValue(body, i)
-		switch string(body[ks:ke]) {
-		case `"model"`:
+		switch field := keyField(body[ks:ke]); field {
+		case "model":
 			if r.modelStart >= 0 {
 				return request{}, errTwoModels
 			}
@@ -53,8 +81,11 @@ func scan(body []byte) (request, error) {
 			}
 			r.modelStart, r.modelEnd = vs, ve
 			r.model = unquote(body[vs:ve])
-		case `"stream"`:
+		case "stream":
 			r.stream = string(body[vs:ve]) == "true"
+		case "":
+		default:
+			return request{}, &keyError{key: unquote(body[ks:ke]), field: field[1:]}
 		}
 		i = skipSpace(body, ve)
 		if body[i] == ',' {
@@ -64,7 +95,64 @@ func scan(body []byte) (request, error) {
 	if r.modelStart < 0 || r.model == "" {
 		return request{}, errNoModel
 	}
+	if !validModelName(r.model) {
+		return request{model: r.model, stream: r.stream}, errModelName // the name, for the log
+	}
 	return r, nil
+}
+
+// keyField tells what a top-level key (a JSON string literal) is to the
+// gateway: "model" or "stream" when spelled exactly so, "!model" or
+// "!stream" when it reads as one of them only with escapes decoded or case
+// folded, "" otherwise.
+func keyField(q []byte) string {
+	switch string(q) {
+	case `"model"`:
+		return "model"
+	case `"stream"`:
+		return "stream"
+	}
+	if len(q) > 2+6*len("stream") { // longer than any spelling of them, escapes included
+		return ""
+	}
+	k := q[1 : len(q)-1]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		k = []byte(unquote(q))
+	}
+	switch {
+	case bytes.EqualFold(k, []byte("model")):
+		return "!model"
+	case bytes.EqualFold(k, []byte("stream")):
+		return "!stream"
+	}
+	return ""
+}
+
+// validModelName reports whether s is a model name the gateway routes: at
+// most MaxModelName bytes of valid UTF-8 without control or other
+// non-printable characters (nothing that could reach a header or a log raw).
+func validModelName(s string) bool {
+	if len(s) > MaxModelName {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < 0x20 || c >= 0x7f {
+			return validModelRunes(s)
+		}
+	}
+	return true
+}
+
+func validModelRunes(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, c := range s {
+		if !unicode.IsPrint(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func skipSpace(b []byte, i int) int {

@@ -6,12 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 )
 
 // ServeHTTP routes a request to its endpoint.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.admit(w, r) {
+		return
+	}
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/chat/completions":
 		if r.Method != http.MethodPost {
@@ -37,6 +43,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 				return
 			}
+		}
+		if g.opt.StoreMode != nil {
+			_, _ = io.WriteString(w, "ready ("+g.opt.StoreMode()+")\n")
+			return
 		}
 		_, _ = io.WriteString(w, "ready\n")
 	case "/metrics":
@@ -86,25 +96,102 @@ func (g *Gateway) clientName(r *http.Request) (string, bool) {
 	if len(g.keys) == 0 {
 		return "", true
 	}
-	h := r.Header.Get("Authorization")
-	tok, found := strings.CutPrefix(h, "Bearer ")
-	if !found {
-		tok = r.Header.Get("Api-Key")
-		if tok == "" {
-			return "", false
-		}
-	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
-	match := -1
-	for i := range g.keys {
-		if subtle.ConstantTimeCompare(sum[:], g.keys[i][:]) == 1 {
-			match = i
-		}
-	}
+	match := matchKey(presented(r, false), g.keys)
 	if match < 0 {
 		return "", false
 	}
 	return g.keyNames[match], true
+}
+
+// presented returns the key r presents: "Authorization: Bearer <key>",
+// "x-api-key: <key>" or "api-key: <key>", and with basic the password of
+// "Authorization: Basic" (what a browser sends for the dashboard).
+func presented(r *http.Request, basic bool) string {
+	h := r.Header.Get("Authorization")
+	if tok, ok := strings.CutPrefix(h, "Bearer "); ok {
+		return strings.TrimSpace(tok)
+	}
+	if basic {
+		if _, pw, ok := r.BasicAuth(); ok {
+			return pw
+		}
+	}
+	if k := r.Header.Get("X-Api-Key"); k != "" {
+		return strings.TrimSpace(k)
+	}
+	return strings.TrimSpace(r.Header.Get("Api-Key"))
+}
+
+// matchKey returns the index of key in keys (compared in constant time, by
+// SHA-256, against every one), or -1.
+func matchKey(key string, keys [][sha256.Size]byte) int {
+	if key == "" {
+		return -1
+	}
+	sum := sha256.Sum256([]byte(key))
+	match := -1
+	for i := range keys {
+		if subtle.ConstantTimeCompare(sum[:], keys[i][:]) == 1 {
+			match = i
+		}
+	}
+	return match
+}
+
+// admit applies the doors of docs/GATEWAY.md §7 before any endpoint runs:
+// /metrics and /dashboard need a key when keys are configured (one of
+// admin_keys when there are any, else a client key); without client keys,
+// a request that came in on a loopback address must name a loopback Host
+// (no DNS rebinding) and a POST must carry a JSON body type (no form post
+// from a web page). It writes the refusal itself.
+func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
+	if len(g.keys) == 0 {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback(la.String()) && !loopback(r.Host) {
+			writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
+			return false
+		}
+		if r.Method == http.MethodPost && !jsonType(r.Header.Get("Content-Type")) {
+			writeError(w, http.StatusUnsupportedMediaType, apiError{Message: "the request body must be sent as Content-Type: application/json", Type: "invalid_request_error", Code: "unsupported_media_type"})
+			return false
+		}
+	}
+	p := r.URL.Path
+	if p != "/metrics" && p != "/dashboard" && !strings.HasPrefix(p, "/dashboard/") {
+		return true
+	}
+	keys := g.admin
+	if len(keys) == 0 {
+		keys = g.keys
+	}
+	if len(keys) == 0 || matchKey(presented(r, true), keys) >= 0 {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Basic realm="loopctl gateway"`)
+	writeError(w, http.StatusUnauthorized, apiError{Message: "this endpoint needs a key (Authorization: Bearer <key>, or the key as the password of Basic authentication)", Type: "authentication_error", Code: "invalid_api_key"})
+	return false
+}
+
+// loopback reports whether a host or host:port names a loopback address.
+func loopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// jsonType reports whether a Content-Type is JSON: application/json or
+// application/<x>+json, with any parameters.
+func jsonType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")
 }
 
 // apiError is the OpenAI error object.

@@ -160,7 +160,7 @@ func isSet(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 // streamError is an error event the upstream sent.
 type streamError struct{ payload string }
 
-func (e *streamError) Error() string { return "upstream stream error: " + e.payload }
+func (e *streamError) Error() string { return "upstream stream error" + errorInfo([]byte(e.payload)) }
 
 // commit reads events until the first content chunk, holding back what
 // comes before it, within the limits; it returns nil once the gateway

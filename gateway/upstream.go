@@ -24,9 +24,6 @@ var (
 	errCut            = errors.New("upstream stream ended early")
 )
 
-// maxUpstreamBody bounds a non-streaming upstream answer the gateway reads.
-const maxUpstreamBody = 64 << 20
-
 // upstreamError is a non-2xx answer of an upstream, kept to pass through
 // (400, 413, 422) or to report.
 type upstreamError struct {
@@ -35,12 +32,10 @@ type upstreamError struct {
 	body   []byte
 }
 
+// Error returns the gateway's own words: the status, and the error type and
+// code the upstream gave (never its message, which may echo anything).
 func (e *upstreamError) Error() string {
-	msg := strings.TrimSpace(string(e.body))
-	if len(msg) > 200 {
-		msg = msg[:200] + "..."
-	}
-	return fmt.Sprintf("upstream answered %d: %s", e.status, msg)
+	return fmt.Sprintf("upstream answered %d%s", e.status, errorInfo(e.body))
 }
 
 // result is a served attempt.
@@ -51,6 +46,8 @@ type result struct {
 	ctx    context.Context // the attempt's context
 	cancel context.CancelCauseFunc
 	first  time.Duration // time to first byte
+	held   *held         // where body's capacity is charged
+	charge int64         // what body's capacity charged to held
 }
 
 // release frees what the result holds; the upstream connection is reused
@@ -59,6 +56,10 @@ func (res *result) release() {
 	if res.body != nil {
 		putBuf(res.body)
 		res.body = nil
+	}
+	if res.charge > 0 {
+		res.held.free(res.charge)
+		res.charge = 0
 	}
 	if res.stream != nil {
 		res.stream.release()
@@ -82,14 +83,6 @@ func putBuf(b *bytes.Buffer) {
 	bufPool.Put(b)
 }
 
-// hopHeaders are not forwarded in either direction.
-var hopHeaders = map[string]bool{
-	"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true,
-	"Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true, "Proxy-Connection": true,
-	"Content-Length": true, "Authorization": true, "Host": true, "Accept-Encoding": true, "Api-Key": true,
-	"Cookie": true, "X-Forwarded-For": true,
-}
-
 // send makes one attempt: it sends body (model already rewritten) to tg and
 // reads the answer up to the point where the gateway commits to it (a whole
 // non-streaming body, or a stream's first content chunk). A failure is
@@ -98,9 +91,9 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	ctx, cancel := context.WithCancelCause(ctx)
 	ctx, stopReq := context.WithTimeoutCause(ctx, g.request, errRequestTimeout)
 	_ = stopReq // released with cancel: the parent's cancel ends it
-	res := &result{ctx: ctx, cancel: func(err error) { cancel(err); stopReq() }}
+	res := &result{ctx: ctx, cancel: func(err error) { cancel(err); stopReq() }, held: &g.held}
 	fail := func(err error) (*result, error) {
-		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout {
+		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout || c == errIdle {
 			err = fmt.Errorf("%w (%s)", c, tg.ref)
 		}
 		res.release()
@@ -113,11 +106,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	if err != nil {
 		return fail(retry.Unrecoverable(err))
 	}
-	for k, vs := range in.Header {
-		if !hopHeaders[k] {
-			req.Header[k] = vs
-		}
-	}
+	forwardRequestHeaders(req.Header, in.Header)
 	req.Header.Set("Content-Type", "application/json")
 	if tg.up.auth != "" {
 		req.Header["Authorization"] = []string{tg.up.auth}
@@ -125,15 +114,21 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	start := time.Now()
 	resp, err := g.client.Do(req)
 	if err != nil {
-		return fail(err)
+		return fail(redactURLError(err))
 	}
+	resp.Header = responseHeaders(resp.Header)
+	resp.Body = newIdleBody(ctx, cancel, resp.Body, g.idle)
 	res.resp = resp
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		ue := &upstreamError{status: resp.StatusCode, header: resp.Header, body: b}
 		return fail(&retry.StatusError{Code: resp.StatusCode, RetryAfter: retry.RetryAfterFromHeader(resp.Header, g.now()), Err: ue})
 	}
-	if stream && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	if !stream && sse {
+		return fail(retry.Unrecoverable(shapeMismatch))
+	}
+	if stream && sse {
 		st := newStream(resp.Body)
 		if err := st.commit(g.holdLimits()); err != nil {
 			return fail(fmt.Errorf("%w (%s)", err, tg.ref))
@@ -147,7 +142,12 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	res.first = time.Since(start)
 	buf := getBuf()
 	res.body = buf
-	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, maxUpstreamBody)); err != nil {
+	res.charge, err = g.readAnswer(buf, resp.Body, resp.ContentLength)
+	var le *localError
+	if errors.As(err, &le) {
+		return fail(retry.Unrecoverable(err))
+	}
+	if err != nil {
 		return fail(err)
 	}
 	if !jsonValid(buf.Bytes()) {

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/loopctl/loopctl-go/retry"
 )
 
 // Validate checks the configuration and returns a [*ConfigError] naming
@@ -13,24 +15,14 @@ import (
 func (c Config) Validate() error {
 	var ps problems
 	if c.Listen != "" {
-		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		if _, port, err := net.SplitHostPort(c.Listen); err != nil {
 			ps.add("listen", "%q is not host:port", c.Listen)
+		} else if _, err := net.LookupPort("tcp", port); err != nil {
+			ps.add("listen", "%q: the port must be a number from 0 to 65535", c.Listen)
 		}
 	}
-	keyNames := map[string]int{}
-	for i, k := range c.ClientKeys {
-		p := fmt.Sprintf("client_keys[%d]", i)
-		if k.Name == "" {
-			ps.add(p+".name", "required")
-		} else if j, dup := keyNames[k.Name]; dup {
-			ps.add(p+".name", "%q duplicates client_keys[%d]", k.Name, j)
-		} else {
-			keyNames[k.Name] = i
-		}
-		if k.Key == "" && k.KeyEnv == "" {
-			ps.add(p+".key_env", "required (the environment variable holding the key)")
-		}
-	}
+	ps.keys("client_keys", c.ClientKeys)
+	ps.keys("admin_keys", c.AdminKeys)
 	ups := map[string]int{}
 	for i, u := range c.Upstreams {
 		p := fmt.Sprintf("upstreams[%d]", i)
@@ -38,7 +30,9 @@ func (c Config) Validate() error {
 		if u.BaseURL == "" {
 			ps.add(p+".base_url", "required")
 		} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			ps.add(p+".base_url", "%q is not an http:// or https:// URL", u.BaseURL)
+			ps.add(p+".base_url", "%q is not an http:// or https:// URL", redactQuery(u.BaseURL))
+		} else if pu.RawQuery != "" || pu.ForceQuery || pu.Fragment != "" || pu.User != nil {
+			ps.add(p+".base_url", "%q must not have a query string, fragment or credentials (keys go in api_key_env)", redactQuery(u.BaseURL))
 		}
 	}
 	if len(c.Models) == 0 {
@@ -57,6 +51,9 @@ func (c Config) Validate() error {
 				return
 			case !ok || up == "" || model == "":
 				ps.add(path, "%q is not upstream/model", ref)
+				return
+			case !validModelName(ref):
+				ps.add(path, "must be at most %d bytes of printable text", MaxModelName)
 				return
 			}
 			if _, known := ups[up]; !known {
@@ -96,6 +93,18 @@ func (c Config) Validate() error {
 	if c.Retry.MaxDelay < 0 {
 		ps.add("retry.max_delay", "must not be negative")
 	}
+	if b, m := orDefault(c.Retry.BaseDelay, retry.DefaultBaseDelay), orDefault(c.Retry.MaxDelay, retry.DefaultMaxDelay); c.Retry.BaseDelay >= 0 && c.Retry.MaxDelay >= 0 && b > m {
+		ps.add("retry.base_delay", "%v must not exceed retry.max_delay (%v)", b, m)
+	}
+	if c.Timeouts.Idle < 0 {
+		ps.add("timeouts.idle", "must not be negative")
+	}
+	if c.Limits.MaxResponse < 0 {
+		ps.add("limits.max_response", "must not be negative")
+	}
+	if c.Limits.MaxDirect < NoDirect {
+		ps.add("limits.max_direct", "must not be negative")
+	}
 	if c.Timeouts.Request < 0 {
 		ps.add("timeouts.request", "must not be negative")
 	}
@@ -111,6 +120,35 @@ func (c Config) Validate() error {
 		}
 	}
 	return ps.err()
+}
+
+// keys checks a list of client or admin keys.
+func (ps *problems) keys(list string, keys []ClientKey) {
+	names := map[string]int{}
+	for i, k := range keys {
+		p := fmt.Sprintf("%s[%d]", list, i)
+		if k.Name == "" {
+			ps.add(p+".name", "required")
+		} else if j, dup := names[k.Name]; dup {
+			ps.add(p+".name", "%q duplicates %s[%d]", k.Name, list, j)
+		} else {
+			names[k.Name] = i
+		}
+		if k.Key == "" && k.KeyEnv == "" {
+			ps.add(p+".key_env", "required (the environment variable holding the key)")
+		}
+	}
+}
+
+// redactQuery hides a URL's query string and password.
+func redactQuery(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		if u.RawQuery != "" {
+			u.RawQuery = "xxxxx"
+		}
+		return redact(u.String())
+	}
+	return "(not a URL)"
 }
 
 // redact hides a URL's password.

@@ -278,3 +278,15 @@ func oneHot(b bool) float64 {
 	}
 	return 0
 }
+
+// Forget removes the state gauge and every counter series of the breaker
+// labelled name, for a breaker that is gone for good (e.g. a route a
+// gateway evicted): what a scrape shows stays bounded by the breakers that
+// exist.
+func (c *Collector) Forget(name string) {
+	c.RemoveManager(name)
+	l := prometheus.Labels{"breaker": name}
+	c.transitions.DeletePartialMatch(l)
+	c.calls.DeletePartialMatch(l)
+	c.retries.DeletePartialMatch(l)
+}

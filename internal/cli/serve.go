@@ -37,15 +37,24 @@ type serveSettings struct {
 	grace     time.Duration
 	// server timeouts (zero: the defaults below)
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
+	// bodyGrace and bodyRate: the minimum rate of request bodies (zero:
+	// the defaults); maxConns: the connection cap (zero: from the fd limit).
+	bodyGrace time.Duration
+	bodyRate  int64
+	maxConns  int
+	onConn    func(open int) // called after each accept with the open count (tests)
 	// ready, when set, is called with the address once listening.
 	ready  func(addr string)
 	logOut io.Writer // the request log (nil: stderr)
+	// force is closed by a second SIGTERM/SIGINT: stop at once.
+	force <-chan struct{}
 }
 
 // Server timeouts against slow clients. There is no write timeout: streams
-// may last as long as timeouts.request.
+// may last as long as timeouts.request. Request bodies must also keep a
+// minimum rate (serve_guard.go).
 const (
-	defaultReadHeaderTimeout = 10 * time.Second
+	defaultReadHeaderTimeout = 5 * time.Second
 	defaultReadTimeout       = 2 * time.Minute
 	defaultIdleTimeout       = 2 * time.Minute
 )
@@ -95,12 +104,44 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if *check {
+		// Every check serve runs before it listens: the environment
+		// variables *_env name, every policy the libraries would reject.
+		gw, err := gateway.New(s.cfg, gateway.Options{})
+		if err != nil {
+			return configProblems(stderr, *configPath, err)
+		}
+		gw.Close()
 		fmt.Fprintf(stdout, "%s: OK (%d models: %s; %d upstreams)\n", *configPath, len(s.cfg.Models), modelNames(s.cfg), len(s.cfg.Upstreams))
 		return ExitOK
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	ctx, force, stop := signals(ctx)
 	defer stop()
+	s.force = force
 	return serve(ctx, s, stdout, stderr)
+}
+
+// signals returns a context that ends at the first SIGTERM or SIGINT and a
+// channel closed at the second (stop at once); stop releases them.
+func signals(parent context.Context) (context.Context, <-chan struct{}, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	force, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			close(force)
+		case <-done:
+		}
+	}()
+	return ctx, force, func() { signal.Stop(sigs); close(done); cancel() }
 }
 
 // configProblems prints every problem of a config and returns ExitUsage.
@@ -174,45 +215,50 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		defer demo.Close()
 		cfg.Upstreams = []gateway.Upstream{{Name: "embedded", BaseURL: demo.BaseURL()}}
 	}
-	opts := gateway.Options{Logger: logger}
+	opts := gateway.Options{Logger: logger, OnTransition: logTransitions(logger)}
+	var store *fleet.Store
 	if cfg.Store.Redis != "" {
-		prefix := cfg.Store.Prefix
-		if prefix == "" {
-			prefix = "loopctl"
-		}
-		store, err := fleet.Dial(cfg.Store.Redis, fleet.Options{Prefix: prefix})
+		st, closeStore, err := openStore(cfg.Store, logger)
 		if err != nil {
 			fmt.Fprintf(stderr, "loopctl serve: store.redis: %v\n", err)
 			return ExitFailure
 		}
-		defer store.Close()
+		defer closeStore()
+		store = st
 		opts.Backend = store.ModelBackend
-		opts.Ready = func(context.Context) error {
-			if !store.Up() {
-				return errors.New("the breaker store does not answer (breakers run locally until it does)")
-			}
-			return nil
-		}
+		opts.StoreMode = storeMode(store)
 	}
 	gw, err := gateway.New(cfg, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
-		return ExitUsage
+		return configProblems(stderr, "", err)
 	}
 	defer gw.Close()
+	if store != nil {
+		gw.Registry().MustRegister(store.Collector())
+	}
 	addr := cfg.Listen
 	if addr == "" {
 		addr = gateway.DefaultListen
 	}
-	ln, err := net.Listen("tcp", addr)
+	raw, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitFailure
 	}
+	maxConns := s.maxConns
+	if maxConns == 0 {
+		maxConns = connLimit(fdLimit())
+	}
+	ln := newLimitListener(raw, maxConns, s.onConn)
+	readTimeout := or(s.readTimeout, defaultReadTimeout)
+	rate := s.bodyRate
+	if rate == 0 {
+		rate = defaultBodyRate
+	}
 	srv := &http.Server{
-		Handler:           gw,
+		Handler:           minRate(gw, or(s.bodyGrace, defaultBodyGrace), rate, readTimeout),
 		ReadHeaderTimeout: or(s.readHeaderTimeout, defaultReadHeaderTimeout),
-		ReadTimeout:       or(s.readTimeout, defaultReadTimeout),
+		ReadTimeout:       readTimeout,
 		IdleTimeout:       or(s.idleTimeout, defaultIdleTimeout),
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
@@ -239,16 +285,32 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		return ExitFailure
 	case <-ctx.Done():
 	}
-	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v)\n", s.grace)
+	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v; a second signal stops at once)\n", s.grace)
+	return drain(srv, errc, s, stdout)
+}
+
+// drain shuts srv down within s.grace, or at once on s.force.
+func drain(srv *http.Server, errc <-chan error, s serveSettings, stdout io.Writer) int {
 	dctx, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
-	if err := srv.Shutdown(dctx); err != nil {
-		fmt.Fprintf(stdout, "loopctl serve: grace period over, closing %v\n", err)
+	sd := make(chan error, 1)
+	go func() { sd <- srv.Shutdown(dctx) }()
+	code := ExitOK
+	select {
+	case err := <-sd:
+		if err != nil {
+			fmt.Fprintf(stdout, "loopctl serve: grace period (%v) over; closing the connections still open\n", s.grace)
+			_ = srv.Close()
+		}
+	case <-s.force:
+		fmt.Fprintf(stdout, "loopctl serve: second signal; closing every connection now\n")
 		_ = srv.Close()
+		<-sd
+		code = ExitFailure
 	}
 	<-errc
 	fmt.Fprintf(stdout, "loopctl serve: stopped\n")
-	return ExitOK
+	return code
 }
 
 func or(v, def time.Duration) time.Duration {

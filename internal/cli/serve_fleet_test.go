@@ -158,7 +158,7 @@ models:
       recovery_successes: 1
       probe_timeout: 2s
 retry:
-  max_retries: -1
+  max_retries: 0
 store:
   prefix: %s
 `, up.BaseURL(), fleetCooldown, prefix))

@@ -39,6 +39,7 @@ models:
 limits:
   max_body: 1MiB
 `)
+	t.Setenv("OPENAI_API_KEY", "sk-test") // --check reads the variables *_env name, as serve does
 	code, out, errs := run(t, "serve", "--check", "--config", good)
 	if code != ExitOK || !strings.Contains(out, "OK (1 models: smart; 1 upstreams)") {
 		t.Fatalf("code %d, out %q, err %q", code, out, errs)
@@ -67,7 +68,7 @@ limits: {max_body: 10MB}
 		`models[1].primary: unknown upstream "anthropc"`,
 		`models[1].chain[0]: unknown upstream "anthropc"`,
 		`models[1].breaker.recovery_timeout: "soon" is not a duration`,
-		`models[1].breaker.trip_threshold: must not be negative`,
+		`models[1].breaker.trip_threshold: must be at least 1`,
 		`timeouts.first_bite: unknown key`,
 		`limits.max_body: "10MB" is not a size`,
 	} {
