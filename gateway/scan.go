@@ -14,6 +14,7 @@ type request struct {
 	modelStart int // byte range of the model value, quotes included
 	modelEnd   int
 	stream     bool
+	prev       string // previous_response_id (Responses)
 }
 
 var (
@@ -55,6 +56,10 @@ func scan(body []byte) (request, error) {
 			r.model = unquote(body[vs:ve])
 		case `"stream"`:
 			r.stream = string(body[vs:ve]) == "true"
+		case `"previous_response_id"`:
+			if body[vs] == '"' {
+				r.prev = unquote(body[vs:ve])
+			}
 		}
 		i = skipSpace(body, ve)
 		if body[i] == ',' {
