@@ -187,6 +187,7 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		}
 		defer store.Close()
 		opts.Backend = store.ModelBackend
+		opts.Responses = store.ResponsePins() // previous_response_id pins, shared (GATEWAY.md §6)
 		opts.Ready = func(context.Context) error {
 			if !store.Up() {
 				return errors.New("the breaker store does not answer (breakers run locally until it does)")
