@@ -33,15 +33,17 @@ func wireModels() []Model {
 
 func newWires(t *testing.T, scripts map[string]llmtest.Script, opt Options) *wfix {
 	t.Helper()
+	return newWiresWith(t, scripts, Config{Models: wireModels(), Retry: Retry{MaxRetries: -1}}, opt)
+}
+
+// newWiresWith is newWires with cfg's models, keys and retry settings.
+func newWiresWith(t *testing.T, scripts map[string]llmtest.Script, cfg Config, opt Options) *wfix {
+	t.Helper()
 	s := llmtest.ByModel(scripts)
 	f := &wfix{t: t, oa: llmtest.NewOpenAI(s), an: llmtest.NewAnthropic(s)}
-	cfg := Config{
-		Upstreams: []Upstream{
-			{Name: "up", BaseURL: f.oa.BaseURL(), APIKey: "sk-up"},
-			{Name: "an", API: APIAnthropic, BaseURL: f.an.BaseURL(), APIKey: "sk-an"},
-		},
-		Models: wireModels(),
-		Retry:  Retry{MaxRetries: -1},
+	cfg.Upstreams = []Upstream{
+		{Name: "up", BaseURL: f.oa.BaseURL(), APIKey: "sk-up"},
+		{Name: "an", API: APIAnthropic, BaseURL: f.an.BaseURL(), APIKey: "sk-an"},
 	}
 	if opt.Rand == nil {
 		opt.Rand = func() float64 { return 0 }
