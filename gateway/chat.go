@@ -202,15 +202,7 @@ func (x *exchange) run(body []byte) {
 		}
 		var ue *upstreamError
 		if errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
-			// The request was bad, not the model: no verdict, the answer
-			// passes through unchanged.
-			x.settle(turn, loopmetrics.Cancel, 0)
-			x.headers(x.w.Header())
-			copyHeader(x.w.Header(), ue.header)
-			x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
-			x.w.WriteHeader(ue.status)
-			_, _ = x.w.Write(ue.body)
-			x.done(outcomePassthrough, ue.status, err.Error())
+			x.passThrough(turn, ue, err)
 			return
 		}
 		kind := fallback.Transient
@@ -221,6 +213,18 @@ func (x *exchange) run(body []byte) {
 		last = err
 	}
 	x.fail(last)
+}
+
+// passThrough relays an upstream's 400, 413 or 422 unchanged: the request
+// was bad, not the model, so there is no verdict.
+func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
+	x.settle(turn, loopmetrics.Cancel, 0)
+	x.headers(x.w.Header())
+	copyHeader(x.w.Header(), ue.header)
+	x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
+	x.w.WriteHeader(ue.status)
+	_, _ = x.w.Write(ue.body)
+	x.done(outcomePassthrough, ue.status, err.Error())
 }
 
 // served1 relays a served attempt: a committed stream, or a whole answer.

@@ -24,13 +24,7 @@ import (
 func (x *exchange) pump(turn ticket, res *result) {
 	st := res.stream
 	x.respID = st.id
-	h := x.w.Header()
-	copyHeader(h, res.resp.Header)
-	x.headers(h)
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	x.w.WriteHeader(http.StatusOK)
+	x.streamHeaders(res.resp.Header)
 	rc := http.NewResponseController(x.w)
 	t0 := time.Now()
 	defer func() { x.upstream += time.Since(t0) }()
@@ -87,6 +81,17 @@ func (x *exchange) pump(turn ticket, res *result) {
 	}
 	x.settle(turn, loopmetrics.Success, 0)
 	x.done(outcomeSuccess, http.StatusOK, "")
+}
+
+// streamHeaders writes the headers of a committed stream.
+func (x *exchange) streamHeaders(up http.Header) {
+	h := x.w.Header()
+	copyHeader(h, up)
+	x.headers(h)
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	x.w.WriteHeader(http.StatusOK)
 }
 
 // hasError reports whether a data payload is an error object, cheaply: the

@@ -193,23 +193,7 @@ func (w responsesWire) stream(rw http.ResponseWriter, hr *http.Request, r Reques
 	add("response.in_progress", map[string]any{"response": w.response(r, rep, "in_progress", []any{})})
 	idx := 0
 	if rep.Text != "" || len(rep.ToolCalls) == 0 {
-		part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
-		loc := func(m map[string]any) map[string]any {
-			m["item_id"], m["output_index"], m["content_index"] = ids.msg, idx, 0
-			return m
-		}
-		add("response.output_item.added", map[string]any{"output_index": idx, "item": rsMessage(ids.msg, "", "in_progress")})
-		add("response.content_part.added", loc(map[string]any{"part": part}))
-		texts := rep.Chunks
-		if texts == nil && rep.Text != "" {
-			texts = []string{rep.Text}
-		}
-		for _, t := range texts {
-			add("response.output_text.delta", loc(map[string]any{"delta": t, "logprobs": []any{}}))
-		}
-		add("response.output_text.done", loc(map[string]any{"text": rep.Text, "logprobs": []any{}}))
-		add("response.content_part.done", loc(map[string]any{"part": map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}}}))
-		add("response.output_item.done", map[string]any{"output_index": idx, "item": rsMessage(ids.msg, rep.Text, "completed")})
+		textEvents(add, ids.msg, rep)
 		idx++
 	}
 	for i, c := range rep.ToolCalls {
@@ -230,4 +214,28 @@ func (w responsesWire) stream(rw http.ResponseWriter, hr *http.Request, r Reques
 		}
 		return "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"llmtest: the stream failed\",\"param\":null}\n\n"
 	})
+}
+
+// textEvents adds the events of a reply's text: its output item (index 0),
+// content part and deltas.
+func textEvents(add func(string, map[string]any), msgID string, rep Reply) {
+	idx := 0
+	ids := rsIDs{msg: msgID}
+	part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
+	loc := func(m map[string]any) map[string]any {
+		m["item_id"], m["output_index"], m["content_index"] = ids.msg, idx, 0
+		return m
+	}
+	add("response.output_item.added", map[string]any{"output_index": idx, "item": rsMessage(ids.msg, "", "in_progress")})
+	add("response.content_part.added", loc(map[string]any{"part": part}))
+	texts := rep.Chunks
+	if texts == nil && rep.Text != "" {
+		texts = []string{rep.Text}
+	}
+	for _, t := range texts {
+		add("response.output_text.delta", loc(map[string]any{"delta": t, "logprobs": []any{}}))
+	}
+	add("response.output_text.done", loc(map[string]any{"text": rep.Text, "logprobs": []any{}}))
+	add("response.content_part.done", loc(map[string]any{"part": map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}}}))
+	add("response.output_item.done", map[string]any{"output_index": idx, "item": rsMessage(ids.msg, rep.Text, "completed")})
 }
