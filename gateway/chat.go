@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -31,21 +30,28 @@ type exchange struct {
 	g        *Gateway
 	w        http.ResponseWriter
 	r        *http.Request
+	wire     *wire
 	rt       *route
 	req      request
+	budget   int // attempts (breaker turns) this request may take
 	start    time.Time
 	upstream time.Duration // time spent waiting on upstreams (the ladder included)
 	attempts int
 	served   string // upstream/model that served or failed last
 	client   string
+	respID   string // Responses: the id of the response being streamed
 }
 
 // chat serves POST /v1/chat/completions.
-func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
-	x := exchange{g: g, w: w, r: r, start: time.Now()}
+func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) { g.serveWire(w, r, wireChat) }
+
+// serveWire serves a POST on wire wi: it authenticates, reads and scans the
+// body, routes the model and runs the attempt loop.
+func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
+	x := exchange{g: g, w: w, r: r, wire: wi, start: time.Now()}
 	name, ok := g.clientName(r)
 	if !ok {
-		x.refuse(http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key>)", Type: "authentication_error", Code: "invalid_api_key"})
+		x.refuse(http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
 		return
 	}
 	x.client = name
@@ -75,17 +81,43 @@ func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x.req = req
+	if x.route() {
+		x.run(body)
+	}
+}
+
+// route finds the request's route and budget, or refuses the request.
+func (x *exchange) route() bool {
+	g, req := x.g, x.req
 	rt, err := g.lookup(req.model)
 	if err != nil {
 		x.refuseLocal(err)
-		return
+		return false
 	}
 	if rt == nil {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
-		return
+		return false
 	}
-	x.rt = rt
-	x.run(body)
+	if rt.proto != x.wire.proto {
+		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` is not served on " + x.r.URL.Path + ": it is served on " + servedOn(rt.proto), Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
+		return false
+	}
+	x.rt, x.budget = rt, rt.budget
+	if !x.wire.verdict {
+		x.budget = 1
+	}
+	if x.wire.pinned && req.prev != "" {
+		// Stateful Responses: the upstream model that produced the previous
+		// response, on its own breaker; an unknown id goes to the routed
+		// model without failover.
+		x.budget = 1
+		if ref := g.pins.lookup(x.r.Context(), req.prev); ref != "" {
+			if prt, err := g.lookup(ref); err == nil && prt != nil {
+				x.rt, x.budget = prt, prt.budget
+			}
+		}
+	}
+	return true
 }
 
 func tooLarge(limit int64) apiError {
@@ -94,18 +126,43 @@ func tooLarge(limit int64) apiError {
 
 // refuse answers a request the gateway rejects before routing it.
 func (x *exchange) refuse(status int, e apiError) {
-	writeError(x.w, status, e)
+	x.wire.writeError(x.w, status, e)
 	x.done(outcomeInvalid, status, e.Message)
 }
 
+// begin starts an attempt's turn. A wire without verdicts (count_tokens)
+// takes the routed model and settles nothing.
+func (x *exchange) begin() (ticket, error) {
+	if !x.wire.verdict {
+		return ticket{other: nopTicket(x.rt.breaker().ActiveModel())}, nil
+	}
+	return x.rt.begin()
+}
+
+// settle records an attempt's verdict on its turn and in the metrics.
+func (x *exchange) settle(t ticket, o loopmetrics.Outcome, k fallback.Kind) {
+	switch o {
+	case loopmetrics.Success:
+		t.Success()
+	case loopmetrics.Failure:
+		t.Failure(k)
+	default:
+		t.Cancel()
+	}
+	if x.wire.verdict {
+		x.g.m.call(x.rt.name, o)
+	}
+}
+
 // run walks the request's attempt budget: each attempt goes where the model
-// breaker routes it, through the retry ladder.
+// breaker routes it, through the retry ladder, on the request's wire.
 func (x *exchange) run(body []byte) {
 	g, rt := x.g, x.rt
 	var last error
 	prev := ""
-	for x.attempts < rt.budget {
-		turn, err := rt.begin()
+	stream := x.req.stream && x.wire.classify != nil
+	for x.attempts < x.budget {
+		turn, err := x.begin()
 		if err != nil {
 			g.m.call(rt.name, loopmetrics.Refused)
 			if x.attempts == 0 || last == nil {
@@ -133,31 +190,18 @@ func (x *exchange) run(body []byte) {
 		}
 		t0 := time.Now()
 		res, err := retry.Do(ctx, rt.policy, func(ctx context.Context) (*result, error) {
-			return g.send(ctx, tg, x.r, payload, x.req.stream)
+			return g.send(ctx, tg, x.r, payload, stream, x.wire)
 		})
 		x.upstream += time.Since(t0)
+		if cancel != nil {
+			defer cancel()
+		}
 		if err == nil {
-			g.m.firstByte(tg.ref, res.first)
-			if res.stream != nil {
-				x.pump(turn, res)
-			} else {
-				turn.Success()
-				g.m.call(rt.name, loopmetrics.Success)
-				x.writeResult(res)
-				x.done(outcomeSuccess, res.resp.StatusCode, "")
-			}
-			res.release()
-			if cancel != nil {
-				cancel()
-			}
+			x.served1(turn, tg, res)
 			return
 		}
-		if cancel != nil {
-			cancel()
-		}
 		if x.r.Context().Err() != nil {
-			turn.Cancel()
-			g.m.call(rt.name, loopmetrics.Cancel)
+			x.settle(turn, loopmetrics.Cancel, 0)
 			x.done(outcomeCancel, 499, "client went away")
 			return
 		}
@@ -166,126 +210,49 @@ func (x *exchange) run(body []byte) {
 		}
 		var ue *upstreamError
 		if errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
-			// The request was bad, not the model: no verdict, the answer
-			// passes through unchanged.
-			turn.Cancel()
-			g.m.call(rt.name, loopmetrics.Cancel)
-			x.headers(x.w.Header())
-			copyHeader(x.w.Header(), ue.header)
-			x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
-			x.w.WriteHeader(ue.status)
-			_, _ = x.w.Write(ue.body)
-			x.done(outcomePassthrough, ue.status, err.Error())
+			x.passThrough(turn, ue, err)
 			return
 		}
-		if errors.Is(err, retry.ErrRateLimitEscalation) {
-			turn.Failure(fallback.RateLimit)
-		} else {
-			turn.Failure(fallback.Transient)
+		kind := fallback.Transient
+		if lim, _ := limitOf(err, g.now()); lim != limitNone {
+			kind = fallback.RateLimit
 		}
-		g.m.call(rt.name, loopmetrics.Failure)
+		x.settle(turn, loopmetrics.Failure, kind)
 		last = err
 	}
 	x.fail(last)
 }
 
-// headers sets the gateway's own response headers.
-func (x *exchange) headers(h http.Header) {
-	if x.served != "" {
-		h["X-Loopctl-Model"] = []string{x.served}
-	}
-	h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.attempts)}
-}
-
-func copyHeader(dst, src http.Header) {
-	for k, vs := range src {
-		if !hopHeaders[k] {
-			dst[k] = vs
-		}
-	}
-}
-
-// writeResult writes a non-streaming answer.
-func (x *exchange) writeResult(res *result) {
-	h := x.w.Header()
-	copyHeader(h, res.resp.Header)
-	x.headers(h)
-	h["Content-Length"] = []string{strconv.Itoa(res.body.Len())}
-	x.w.WriteHeader(res.resp.StatusCode)
-	_, _ = x.w.Write(res.body.Bytes())
-}
-
-// exhausted answers FallbackExhausted: 503 with Retry-After.
-func (x *exchange) exhausted(err error) {
-	var ee *fallback.ExhaustedError
-	wait := time.Second
-	if errors.As(err, &ee) {
-		wait = ee.RetryIn
-	}
+// passThrough relays an upstream's 400, 413 or 422 unchanged: the request
+// was bad, not the model, so there is no verdict.
+func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
+	x.settle(turn, loopmetrics.Cancel, 0)
 	x.headers(x.w.Header())
-	x.w.Header().Set("Retry-After", ceilSeconds(int64(wait)))
-	e := apiError{Message: err.Error(), Type: "fallback_exhausted", Code: "fallback_exhausted"}
-	writeError(x.w, http.StatusServiceUnavailable, e)
-	x.done(outcomeExhausted, http.StatusServiceUnavailable, e.Message)
+	copyHeader(x.w.Header(), ue.header)
+	x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
+	x.w.WriteHeader(ue.status)
+	_, _ = x.w.Write(ue.body)
+	x.done(outcomePassthrough, ue.status, err.Error())
 }
 
-// fail answers a request no model could serve.
-func (x *exchange) fail(err error) {
-	x.headers(x.w.Header())
-	status, e := http.StatusBadGateway, apiError{Message: "no model could serve the request; last error: " + err.Error(), Type: "upstream_error"}
-	outcome := outcomeFailure
-	var ue *upstreamError
-	var esc *retry.EscalationError
-	switch {
-	case errors.As(err, &esc):
-		status, e.Type, outcome = http.StatusTooManyRequests, "rate_limit_error", outcomeRateLimit
-		e.Code = "rate_limit_exceeded"
-		wait := esc.RetryAfter
-		if wait <= 0 {
-			wait = 5 * time.Second
+// served1 relays a served attempt: a committed stream, or a whole answer.
+func (x *exchange) served1(turn ticket, tg *target, res *result) {
+	defer res.release()
+	x.g.m.firstByte(tg.ref, res.first)
+	if x.wire.pinned {
+		id := ""
+		if res.stream != nil {
+			id = res.stream.id
+		} else {
+			id = responseID(res.body.Bytes())
 		}
-		x.w.Header().Set("Retry-After", ceilSeconds(int64(wait)))
-	case errors.As(err, &ue) && (ue.status == 401 || ue.status == 403):
-		e.Type = "upstream_auth_error"
-	case errors.As(err, &ue) && ue.status == 404:
-		e.Type = "upstream_model_not_found"
+		x.g.pins.remember(x.r.Context(), id, tg.ref)
 	}
-	writeError(x.w, status, e)
-	x.done(outcome, status, e.Message)
-}
-
-// done records the request: metrics and one log line.
-func (x *exchange) done(outcome string, status int, msg string) {
-	total := time.Since(x.start)
-	model := ""
-	if x.rt != nil {
-		model = x.rt.name
-	}
-	x.g.m.request(model, x.served, outcome, total-x.upstream)
-	if x.g.log == nil {
+	if res.stream != nil {
+		x.pump(turn, res)
 		return
 	}
-	if model == "" {
-		model = logName(x.req.model) // refused before routing: the name it gave (never a metric label)
-	}
-	level := slog.LevelInfo
-	if outcome != outcomeSuccess && outcome != outcomeCancel {
-		level = slog.LevelWarn
-	}
-	attrs := []slog.Attr{
-		slog.String("model", model),
-		slog.String("served", x.served),
-		slog.Int("attempts", x.attempts),
-		slog.Int("status", status),
-		slog.String("outcome", outcome),
-		slog.Bool("stream", x.req.stream),
-		slog.Duration("duration", total),
-	}
-	if x.client != "" {
-		attrs = append(attrs, slog.String("client", x.client))
-	}
-	if msg != "" && outcome != outcomeSuccess {
-		attrs = append(attrs, slog.String("error", msg))
-	}
-	x.g.log.LogAttrs(x.r.Context(), level, "request", attrs...)
+	x.settle(turn, loopmetrics.Success, 0)
+	x.writeResult(res)
+	x.done(outcomeSuccess, res.resp.StatusCode, "")
 }

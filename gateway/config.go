@@ -51,15 +51,23 @@ type ClientKey struct {
 	Key string
 }
 
-// Upstream is an OpenAI-compatible server, referred to as name/<model>.
+// Upstream is a model server, referred to as name/<model>.
 type Upstream struct {
 	// Name is the prefix models of this upstream are named with.
 	Name string
-	// BaseURL is the API root, e.g. https://api.openai.com/v1; the gateway
-	// appends /chat/completions. It has no query string.
+	// API is the upstream's wire (YAML api): [APIOpenAI] serves chat
+	// completions, responses and embeddings; [APIAnthropic] serves
+	// messages. "": openai.
+	API string
+	// BaseURL is the API root. openai: it ends in /v1, e.g.
+	// https://api.openai.com/v1, and the gateway appends /chat/completions,
+	// /responses or /embeddings. anthropic: the host, e.g.
+	// https://api.anthropic.com, and the gateway appends /v1/messages.
+	// It has no query string.
 	BaseURL string
 	// APIKeyEnv is the environment variable holding the upstream's key,
-	// sent as "Authorization: Bearer <key>". "": no Authorization header.
+	// sent as "Authorization: Bearer <key>" (openai) or "x-api-key: <key>"
+	// (anthropic). "": no credentials sent.
 	APIKeyEnv string
 	// APIKey is the key itself, for Go callers; when set, APIKeyEnv is not
 	// read. It cannot be set from YAML.

@@ -71,6 +71,12 @@ func TestConfigProblems(t *testing.T) {
 		{"empty", "", []string{"models: at least one model is required"}},
 		{"unknown keys", "modles: []\nmodels: [{name: m, primary: u/x, fallback: []}]\nupstreams: [{name: u, base_url: 'http://h'}]", []string{
 			"modles: unknown key", "models[0].fallback: unknown key"}},
+		{"a chain on another wire", "upstreams: [{name: o, base_url: 'https://x/v1'}, {name: an, api: anthropic, base_url: 'https://y'}]\nmodels: [{name: a, primary: o/m, chain: [an/c, o/d]}, {name: b, primary: an/c, chain: [o/m]}]", []string{
+			`models[0].chain[0]: "an/c" is on the anthropic wire, the primary "o/m" on openai (a chain stays on one wire)`,
+			`models[1].chain[0]: "o/m" is on the openai wire, the primary "an/c" on anthropic (a chain stays on one wire)`}},
+		{"bad api, anthropic base_url with /v1", "upstreams: [{name: o, api: gemini, base_url: 'https://x/v1'}, {name: an, api: anthropic, base_url: 'https://y/v1'}]\nmodels: [{name: a, primary: o/m}]", []string{
+			`upstreams[0].api: "gemini" is not openai or anthropic`,
+			`upstreams[1].base_url: "https://y/v1": an anthropic upstream's base_url is the host (the gateway appends /v1/messages)`}},
 		{"unknown upstream", "upstreams: [{name: anthropic, base_url: 'https://x'}]\nmodels: [{name: a, primary: anthropic/c}, {name: b, primary: anthropic/c, chain: [anthropc/h, anthropic/c]}]", []string{
 			`models[1].chain[0]: unknown upstream "anthropc"`, `models[1].chain[1]: "anthropic/c" duplicates models[1].primary`}},
 		{"bad values", `

@@ -315,6 +315,7 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 				var u Upstream
 				d.fields(p, v, map[string]func(string, *yaml.Node){
 					"name":        d.str(&u.Name),
+					"api":         d.str(&u.API),
 					"base_url":    d.str(&u.BaseURL),
 					"api_key_env": d.text(&u.APIKeyEnv),
 				})

@@ -15,10 +15,20 @@
 //     x-loopctl-attempts (attempts made: turns of the model breaker, each
 //     through the retry ladder). A model named upstream/model goes
 //     to that model directly, with its own breaker and no chain.
-//   - GET /v1/models, /healthz, /readyz, /metrics (Prometheus) and
-//     /dashboard/ (a live page of every model breaker, package dashboard).
+//   - POST /v1/responses (the Responses API), POST /v1/messages and
+//     /v1/messages/count_tokens (Anthropic's Messages API) and POST
+//     /v1/embeddings, the same way (docs/GATEWAY.md §6): an upstream has a
+//     wire (Upstream.API: [APIOpenAI] or [APIAnthropic]), a model is served
+//     on its primary's wire, errors come in the wire's own shape, each
+//     wire's stream commits at its first content and ends with its own end
+//     marker, and a Responses request with previous_response_id is pinned
+//     to the upstream model that produced it ([ResponseStore]).
+//   - GET /v1/models, /v1/models/{id}, /healthz, /readyz, /metrics
+//     (Prometheus) and /dashboard/ (a live page of every model breaker,
+//     package dashboard).
 //
-// Failures reach the client in the OpenAI error shape: 502 upstream_error
+// Failures reach the client in the wire's error shape (OpenAI's here;
+// Messages: Anthropic's, with 529 overloaded_error for a spent chain): 502 upstream_error
 // when no model could serve, 429 rate_limit_error and 503
 // fallback_exhausted with Retry-After (whole seconds until the primary may
 // be probed), the upstream's own 400, 413 and 422 unchanged (they carry no
@@ -28,8 +38,9 @@
 // gateway holds back only role-only and empty chunks (at most 16 events,
 // 64 KiB, and timeouts.first_byte), so an upstream that fails before it
 // fails over invisibly; after it the gateway never switches models: a
-// broken stream ends with an error event (data: {"error": ...}) and no
-// [DONE], and counts as a failure of the model that served it. A client
+// broken stream (one whose body ends without its end marker, too) ends
+// with the wire's error event (chat: data: {"error": ...} and no [DONE]),
+// and counts as a failure of the model that served it. A client
 // that goes away cancels the upstream request and counts nothing.
 //
 // The normative description is the repository's docs/GATEWAY.md.

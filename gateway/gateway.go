@@ -68,6 +68,10 @@ type Options struct {
 	// state is then shared with every process using the same store
 	// (docs/FLEET.md), and the breakers are still *fallback.Manager values.
 	Backend func(model string) fallback.Backend
+	// Responses, when set, shares the Responses API's response ids (which
+	// upstream model produced each) with every gateway using the same store
+	// (e.g. fleet.Store's ResponsePins). nil: this process only.
+	Responses ResponseStore
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry
@@ -99,6 +103,7 @@ type Gateway struct {
 	modelList []byte
 	log       *slog.Logger
 	m         *metrics
+	pins      *pins
 
 	directMu  sync.RWMutex
 	direct    map[string]*route // upstream/model routes, created on first use
@@ -110,8 +115,9 @@ type Gateway struct {
 // upstream is one configured upstream.
 type upstream struct {
 	name string
-	url  string // base URL + /chat/completions
-	auth string // "Bearer <key>" or ""
+	api  string // APIOpenAI or APIAnthropic
+	base string // base URL without a trailing "/"; a wire's path is appended
+	key  string // "": no credentials sent
 }
 
 // route is a model name with its breaker.
@@ -120,6 +126,7 @@ type route struct {
 	mgr      *fallback.Manager // the local breaker, or
 	shared   ModelBreaker      // one from Options.NewBreaker
 	budget   int
+	proto    string            // the wire of the primary's upstream (APIOpenAI, APIAnthropic)
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target
 	policy   retry.Policy
@@ -155,6 +162,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		maxDirect: max(int(orDefault(int64(cfg.Limits.MaxDirect), DefaultMaxDirect)), 0),
 		targets:   map[string]bool{},
 		log:       opt.Logger,
+		pins:      newPins(opt.Responses),
 	}
 	g.held.limit = g.maxResp * ResponseBudgetFactor
 	if g.now == nil {
@@ -187,16 +195,17 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		g.admin = append(g.admin, sha256.Sum256([]byte(key)))
 	}
 	for i, u := range cfg.Upstreams {
-		up := &upstream{name: u.Name, url: strings.TrimRight(u.BaseURL, "/") + "/chat/completions"}
+		up := &upstream{name: u.Name, api: u.API, base: strings.TrimRight(u.BaseURL, "/")}
+		if up.api == "" {
+			up.api = APIOpenAI
+		}
 		key := u.APIKey
 		if key == "" && u.APIKeyEnv != "" {
 			if key = getenv(u.APIKeyEnv); key == "" {
 				ps.add(fmt.Sprintf("upstreams[%d].api_key_env", i), "environment variable %s is not set", u.APIKeyEnv)
 			}
 		}
-		if key != "" {
-			up.auth = "Bearer " + key
-		}
+		up.key = key
 		g.upstreams[u.Name] = up
 	}
 	if err := ps.err(); err != nil {
@@ -342,6 +351,9 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {
 		upName, model, _ := strings.Cut(ref, "/")
 		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model)}
+	}
+	if tg := rt.targets[m.Primary]; tg.up != nil {
+		rt.proto = tg.up.api
 	}
 	rt.policy = g.policy
 	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)

@@ -30,8 +30,8 @@ type metrics struct {
 }
 
 type counterKey struct {
-	vec     *prometheus.CounterVec
-	a, b, c string
+	vec        *prometheus.CounterVec
+	a, b, c, d string
 }
 
 func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
@@ -43,8 +43,8 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 		breakers: loopmetrics.NewCollector(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_requests_total",
-			Help: "Chat completion requests by model, upstream model that served (or failed last) and outcome.",
-		}, []string{"model", "upstream_model", "outcome"}),
+			Help: "Client requests by wire (api: chat, responses, messages, embeddings), model, upstream model that served (or failed last) and outcome.",
+		}, []string{"api", "model", "upstream_model", "outcome"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_fallbacks_total",
 			Help: "Attempts of a request that went to another upstream model after one failed.",
@@ -65,22 +65,29 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 	return m
 }
 
-func (m *metrics) counter(vec *prometheus.CounterVec, a, b, c string) prometheus.Counter {
-	k := counterKey{vec, a, b, c}
+// counter returns the counter of vec with labels a, b, c and, when vec has
+// four labels, d.
+func (m *metrics) counter(vec *prometheus.CounterVec, a, b, c, d string) prometheus.Counter {
+	k := counterKey{vec, a, b, c, d}
 	if v, ok := m.cache.Load(k); ok {
 		return v.(prometheus.Counter)
 	}
-	ctr := vec.WithLabelValues(a, b, c)
+	var ctr prometheus.Counter
+	if vec == m.requests {
+		ctr = vec.WithLabelValues(a, b, c, d)
+	} else {
+		ctr = vec.WithLabelValues(a, b, c)
+	}
 	m.cache.Store(k, ctr)
 	return ctr
 }
 
-func (m *metrics) request(model, upstream, outcome string, overhead time.Duration) {
-	m.counter(m.requests, model, upstream, outcome).Inc()
+func (m *metrics) request(api, model, upstream, outcome string, overhead time.Duration) {
+	m.counter(m.requests, api, model, upstream, outcome).Inc()
 	m.overhead.Observe(overhead.Seconds())
 }
 
-func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to).Inc() }
+func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to, "").Inc() }
 
 func (m *metrics) firstByte(upstream string, d time.Duration) {
 	m.first.WithLabelValues(upstream).Observe(d.Seconds())

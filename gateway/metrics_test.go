@@ -36,8 +36,8 @@ func TestMetricsAndLog(t *testing.T) {
 		b.gw.ServeHTTP(rec, scrapeReq)
 		body, _ := io.ReadAll(rec.Body)
 		for _, want := range []string{
-			`loopctl_gateway_requests_total{model="smart",outcome="success",upstream_model="up/b"} 1`,
-			`loopctl_gateway_requests_total{model="",outcome="invalid",upstream_model=""} 1`,
+			`loopctl_gateway_requests_total{api="chat",model="smart",outcome="success",upstream_model="up/b"} 1`,
+			`loopctl_gateway_requests_total{api="chat",model="",outcome="invalid",upstream_model=""} 1`,
 			`loopctl_gateway_fallbacks_total{from="up/a",model="smart",to="up/b"} 1`,
 			`loopctl_gateway_upstream_first_byte_seconds_count{upstream_model="up/b"} 1`,
 			`loopctl_gateway_overhead_seconds_count 2`,
@@ -55,7 +55,7 @@ func TestMetricsAndLog(t *testing.T) {
 			t.Error("/metrics shows a key")
 		}
 		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-		if len(lines) != 2 || !strings.Contains(lines[0], `"msg":"request","model":"smart","served":"up/b","attempts":4,"status":200,"outcome":"success"`) ||
+		if len(lines) != 2 || !strings.Contains(lines[0], `"msg":"request","api":"chat","model":"smart","served":"up/b","attempts":4,"status":200,"outcome":"success"`) ||
 			!strings.Contains(lines[0], `"client":"team-a"`) || !strings.Contains(lines[1], `"status":401`) {
 			t.Errorf("log:\n%s", logs.String())
 		}

@@ -1,9 +1,10 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -14,20 +15,16 @@ import (
 
 // pump sends a committed stream to the client, event by event, each one
 // flushed as it arrives. The turn is settled by how the stream ends: its
-// end ([DONE] or the body's clean end) is a success; a break (cut, reset,
+// wire's end marker ([DONE], message_stop, response.completed) is a
+// success; a break (cut, reset, a body that ends without the end marker, a
 // malformed event, an upstream error event, timeouts.request) is a failure
-// of the model that served it, reported to the client as an error event
-// with no [DONE]; a client that goes away cancels the upstream request and
-// settles nothing (a cancellation).
+// of the model that served it, reported to the client as the wire's error
+// event; a client that goes away cancels the upstream request and settles
+// nothing (a cancellation).
 func (x *exchange) pump(turn ticket, res *result) {
-	g, rt, st := x.g, x.rt, res.stream
-	h := x.w.Header()
-	copyHeader(h, res.resp.Header)
-	x.headers(h)
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	x.w.WriteHeader(http.StatusOK)
+	st := res.stream
+	x.respID = st.id
+	x.streamHeaders(res.resp.Header)
 	rc := http.NewResponseController(x.w)
 	t0 := time.Now()
 	defer func() { x.upstream += time.Since(t0) }()
@@ -40,27 +37,17 @@ func (x *exchange) pump(turn ticket, res *result) {
 	}
 	cancelled := func() {
 		res.cancel(errClientGone)
-		turn.Cancel()
-		g.m.call(rt.name, loopmetrics.Cancel)
+		x.settle(turn, loopmetrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")
 	}
 	if !wrote(st.held.Bytes()) {
 		cancelled()
 		return
 	}
-	if st.done {
-		turn.Success()
-		g.m.call(rt.name, loopmetrics.Success)
-		x.done(outcomeSuccess, http.StatusOK, "")
-		return
-	}
-	for {
+	for !st.done {
 		ev, err := st.next()
 		if err == io.EOF {
-			turn.Success()
-			g.m.call(rt.name, loopmetrics.Success)
-			x.done(outcomeSuccess, http.StatusOK, "")
-			return
+			err = fmt.Errorf("%w: the stream ended without its end marker", errCut)
 		}
 		if err != nil {
 			if x.r.Context().Err() != nil {
@@ -73,33 +60,38 @@ func (x *exchange) pump(turn ticket, res *result) {
 			x.broken(turn, err, nil)
 			return
 		}
-		k := kindContent
-		if d := data(ev); len(d) > 0 && (d[0] != '{' || string(d) == "[DONE]" || hasError(d)) {
-			if k, err = classify(ev); err != nil {
-				x.broken(turn, err, nil)
-				return
-			}
-		}
-		if k == kindError {
-			// The upstream's own error event reaches the client as is.
-			if !wrote(ev) {
-				cancelled()
-				return
-			}
-			x.broken(turn, &streamError{payload: string(data(ev))}, ev)
+		info, err := x.wire.after(ev)
+		if err != nil {
+			x.broken(turn, err, nil)
 			return
+		}
+		if info.id != "" && x.respID == "" {
+			x.respID = info.id
 		}
 		if !wrote(ev) {
 			cancelled()
 			return
 		}
-		if k == kindDone {
-			turn.Success()
-			g.m.call(rt.name, loopmetrics.Success)
-			x.done(outcomeSuccess, http.StatusOK, "")
+		if info.kind == kindError {
+			// The upstream's own error event reached the client as is.
+			x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, ev)
 			return
 		}
+		st.done = info.kind == kindDone
 	}
+	x.settle(turn, loopmetrics.Success, 0)
+	x.done(outcomeSuccess, http.StatusOK, "")
+}
+
+// streamHeaders writes the headers of a committed stream.
+func (x *exchange) streamHeaders(up http.Header) {
+	h := x.w.Header()
+	copyHeader(h, up)
+	x.headers(h)
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	x.w.WriteHeader(http.StatusOK)
 }
 
 // hasError reports whether a data payload is an error object, cheaply: the
@@ -110,20 +102,21 @@ func hasError(d []byte) bool {
 
 var errClientGone = errors.New("client went away")
 
-// broken ends a stream that broke after the first content chunk: an error
-// event in the OpenAI shape (unless the upstream sent its own, already
-// forwarded), no [DONE], and a failure of the model that served it.
+// broken ends a stream that broke after its first content: the wire's error
+// event (after the upstream's own, when it sent one: forwarded), and a
+// failure of the model that served it.
 func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
-	turn.Failure(fallback.Transient)
-	x.g.m.call(x.rt.name, loopmetrics.Failure)
-	if forwarded == nil {
-		b, _ := json.Marshal(struct {
-			Error apiError `json:"error"`
-		}{apiError{Message: "the upstream stream broke: " + err.Error(), Type: "upstream_error", Code: "stream_interrupted"}})
-		_, _ = x.w.Write([]byte("data: "))
-		_, _ = x.w.Write(b)
-		_, _ = x.w.Write([]byte("\n\n"))
-		_ = http.NewResponseController(x.w).Flush()
+	kind := fallback.Transient
+	if lim, _ := limitOf(err, x.g.now()); lim != limitNone {
+		kind = fallback.RateLimit
+	}
+	x.settle(turn, loopmetrics.Failure, kind)
+	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
+	if !final {
+		if ev := x.wire.brokenEvent("the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
+			_, _ = x.w.Write(ev)
+			_ = http.NewResponseController(x.w).Flush()
+		}
 	}
 	x.done(outcomeStreamError, http.StatusOK, err.Error())
 }

@@ -18,6 +18,7 @@ type request struct {
 	modelStart int // byte range of the model value, quotes included
 	modelEnd   int
 	stream     bool
+	prev       string // previous_response_id (Responses)
 }
 
 var (
@@ -83,6 +84,10 @@ func scan(body []byte) (request, error) {
 			r.model = unquote(body[vs:ve])
 		case "stream":
 			r.stream = string(body[vs:ve]) == "true"
+		case "previous_response_id":
+			if body[vs] == '"' {
+				r.prev = unquote(body[vs:ve])
+			}
 		case "":
 		default:
 			return request{}, &keyError{key: unquote(body[ks:ke]), field: field[1:]}
@@ -111,6 +116,8 @@ func keyField(q []byte) string {
 		return "model"
 	case `"stream"`:
 		return "stream"
+	case `"previous_response_id"`:
+		return "previous_response_id"
 	}
 	if len(q) > 2+6*len("stream") { // longer than any spelling of them, escapes included
 		return ""

@@ -18,13 +18,15 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !g.admit(w, r) {
 		return
 	}
-	switch r.URL.Path {
-	case "/v1/chat/completions", "/chat/completions":
+	if wi := wires[r.URL.Path]; wi != nil {
 		if r.Method != http.MethodPost {
 			methodNotAllowed(w, http.MethodPost)
 			return
 		}
-		g.chat(w, r)
+		g.serveWire(w, r, wi)
+		return
+	}
+	switch r.URL.Path {
 	case "/v1/models", "/models":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			methodNotAllowed(w, http.MethodGet)
@@ -58,6 +60,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Redirect(w, r, "/dashboard/", http.StatusMovedPermanently)
 	default:
+		if id, ok := strings.CutPrefix(r.URL.Path, "/v1/models/"); ok && id != "" {
+			g.model(w, r, id)
+			return
+		}
 		rest, ok := strings.CutPrefix(r.URL.Path, "/dashboard/")
 		if !ok || g.opt.Dashboard == nil {
 			notFound(w, r)
@@ -68,6 +74,39 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r2.URL.RawPath = ""
 		g.opt.Dashboard.ServeHTTP(w, r2)
 	}
+}
+
+// wires are the POST endpoints of the model wires (docs/GATEWAY.md §3, §6).
+var wires = map[string]*wire{
+	"/v1/chat/completions": wireChat, "/chat/completions": wireChat,
+	"/v1/responses": wireResponses, "/responses": wireResponses,
+	"/v1/embeddings": wireEmbeddings, "/embeddings": wireEmbeddings,
+	"/v1/messages":              wireMessages,
+	"/v1/messages/count_tokens": wireCountTokens,
+}
+
+// model serves GET /v1/models/{id}: one configured model, or 404
+// model_not_found.
+func (g *Gateway) model(w http.ResponseWriter, r *http.Request, id string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, http.MethodGet)
+		return
+	}
+	if !g.authorized(w, r) {
+		return
+	}
+	if g.models[id] == nil {
+		writeError(w, http.StatusNotFound, apiError{Message: "The model `" + id + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
+		return
+	}
+	b, _ := json.Marshal(struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}{id, "model", 0, "loopctl"})
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +124,7 @@ func methodNotAllowed(w http.ResponseWriter, allow string) {
 func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request) bool {
 	_, ok := g.clientName(r)
 	if !ok {
-		writeError(w, http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key>)", Type: "authentication_error", Code: "invalid_api_key"})
+		writeError(w, http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
 	}
 	return ok
 }

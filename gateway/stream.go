@@ -24,13 +24,15 @@ type stream struct {
 	r    *bufio.Reader
 	ev   bytes.Buffer // the event being read
 	held bytes.Buffer // events held back before the first content chunk
-	done bool         // the held events end the stream ([DONE])
+	done bool         // the held events end the stream (the end marker)
+	wire *wire        // how events are classified
+	id   string       // Responses: the response id (response.created)
 }
 
-func newStream(body io.Reader) *stream {
+func newStream(body io.Reader, w *wire) *stream {
 	r := readerPool.Get().(*bufio.Reader)
 	r.Reset(body)
-	return &stream{r: r}
+	return &stream{r: r, wire: w}
 }
 
 func (s *stream) release() {
@@ -157,12 +159,13 @@ func classify(ev []byte) (kind, error) {
 
 func isSet(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 
-// streamError is an error event the upstream sent.
-type streamError struct{ payload string }
+// streamError is an error event the upstream sent; typ is its error type
+// or code (overloaded_error, ...), when it had one.
+type streamError struct{ payload, typ string }
 
 func (e *streamError) Error() string { return "upstream stream error" + errorInfo([]byte(e.payload)) }
 
-// commit reads events until the first content chunk, holding back what
+// commit reads events until the first content event (of the stream's wire), holding back what
 // comes before it, within the limits; it returns nil once the gateway
 // should commit (the held events include the one that made it commit), or
 // the failure that ended the stream first.
@@ -175,13 +178,16 @@ func (s *stream) commit(lim holdLimits) error {
 		if err != nil {
 			return err
 		}
-		k, err := classify(ev)
+		info, err := s.wire.classify(ev)
 		if err != nil {
 			return err
 		}
-		switch k {
+		if info.id != "" {
+			s.id = info.id
+		}
+		switch info.kind {
 		case kindError:
-			return &streamError{payload: string(bytes.TrimSpace(data(ev)))}
+			return &streamError{payload: string(bytes.TrimSpace(data(ev))), typ: info.errType}
 		case kindDone:
 			s.held.Write(ev)
 			s.done = true

@@ -101,7 +101,7 @@ func TestStreamingRules(t *testing.T) {
 				if snap.ConsecutiveFailures != tc.failures || snap.State != fallback.Primary {
 					t.Errorf("breaker %+v, want %d failures", snap, tc.failures)
 				}
-				if got := testutil.ToFloat64(b.gw.m.requests.WithLabelValues("smart", "up/a", tc.outcome)); got != 1 {
+				if got := testutil.ToFloat64(b.gw.m.requests.WithLabelValues("chat", "smart", "up/a", tc.outcome)); got != 1 {
 					t.Errorf("requests_total{outcome=%q} = %v", tc.outcome, got)
 				}
 			})
@@ -165,7 +165,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		if snap := b.gw.Managers()["smart"].Snapshot(); snap.ConsecutiveFailures != 0 || b.up.Count("a") != 1 {
 			t.Errorf("breaker %+v, %d requests", snap, b.up.Count("a"))
 		}
-		if got := testutil.ToFloat64(b.gw.m.requests.WithLabelValues("smart", "up/a", outcomeCancel)); got != 1 {
+		if got := testutil.ToFloat64(b.gw.m.requests.WithLabelValues("chat", "smart", "up/a", outcomeCancel)); got != 1 {
 			t.Errorf("requests_total{outcome=cancel} = %v", got)
 		}
 	})

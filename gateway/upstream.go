@@ -83,11 +83,11 @@ func putBuf(b *bytes.Buffer) {
 	bufPool.Put(b)
 }
 
-// send makes one attempt: it sends body (model already rewritten) to tg and
-// reads the answer up to the point where the gateway commits to it (a whole
-// non-streaming body, or a stream's first content chunk). A failure is
-// returned as an error the retry ladder classifies.
-func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool) (*result, error) {
+// send makes one attempt: it sends body (model already rewritten) to tg on
+// wire w and reads the answer up to the point where the gateway commits to
+// it (a whole non-streaming body, or a stream's first content event). A
+// failure is returned as an error the retry ladder classifies.
+func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *wire) (*result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	ctx, stopReq := context.WithTimeoutCause(ctx, g.request, errRequestTimeout)
 	_ = stopReq // released with cancel: the parent's cancel ends it
@@ -102,15 +102,17 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	timer := time.AfterFunc(g.firstByte, func() { cancel(errFirstByte) })
 	defer timer.Stop()
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tg.up.url, bytes.NewReader(body))
+	url := tg.up.base + w.path
+	if in.URL.RawQuery != "" {
+		url += "?" + in.URL.RawQuery // passed on, ignored for routing (§6)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return fail(retry.Unrecoverable(err))
 	}
 	forwardRequestHeaders(req.Header, in.Header)
 	req.Header.Set("Content-Type", "application/json")
-	if tg.up.auth != "" {
-		req.Header["Authorization"] = []string{tg.up.auth}
-	}
+	tg.up.authorize(req.Header)
 	start := time.Now()
 	resp, err := g.client.Do(req)
 	if err != nil {
@@ -129,7 +131,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 		return fail(retry.Unrecoverable(shapeMismatch))
 	}
 	if stream && sse {
-		st := newStream(resp.Body)
+		st := newStream(resp.Body, w)
 		if err := st.commit(g.holdLimits()); err != nil {
 			return fail(fmt.Errorf("%w (%s)", err, tg.ref))
 		}
@@ -154,6 +156,25 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 		return fail(fmt.Errorf("%w (%s)", errMalformed, tg.ref))
 	}
 	return res, nil
+}
+
+// authorize sets the upstream's credentials on an upstream request: OpenAI
+// "Authorization: Bearer <key>"; Anthropic "x-api-key: <key>" and
+// anthropic-version 2023-06-01 unless the client sent its own (the client's
+// anthropic-beta is passed on with the other headers).
+func (u *upstream) authorize(h http.Header) {
+	if u.api != APIAnthropic {
+		if u.key != "" {
+			h["Authorization"] = []string{"Bearer " + u.key}
+		}
+		return
+	}
+	if u.key != "" {
+		h["X-Api-Key"] = []string{u.key}
+	}
+	if h.Get("Anthropic-Version") == "" {
+		h.Set("Anthropic-Version", "2023-06-01")
+	}
 }
 
 // holdLimits are the bounds of what a stream holds back before its first

@@ -24,9 +24,21 @@ func (c Config) Validate() error {
 	ps.keys("client_keys", c.ClientKeys)
 	ps.keys("admin_keys", c.AdminKeys)
 	ups := map[string]int{}
+	apis := map[string]string{} // upstream name -> its wire
 	for i, u := range c.Upstreams {
 		p := fmt.Sprintf("upstreams[%d]", i)
 		ps.name(p, "upstreams", u.Name, "", ups, i)
+		apis[u.Name] = u.API
+		switch u.API {
+		case "", APIOpenAI:
+			apis[u.Name] = APIOpenAI
+		case APIAnthropic:
+			if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/v1") {
+				ps.add(p+".base_url", "%q: an anthropic upstream's base_url is the host (the gateway appends /v1/messages)", u.BaseURL)
+			}
+		default:
+			ps.add(p+".api", "%q is not openai or anthropic", u.API)
+		}
 		if u.BaseURL == "" {
 			ps.add(p+".base_url", "required")
 		} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
@@ -65,8 +77,15 @@ func (c Config) Validate() error {
 			seen[ref] = path
 		}
 		check(p+".primary", m.Primary)
+		primaryUp, _, _ := strings.Cut(m.Primary, "/")
 		for j, e := range m.Chain {
-			check(fmt.Sprintf("%s.chain[%d]", p, j), e)
+			path := fmt.Sprintf("%s.chain[%d]", p, j)
+			check(path, e)
+			// Every chain entry speaks the primary's wire (§6).
+			up, _, _ := strings.Cut(e, "/")
+			if a, b := apis[primaryUp], apis[up]; a != "" && b != "" && a != b {
+				ps.add(path, "%q is on the %s wire, the primary %q on %s (a chain stays on one wire)", e, b, m.Primary, a)
+			}
 		}
 		b := m.Breaker
 		for _, f := range []struct {

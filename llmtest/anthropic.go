@@ -13,9 +13,12 @@ type anthropicWire struct{}
 
 func (anthropicWire) matches(path string) bool { return strings.HasSuffix(path, "/v1/messages") }
 
+func (anthropicWire) endpoint() string { return "messages" }
+
 type anRequest struct {
 	Model     string          `json:"model"`
 	MaxTokens int             `json:"max_tokens"`
+	Stream    bool            `json:"stream"`
 	System    json.RawMessage `json:"system"` // string or array of text blocks
 	Messages  []struct {
 		Role    string          `json:"role"`
@@ -70,7 +73,7 @@ func (anthropicWire) decode(body []byte) (Request, string, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return Request{}, "", err
 	}
-	r := Request{Model: in.Model, MaxTokens: in.MaxTokens}
+	r := Request{Model: in.Model, MaxTokens: in.MaxTokens, Stream: in.Stream}
 	var problem string
 	note := func(format string, args ...any) {
 		if problem == "" {

@@ -1,7 +1,7 @@
 // Package llmtest is a scripted fake model server for tests and demos. It
-// speaks the OpenAI Chat Completions wire format ([NewOpenAI]) and the
-// Anthropic Messages wire format ([NewAnthropic]) on a loopback
-// httptest server, so the real provider adapters (and their SDKs) can be
+// speaks the OpenAI wire ([NewOpenAI]: Chat Completions, the Responses API
+// and embeddings) and the Anthropic Messages wire ([NewAnthropic]: messages
+// and count_tokens) on a loopback httptest server, so the real provider adapters (and their SDKs) can be
 // driven through every path: text answers, tool calls, HTTP errors with
 // Retry-After hints, malformed bodies, reset connections and requests that
 // hang until the client gives up.
@@ -12,8 +12,14 @@
 // [Reply.Chunks] (see [Chunked]), a tool-call chunk, a finish chunk and
 // "data: [DONE]". A [StreamFault] breaks the stream at a chosen event: cut
 // before it or in its middle, reset the connection, stall until the client
-// gives up, pause until a test resumes it, send malformed JSON, or end with
-// an error event.
+// gives up, pause until a test resumes it, send malformed JSON, end with
+// an error event (an overloaded_error one, too), or end cleanly without the
+// stream's end marker. Streams on the other wires are sent as the services
+// send them: Responses API events (response.created ... response.completed,
+// text and function-call deltas) and Messages events (message_start ...
+// message_stop, text and tool_use blocks), with the same faults and each
+// wire's own error events; [Request.Endpoint] says which endpoint a request
+// came to.
 //
 // Each request is decoded into a [Request] (model, conversation, tools),
 // checked against the wire format's rules the real services enforce (a bad

@@ -34,3 +34,34 @@ func Example() {
 	// backup 200  true
 	// [primary backup] 1
 }
+
+// An Anthropic upstream whose stream says overloaded_error before any
+// content (as Anthropic does under load, after a 200), and a Responses API
+// stream that breaks after its first content.
+func Example_faults() {
+	an := llmtest.NewAnthropic(llmtest.Always(llmtest.Streamed(llmtest.StreamOverloaded, 2, "hi")))
+	defer an.Close()
+	oa := llmtest.NewOpenAI(llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 5, "Hel", "lo")))
+	defer oa.Close()
+	for _, c := range []struct{ url, body string }{
+		{an.URL + "/v1/messages", `{"model":"claude","max_tokens":9,"stream":true,"messages":[{"role":"user","content":"hi"}]}`},
+		{oa.URL + "/v1/responses", `{"model":"gpt","stream":true,"input":"hi"}`},
+	} {
+		res, err := http.Post(c.url, "application/json", strings.NewReader(c.body))
+		if err != nil {
+			panic(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		var names []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "event: "); ok {
+				names = append(names, name)
+			}
+		}
+		fmt.Println(res.StatusCode, names, err != nil)
+	}
+	// Output:
+	// 200 [message_start content_block_start error] false
+	// 200 [response.created response.in_progress response.output_item.added response.content_part.added response.output_text.delta] true
+}

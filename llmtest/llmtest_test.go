@@ -281,7 +281,7 @@ func TestEndpoints(t *testing.T) {
 		method, path, body string
 		status             int
 	}{
-		{"POST", "/v1/embeddings", oaUser, 404},
+		{"POST", "/v1/audio/speech", oaUser, 404},
 		{"GET", "/v1/chat/completions", "", 405},
 		{"POST", "/v1/chat/completions", "{not json", 400},
 		{"POST", "/chat/completions", oaUser, 500}, // nil script: an empty Sequence

@@ -13,6 +13,8 @@ type openaiWire struct{}
 
 func (openaiWire) matches(path string) bool { return strings.HasSuffix(path, "/chat/completions") }
 
+func (openaiWire) endpoint() string { return "chat" }
+
 type oaRequest struct {
 	Model               string      `json:"model"`
 	Messages            []oaMessage `json:"messages"`

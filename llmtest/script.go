@@ -44,6 +44,16 @@ type Request struct {
 	Stream    bool        // the request asked for a stream ("stream": true)
 	Header    http.Header // the request headers
 	Body      []byte      // the raw JSON body
+	// Endpoint is the endpoint the request came to: "chat" (chat
+	// completions), "responses", "embeddings", "messages" or
+	// "count_tokens".
+	Endpoint string
+	// Query is the request URL's raw query string ("" when none).
+	Query string
+	// PreviousResponseID is a Responses API request's previous_response_id.
+	PreviousResponseID string
+
+	nonce uint32
 }
 
 // Last returns the request's last message (the zero Message if none).

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // wire is one wire format.
@@ -21,13 +22,16 @@ type wire interface {
 	reply(w http.ResponseWriter, r Request, rep Reply)
 	// errorBody returns the format's error object.
 	errorBody(status int, msg string) string
+	// endpoint names the endpoint (Request.Endpoint).
+	endpoint() string
 }
 
 // Handler is the http.Handler of a fake model server. It is safe for
 // concurrent use.
 type Handler struct {
-	wire   wire
+	wires  []wire // the endpoints, the first matching a path serves it
 	script Script
+	nonce  uint32 // makes the response ids of this Handler unique
 
 	mu       sync.Mutex
 	log      []Request
@@ -35,48 +39,71 @@ type Handler struct {
 	once     sync.Once
 }
 
-// NewOpenAIHandler returns a Handler that speaks OpenAI Chat Completions
-// (POST .../chat/completions) and answers with script.
-func NewOpenAIHandler(script Script) *Handler { return newHandler(openaiWire{}, script) }
+// NewOpenAIHandler returns a Handler that speaks the OpenAI wire: Chat
+// Completions (POST .../chat/completions), the Responses API (POST
+// .../responses) and embeddings (POST .../embeddings), and answers with
+// script.
+func NewOpenAIHandler(script Script) *Handler {
+	return newHandler(script, openaiWire{}, responsesWire{}, embeddingsWire{})
+}
 
 // NewAnthropicHandler returns a Handler that speaks Anthropic Messages
-// (POST .../v1/messages) and answers with script.
-func NewAnthropicHandler(script Script) *Handler { return newHandler(anthropicWire{}, script) }
+// (POST .../v1/messages, and POST .../v1/messages/count_tokens) and answers
+// with script.
+func NewAnthropicHandler(script Script) *Handler {
+	return newHandler(script, anthropicWire{}, countTokensWire{})
+}
 
-func newHandler(w wire, s Script) *Handler {
+var nonces atomic.Uint32
+
+func newHandler(s Script, ws ...wire) *Handler {
 	if s == nil {
 		s = Sequence()
 	}
-	return &Handler{wire: w, script: s, released: make(chan struct{})}
+	return &Handler{wires: ws, script: s, nonce: nonces.Add(1), released: make(chan struct{})}
+}
+
+// wireFor returns the wire serving path, or nil.
+func (h *Handler) wireFor(path string) wire {
+	for _, w := range h.wires {
+		if w.matches(path) {
+			return w
+		}
+	}
+	return nil
 }
 
 // ServeHTTP decodes, checks, logs and answers one request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.wire.matches(r.URL.Path) {
-		writeJSON(w, http.StatusNotFound, nil, h.wire.errorBody(http.StatusNotFound, "llmtest: no endpoint "+r.URL.Path))
+	wi := h.wireFor(r.URL.Path)
+	if wi == nil {
+		writeJSON(w, http.StatusNotFound, nil, h.wires[0].errorBody(http.StatusNotFound, "llmtest: no endpoint "+r.URL.Path))
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed, nil, h.wire.errorBody(http.StatusMethodNotAllowed, "llmtest: method "+r.Method))
+		writeJSON(w, http.StatusMethodNotAllowed, nil, wi.errorBody(http.StatusMethodNotAllowed, "llmtest: method "+r.Method))
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return // the client went away
 	}
-	req, problem, err := h.wire.decode(body)
+	req, problem, err := wi.decode(body)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, nil, h.wire.errorBody(http.StatusBadRequest, "llmtest: request is not valid JSON: "+err.Error()))
+		writeJSON(w, http.StatusBadRequest, nil, wi.errorBody(http.StatusBadRequest, "llmtest: request is not valid JSON: "+err.Error()))
 		return
 	}
 	req.Header = r.Header.Clone()
 	req.Body = body
+	req.Endpoint = wi.endpoint()
+	req.Query = r.URL.RawQuery
+	req.nonce = h.nonce
 	h.mu.Lock()
 	req.Seq = len(h.log) + 1
 	h.log = append(h.log, req)
 	h.mu.Unlock()
 	if problem != "" {
-		writeJSON(w, http.StatusBadRequest, nil, h.wire.errorBody(http.StatusBadRequest, problem))
+		writeJSON(w, http.StatusBadRequest, nil, wi.errorBody(http.StatusBadRequest, problem))
 		return
 	}
 
@@ -115,16 +142,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					msg = "llmtest: " + strings.ToLower(t)
 				}
 			}
-			b = h.wire.errorBody(status, msg)
+			b = wi.errorBody(status, msg)
 		}
 		writeJSON(w, status, f.Header, b)
 		return
 	}
-	if sw, ok := h.wire.(streamer); ok && req.Stream {
+	if sw, ok := wi.(streamer); ok && req.Stream {
 		sw.stream(w, r, req, rep, h.released)
 		return
 	}
-	h.wire.reply(w, req, rep)
+	wi.reply(w, req, rep)
 }
 
 // Requests returns a copy of the request log, in arrival order. Requests

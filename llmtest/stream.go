@@ -32,16 +32,38 @@ const (
 	// StreamMalformed replaces event At with a data line of cut-off JSON,
 	// then goes on.
 	StreamMalformed
-	// StreamError replaces event At with an OpenAI error event
-	// (data: {"error": {...}}) and ends the stream there, without [DONE],
-	// as OpenAI does when a stream fails on its side.
+	// StreamError replaces event At with the wire's error event and ends
+	// the stream there, without its end marker, as the services do when a
+	// stream fails on their side: chat completions data: {"error": {...}};
+	// Responses an "error" event (code server_error); Messages an
+	// "error" event of type api_error.
 	StreamError
+	// StreamNoEnd ends the body cleanly (a terminated chunked body) before
+	// event At: the stream lacks its end marker ([DONE], message_stop,
+	// response.completed).
+	StreamNoEnd
+	// StreamOverloaded is StreamError with an overload: on Messages an
+	// "error" event of type overloaded_error, as Anthropic sends when it
+	// is overloaded after the response headers; on the OpenAI wires an
+	// error event of type overloaded_error.
+	StreamOverloaded
 )
 
 // StreamFault makes a streamed reply go wrong at one event. Events are
-// counted from 0 in the order they are sent: the role-only chunk (unless
-// [Reply.NoRole]), each content chunk, the tool-call chunk (if any), the
-// finish chunk, then "data: [DONE]".
+// counted from 0 in the order they are sent. Chat completions: the
+// role-only chunk (unless [Reply.NoRole]), each content chunk, the
+// tool-call chunk (if any), the finish chunk, then "data: [DONE]".
+// Messages: message_start, content_block_start of the text (when there is
+// text), ping, one content_block_delta per chunk, content_block_stop, then
+// per tool call content_block_start, content_block_delta and
+// content_block_stop, then message_delta and message_stop. Responses:
+// response.created, response.in_progress, then for the text
+// response.output_item.added, response.content_part.added, one
+// response.output_text.delta per chunk, response.output_text.done,
+// response.content_part.done and response.output_item.done, then per tool
+// call response.output_item.added, response.function_call_arguments.delta,
+// response.function_call_arguments.done and response.output_item.done, then
+// response.completed.
 type StreamFault struct {
 	At     int
 	Kind   StreamFaultKind
@@ -96,12 +118,27 @@ func (openaiWire) stream(w http.ResponseWriter, hr *http.Request, r Request, rep
 	}
 	events = append(events, chunk(map[string]any{}, finish), "data: [DONE]\n\n")
 
+	sendEvents(w, hr, events, rep.StreamFault, released, func(k StreamFaultKind) string {
+		switch k {
+		case StreamMalformed:
+			return "data: {\"id\":\"" + id + "\",\"choi\n\n"
+		case StreamOverloaded:
+			return "data: " + openaiWire{}.errorBody(529, "llmtest: overloaded") + "\n\n"
+		}
+		return "data: " + openaiWire{}.errorBody(http.StatusInternalServerError, "llmtest: the stream failed") + "\n\n"
+	})
+}
+
+// sendEvents sends events as a server-sent event stream, going wrong as f
+// says; swap returns the event that replaces event f.At for
+// StreamMalformed, StreamError and StreamOverloaded (the last two end the
+// stream after it).
+func sendEvents(w http.ResponseWriter, hr *http.Request, events []string, f *StreamFault, released <-chan struct{}, swap func(StreamFaultKind) string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
-	f := rep.StreamFault
 	for i, ev := range events {
 		if f != nil && f.At == i {
 			switch f.Kind {
@@ -129,11 +166,13 @@ func (openaiWire) stream(w http.ResponseWriter, hr *http.Request, r Request, rep
 					panic(http.ErrAbortHandler)
 				}
 			case StreamMalformed:
-				ev = "data: {\"id\":\"" + id + "\",\"choi\n\n"
-			case StreamError:
-				_, _ = w.Write([]byte("data: " + openaiWire{}.errorBody(http.StatusInternalServerError, "llmtest: the stream failed") + "\n\n"))
+				ev = swap(f.Kind)
+			case StreamError, StreamOverloaded:
+				_, _ = w.Write([]byte(swap(f.Kind)))
 				_ = rc.Flush()
 				return
+			case StreamNoEnd:
+				return // a clean end of the body, without the end marker
 			}
 		}
 		if _, err := w.Write([]byte(ev)); err != nil {

@@ -227,6 +227,7 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		store = st
 		opts.Backend = store.ModelBackend
 		opts.StoreMode = storeMode(store)
+		opts.Responses = store.ResponsePins() // previous_response_id pins, shared (GATEWAY.md §6)
 	}
 	gw, err := gateway.New(cfg, opts)
 	if err != nil {

@@ -280,7 +280,7 @@ func TestServeLogsTransitionsAndRefusals(t *testing.T) {
 	l := logs.String()
 	for _, want := range []string{
 		`msg=breaker model=m from=primary to=fallback routed=up/b reason="up/a failed trip_threshold times in a row"`,
-		`msg=request model=nope`,
+		`msg=request api=chat model=nope`,
 	} {
 		if !strings.Contains(l, want) {
 			t.Errorf("log lacks %s:\n%s", want, l)

@@ -148,7 +148,7 @@ func TestServeDemo(t *testing.T) {
 			t.Errorf("line %d %q lacks %q", i+1, lines[i], want)
 		}
 	}
-	if l := logs.String(); !strings.Contains(l, `"msg":"request","model":"demo","served":"embedded/primary","attempts":1`) {
+	if l := logs.String(); !strings.Contains(l, `"msg":"request","api":"chat","model":"demo","served":"embedded/primary","attempts":1`) {
 		t.Errorf("request log %s", l)
 	}
 	http.DefaultClient.CloseIdleConnections()

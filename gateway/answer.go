@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// headers sets the gateway's own response headers.
+func (x *exchange) headers(h http.Header) {
+	if x.served != "" {
+		h["X-Loopctl-Model"] = []string{x.served}
+	}
+	h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.attempts)}
+}
+
+func copyHeader(dst, src http.Header) {
+	for k, vs := range src {
+		if !hopHeaders[k] {
+			dst[k] = vs
+		}
+	}
+}
+
+// writeResult writes a non-streaming answer.
+func (x *exchange) writeResult(res *result) {
+	h := x.w.Header()
+	copyHeader(h, res.resp.Header)
+	x.headers(h)
+	h["Content-Length"] = []string{strconv.Itoa(res.body.Len())}
+	x.w.WriteHeader(res.resp.StatusCode)
+	_, _ = x.w.Write(res.body.Bytes())
+}
+
+// exhausted answers FallbackExhausted: 503 fallback_exhausted (Messages:
+// 529 overloaded_error) with Retry-After and retry-after-ms.
+func (x *exchange) exhausted(err error) {
+	var ee *fallback.ExhaustedError
+	wait := time.Second
+	if errors.As(err, &ee) {
+		wait = ee.RetryIn
+	}
+	x.headers(x.w.Header())
+	retryHeaders(x.w.Header(), int64(wait))
+	status := http.StatusServiceUnavailable
+	if x.wire.anthropic {
+		status = 529
+	}
+	e := apiError{Message: err.Error(), Type: "fallback_exhausted", Code: "fallback_exhausted"}
+	x.wire.writeError(x.w, status, e)
+	x.done(outcomeExhausted, status, e.Message)
+}
+
+// The kinds of a rate-limited failure.
+const (
+	limitNone = iota
+	limitThrottle
+	limitQuota
+	limitOverload
+)
+
+// limitOf tells whether err (an attempt's failure) was rate-limited, of
+// which kind, and how long the upstream asked to wait (0: no hint).
+func limitOf(err error, now time.Time) (int, time.Duration) {
+	var ue *upstreamError
+	var se *streamError
+	var esc *retry.EscalationError
+	var wait time.Duration
+	if errors.As(err, &esc) {
+		wait = esc.RetryAfter
+	}
+	switch {
+	case errors.As(err, &ue):
+		if wait == 0 {
+			wait = retry.RetryAfterFromHeader(ue.header, now)
+		}
+		switch {
+		case ue.status == 529 || bytes.Contains(ue.body, []byte(`"overloaded_error"`)):
+			return limitOverload, wait
+		case bytes.Contains(ue.body, []byte(`"insufficient_quota"`)):
+			return limitQuota, wait
+		case ue.status == http.StatusTooManyRequests:
+			return limitThrottle, wait
+		}
+	case errors.As(err, &se):
+		switch se.typ {
+		case "overloaded_error", "overloaded":
+			return limitOverload, wait
+		case "rate_limit_error", "rate_limit_exceeded":
+			return limitThrottle, wait
+		}
+	}
+	if esc != nil {
+		return limitThrottle, wait
+	}
+	return limitNone, 0
+}
+
+// fail answers a request no model could serve: 502 upstream_error, or when
+// the last failure was rate-limited 429 rate_limit_error (Messages: 529
+// overloaded_error for an overload), with Retry-After and retry-after-ms.
+func (x *exchange) fail(err error) {
+	h := x.w.Header()
+	x.headers(h)
+	status, e := http.StatusBadGateway, apiError{Message: "no model could serve the request; last error: " + err.Error(), Type: "upstream_error"}
+	outcome := outcomeFailure
+	var ue *upstreamError
+	lim, wait := limitOf(err, x.g.now())
+	switch {
+	case lim == limitOverload && x.wire.anthropic:
+		status, outcome = 529, outcomeRateLimit
+	case lim != limitNone:
+		status, e.Type, outcome = http.StatusTooManyRequests, "rate_limit_error", outcomeRateLimit
+		e.Code = "rate_limit_exceeded"
+		if lim == limitQuota {
+			e.Code = "insufficient_quota"
+		}
+	case errors.As(err, &ue) && (ue.status == 401 || ue.status == 403):
+		e.Type = "upstream_auth_error"
+	case errors.As(err, &ue) && ue.status == 404:
+		e.Type = "upstream_model_not_found"
+	}
+	if lim != limitNone {
+		if wait <= 0 {
+			wait = 5 * time.Second
+		}
+		retryHeaders(h, int64(wait))
+	}
+	x.wire.writeError(x.w, status, e)
+	x.done(outcome, status, e.Message)
+}
+
+// done records the request: metrics and one log line.
+func (x *exchange) done(outcome string, status int, msg string) {
+	total := time.Since(x.start)
+	model := ""
+	if x.rt != nil {
+		model = x.rt.name
+	}
+	x.g.m.request(x.wire.api, model, x.served, outcome, total-x.upstream)
+	if x.g.log == nil {
+		return
+	}
+	if model == "" {
+		model = logName(x.req.model) // refused before routing: the name it gave (never a metric label)
+	}
+	level := slog.LevelInfo
+	if outcome != outcomeSuccess && outcome != outcomeCancel {
+		level = slog.LevelWarn
+	}
+	attrs := []slog.Attr{
+		slog.String("api", x.wire.api),
+		slog.String("model", model),
+		slog.String("served", x.served),
+		slog.Int("attempts", x.attempts),
+		slog.Int("status", status),
+		slog.String("outcome", outcome),
+		slog.Bool("stream", x.req.stream),
+		slog.Duration("duration", total),
+	}
+	if x.client != "" {
+		attrs = append(attrs, slog.String("client", x.client))
+	}
+	if msg != "" && outcome != outcomeSuccess {
+		attrs = append(attrs, slog.String("error", msg))
+	}
+	x.g.log.LogAttrs(x.r.Context(), level, "request", attrs...)
+}
+
+// responseID returns a Responses API answer's id ("" when it has none).
+func responseID(body []byte) string {
+	var r struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(body, &r)
+	return r.ID
+}
+
+// nopTicket is a turn that settles nothing: the routed model of a request
+// without a verdict (count_tokens).
+type nopTicket string
+
+func (t nopTicket) Model() string             { return string(t) }
+func (nopTicket) IsProbe() bool               { return false }
+func (nopTicket) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (nopTicket) Success()                    {}
+func (nopTicket) Failure(fallback.Kind)       {}
+func (nopTicket) Cancel()                     {}
