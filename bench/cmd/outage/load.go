@@ -25,10 +25,11 @@ type record struct {
 	at     time.Duration // when it was due, from the run's t0
 	lat    time.Duration // until the whole answer (or the failure)
 	stream bool
-	sent   bool   // false: the in-flight cap was reached at its tick
-	ok     bool   // 200 and a complete, well-formed answer
-	why    string // the failure, as the client saw it
-	served string // "primary" or "backup" (from the completion id)
+	sent   bool          // false: the in-flight cap was reached at its tick
+	ok     bool          // 200 and a complete, well-formed answer
+	why    string        // the failure, as the client saw it
+	served string        // "primary" or "backup" (from the completion id)
+	late   time.Duration // how late its tick fired (a stalled machine shows here)
 }
 
 // Request bodies: streamed and not; the upstreams ignore "model".
@@ -138,7 +139,8 @@ func openLoop(ctx context.Context, c *client, t target, t0 time.Time, from, unti
 			return recs[:i]
 		case <-timer.C:
 		}
-		recs[i] = record{at: at, stream: i%4 == 3}
+		late := time.Since(t0.Add(at))
+		recs[i] = record{at: at, stream: i%4 == 3, late: late}
 		if inFlight.Load() >= int64(maxInFlight) {
 			recs[i].why = fmt.Sprintf("not sent (%d in flight)", maxInFlight)
 			continue
@@ -149,7 +151,7 @@ func openLoop(ctx context.Context, c *client, t target, t0 time.Time, from, unti
 			defer wg.Done()
 			defer inFlight.Add(-1)
 			r, _, _, _ := c.do(ctx, t, recs[i].stream)
-			r.at = at
+			r.at, r.late = at, late
 			recs[i] = r
 		}()
 	}

@@ -21,7 +21,7 @@
 // line, and checks loopctl's numbers against the goals of issue 17.
 //
 // Run it with bench/outage.sh (it builds loopctl and installs Portkey on
-// demand); the default run takes about 11 minutes on 2 cores. It is a
+// demand); the default run takes about 10½ minutes on 2 cores. It is a
 // benchmark: plain `go test` runs only its tiny mode (outage_test.go).
 package main
 
@@ -87,7 +87,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.outage, "outage", 30*time.Second, "how long the primary is broken")
 	fs.DurationVar(&o.after, "after", 30*time.Second, "traffic after the fix")
 	fs.DurationVar(&o.clientTimeout, "client-timeout", 20*time.Second, "the client's timeout per request (also sent as X-Stainless-Timeout)")
-	fs.DurationVar(&o.probeTimeout, "probe-timeout", 90*time.Second, "the client's timeout for a probe request")
+	fs.DurationVar(&o.probeTimeout, "probe-timeout", 120*time.Second, "the client's timeout for a probe request")
 	fs.DurationVar(&o.hold, "hold", 60*time.Second, "the longest a broken upstream holds a hung request")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 1000, "requests in flight per gateway before a tick is recorded as not sent")
 	fs.StringVar(&o.loopctl, "loopctl", "", `the loopctl binary ("" : go build ./cmd/loopctl in -repo)`)

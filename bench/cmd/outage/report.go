@@ -181,6 +181,7 @@ func printReport(w io.Writer, o options, rep *report) {
 			dur(st.p50out), dur(st.p99out), dur(st.p50in), dur(st.p99in), failText(st), st.sick, st.bound, backText(st), goalText(r, st))
 	}
 	printNotes(w, rep.notes)
+	printLate(w, rep.rows)
 	pmet := printProbes(w, rep.probes)
 	fmt.Fprintf(w, "\n%s\n", summary(o, rep, met, fails, pmet))
 }
@@ -302,4 +303,27 @@ func printNotes(w io.Writer, notes []note) {
 	for _, t := range texts {
 		fmt.Fprintf(w, "\n† %s: %s\n", strings.Join(kinds[t], ", "), t)
 	}
+}
+
+// printLate says how late the load generator's ticks fired: late ticks
+// mean the machine stalled (other load, a paused VM), and the rows where
+// that happened measure the machine as much as the gateways.
+func printLate(w io.Writer, rows []row) {
+	var worst time.Duration
+	var where []string
+	for _, r := range rows {
+		var m time.Duration
+		for _, rec := range r.recs {
+			m = max(m, rec.late)
+		}
+		worst = max(worst, m)
+		if m > 100*time.Millisecond {
+			where = append(where, fmt.Sprintf("%s/%s %s", r.kind.name, r.target, dur(m)))
+		}
+	}
+	if len(where) == 0 {
+		fmt.Fprintf(w, "\nThe load generator kept its schedule (latest tick %s late).\n", dur(worst))
+		return
+	}
+	fmt.Fprintf(w, "\nThe load generator fell behind (ticks more than 100 ms late: the machine stalled) in: %s.\n", strings.Join(where, ", "))
 }

@@ -14,7 +14,7 @@ type kind struct {
 	name, label string
 	fault       fault
 	hedge       bool // loopctl's model gets hedge_after
-	fast        bool // failures come back fast: the ladder's retries stay (primary bound x (max_retries+1))
+	fast        bool // 5xx: the ladder's fast retries stay on the primary (its bound x (max_retries+1))
 	slow        bool // p99 goal 1.5 s (rather than 3x outside, at least 250 ms)
 	back        bool // goal: back on the primary within cooldown + 2 s
 }
@@ -24,7 +24,7 @@ var allKinds = []kind{
 	{name: "hang", label: "hangs", fault: hang, hedge: true, slow: true},
 	{name: "429", label: "429 + Retry-After 5", fault: throttle, back: true},
 	{name: "quota", label: "429 insufficient_quota, no hint", fault: quota},
-	{name: "overload", label: "529 overloaded_error", fault: overload, fast: true, back: true},
+	{name: "overload", label: "529 overloaded_error", fault: overload, back: true},
 	{name: "stall", label: "stream stalls after its role chunk", fault: stall, hedge: true, slow: true},
 	{name: "long", label: "429 + Retry-After 120", fault: longHint},
 }
