@@ -10,6 +10,11 @@
 // github.com/avast/retry-go/v4 in the same run, so that the ratios between
 // them hold on a noisy machine.
 //
+// Two commands measure the gateway, `loopctl serve`: cmd/gateway
+// (./gateway.sh: the latency and throughput it adds, next to a
+// ReverseProxy and the Portkey gateway) and cmd/outage (./outage.sh: what
+// an outage of the primary model costs its clients, next to Portkey).
+//
 // Run the whole comparison with ./compare.sh (see the README's
 // "Performance" section); the sanity tests (go test ./...) check that every
 // benchmark setup is really in the state it claims.

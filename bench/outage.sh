@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# outage.sh: what an outage of the primary model costs the client of
+# `loopctl serve`, next to the Portkey gateway, in one run against scripted
+# upstreams on loopback (see cmd/outage for what is measured and how).
+# About 10½ minutes with the defaults on 2 cores (under 15).
+#
+# loopctl is built from this repository (go build ./cmd/loopctl) and run as a
+# separate process with the YAML config the command writes. Portkey (npm
+# @portkey-ai/gateway, pinned in portkey/package-lock.json) is installed with
+# npm ci when node_modules is missing; without node or npm, or if the install
+# fails, it is skipped with a message.
+#
+# Flags are passed to the command, e.g. a shorter run:
+#   ./outage.sh -before 5s -outage 15s -after 15s -kinds 500,429
+# The output is also kept under results/ (gitignored).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+if [ ! -d portkey/node_modules/@portkey-ai/gateway ]; then
+	if command -v npm >/dev/null 2>&1; then
+		echo "installing the Portkey gateway (npm ci in bench/portkey)" >&2
+		(cd portkey && npm ci --no-audit --no-fund --ignore-scripts >&2) ||
+			echo "outage.sh: npm ci failed; Portkey will be skipped" >&2
+	else
+		echo "outage.sh: npm not found (apt-get install -y nodejs npm); Portkey will be skipped" >&2
+	fi
+fi
+
+mkdir -p results
+out="results/outage-$(date -u +%Y%m%dT%H%M%SZ).txt"
+(cd .. && go build -o bench/results/loopctl ./cmd/loopctl)
+go build -o results/outage-bench ./cmd/outage
+GOMAXPROCS=${GOMAXPROCS:-2} ./results/outage-bench -loopctl results/loopctl "$@" | tee "$out"
+echo "(kept in bench/$out)"
