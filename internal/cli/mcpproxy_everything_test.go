@@ -65,13 +65,16 @@ type proxyRun struct {
 	cs       *mcp.ClientSession
 	stderr   *syncBuffer
 	progress chan *mcp.ProgressNotificationParams // relayed to the client
+	logs     chan *mcp.LoggingMessageParams       // relayed to the client
+	updated  chan string                          // URIs of relayed notifications/resources/updated
 }
 
 // startProxy runs mcp-proxy with args and connects a client; at the end of
 // the test the client closes stdin and the command must exit 0.
 func startProxy(t *testing.T, args ...string) *proxyRun {
 	t.Helper()
-	r := &proxyRun{stderr: &syncBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 100)}
+	r := &proxyRun{stderr: &syncBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 100),
+		logs: make(chan *mcp.LoggingMessageParams, 100), updated: make(chan string, 100)}
 	started := make(chan *mcptool.Proxy, 1)
 	proxyHooks.started = func(p *mcptool.Proxy) { started <- p }
 	t.Cleanup(func() { proxyHooks.started = nil })
@@ -92,6 +95,18 @@ func startProxy(t *testing.T, args ...string) *proxyRun {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { r.progress <- req.Params },
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			select {
+			case r.logs <- req.Params:
+			default:
+			}
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case r.updated <- req.Params.URI:
+			default:
+			}
+		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
