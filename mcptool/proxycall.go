@@ -20,7 +20,7 @@ const MetaKey = "loopctl/call"
 // the result's _meta[MetaKey]. It is never put in structuredContent, so a
 // tool's outputSchema is never violated by it.
 type CallMeta struct {
-	Outcome Outcome `json:"outcome"`             // refused, failure, timeout, invalid_arguments, cancel
+	Outcome Outcome `json:"outcome"`             // refused, failure, server_down, timeout, invalid_arguments, cancel
 	Server  string  `json:"server"`              // the upstream
 	Tool    string  `json:"tool"`                // the tool's name on the upstream
 	Breaker string  `json:"breaker"`             // the breaker key, "server/tool"
@@ -154,12 +154,10 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 		fmt.Fprintf(&text, "invalid arguments for tool %s: %v", describe(pt), info.Err)
 	case OutcomeCancel:
 		fmt.Fprintf(&text, "tool %s was cancelled", describe(pt))
+	case OutcomeServerDown:
+		fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
 	default:
-		if errors.Is(info.Err, ErrDown) {
-			fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
-		} else {
-			fmt.Fprintf(&text, "tool %s failed: %v", describe(pt), info.Err)
-		}
+		fmt.Fprintf(&text, "tool %s failed: %v", describe(pt), info.Err)
 	}
 	if info.Outcome != OutcomeInvalidArguments && info.Outcome != OutcomeCancel {
 		fmt.Fprintf(&text, "; retry in %v", breaker.RoundRetry(wait))

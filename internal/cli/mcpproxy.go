@@ -180,7 +180,8 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 			if len(spec.env) > 0 {
 				env = append(os.Environ(), spec.env...)
 			}
-			uc.Connect = mcptool.Command(mcptool.CommandOptions{Stderr: stderr, Env: env, Dir: spec.dir}, spec.command[0], spec.command[1:]...)
+			uc.Connect = mcptool.Command(mcptool.CommandOptions{Stderr: stderr, Env: env, Dir: spec.dir, Logger: logger.With("server", spec.name)},
+				spec.command[0], spec.command[1:]...)
 		}
 		cfg.Upstreams = append(cfg.Upstreams, uc)
 	}
