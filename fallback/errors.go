@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/durtext"
 )
 
 // ErrExhausted is FallbackExhausted: the manager is tripped, the chain is not
@@ -53,7 +55,7 @@ func (e *ExhaustedError) Error() string {
 	} else {
 		b.WriteString(" may be probed in ")
 	}
-	b.WriteString(e.RetryIn.String())
+	b.WriteString(durtext.RoundUp(e.RetryIn).String()) // rounded up, as every wait a person reads
 	return b.String()
 }
 

@@ -221,7 +221,9 @@ func TestProxyTripsAndRefuses(t *testing.T) {
 			map[string]*scripted{"s": s})
 		for range 2 {
 			res, ci := h.call("protoerr", nil)
-			if !res.IsError || ci.Outcome != OutcomeFailure || !strings.Contains(text(res), "internal boom") {
+			// the breaker is still closed after the first: no wait, and never "retry in 0s"
+			if !res.IsError || ci.Outcome != OutcomeFailure || !strings.Contains(text(res), "internal boom") ||
+				strings.Contains(text(res), "retry in 0s") || !strings.Contains(text(res), "; retry now;") && !strings.Contains(text(res), "; retry in 30s;") {
 				t.Fatalf("protocol error from upstream: %q %+v", text(res), ci)
 			}
 		}

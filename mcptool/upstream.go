@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/internal/durtext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -295,7 +295,7 @@ func (e *DownError) Error() string {
 	if e.Err != nil {
 		fmt.Fprintf(&b, " (%v)", e.Err)
 	}
-	fmt.Fprintf(&b, "; reconnecting in %v", breaker.RoundRetry(e.RetryIn))
+	b.WriteString("; reconnecting " + durtext.Wait(e.RetryIn))
 	return b.String()
 }
 
