@@ -262,6 +262,11 @@ func (p *Proxy) subscribe(ctx context.Context, uri string, on bool) error {
 	if !first && !last {
 		return nil
 	}
+	if !on {
+		// the SDK unsubscribes when a subscriptions/listen stream ends, with
+		// that stream's context already done
+		ctx = context.WithoutCancel(ctx)
+	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	err := u.subscribe(ctx, uri, on)

@@ -33,13 +33,18 @@ Upstreams: the command after --, --stdio NAME='COMMAND ARG...' and --http NAME=U
 "timeout", "breaker", "tools", "backups", "restart", "prefix", "listen"). With one
 upstream its tools keep their names; with several each is served as SERVER__TOOL.
 
+Prompts, resources (templates, subscriptions), completions and logging pass through
+unchanged, and the proxy declares every capability its upstreams declare.
+
 Every call has a deadline (--timeout; a probe also ends with its lease). Transport
-failures, timeouts, protocol errors and a dead server count against the tool's breaker;
+failures, timeouts, protocol errors and a server that dies mid-call count against the
+tool's breaker; a call while the server is down is answered at once, with no verdict;
 a result with isError is passed through and counts only with --count-tool-errors (or
 "countToolErrors" per tool in --config). A refused or failed call is answered with an
 isError result that says what happened, when to retry and which other tool can serve,
 with the same facts under _meta["loopctl/call"]. A crashed command is restarted with
-backoff; meanwhile its tools stay listed and calls are refused.
+backoff; meanwhile its tools stay listed and calls are refused. Non-JSON lines on a
+server's stdout (banners) are skipped with a log record.
 
 Serves MCP on stdin/stdout (logs go to stderr), or with --listen ADDR streamable HTTP
 at http://ADDR/mcp, with Prometheus metrics at /metrics, the breakers at /dashboard/ and
