@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -234,7 +235,10 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// isEOF reports a session that ended because the client closed stdin.
+// isEOF reports a session that ended because the client went away: it
+// closed stdin, or its end of stdout (a notification relayed as it hung up).
 func isEOF(err error) bool {
-	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed")
+	return err == io.EOF || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
+		strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed") ||
+		strings.Contains(err.Error(), "closed pipe")
 }
