@@ -138,7 +138,7 @@ type toolSnapshotJSON struct {
 // {"name":"search","breaker":{…},"retry_in":"30s","status":"unhealthy","stats":{…},"backups":["web"]},
 // omitting backups when there are none.
 func (t ToolSnapshot) MarshalJSON() ([]byte, error) {
-	return json.Marshal(toolSnapshotJSON{Name: t.Name, Breaker: t.Breaker, RetryIn: t.RetryIn.String(),
+	return json.Marshal(toolSnapshotJSON{Name: t.Name, Breaker: t.Breaker, RetryIn: breaker.RoundRetry(t.RetryIn).String(),
 		Status: t.Status, Stats: t.Stats, Backups: t.Backups})
 }
 

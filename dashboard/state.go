@@ -79,7 +79,7 @@ type ToolState struct {
 	Name    string           `json:"name"`
 	State   breaker.State    `json:"state"`
 	Status  health.Status    `json:"status"`
-	RetryIn string           `json:"retry_in"` // until a call would be let through ("0s": now)
+	RetryIn string           `json:"retry_in"` // until a call would be let through, rounded up as breaker.RoundRetry ("0s": now)
 	Breaker breaker.Snapshot `json:"breaker"`
 	Stats   health.Stats     `json:"stats"`
 }
@@ -103,7 +103,7 @@ func Read(src Source, log *Log) State {
 		for _, h := range set.Registry.Summary() {
 			b := set.Registry.Breaker(h.Tool) // exists: Summary lists only created breakers
 			st.Tools = append(st.Tools, ToolState{Set: set.Name, Name: h.Tool, State: h.State, Status: h.Status,
-				RetryIn: b.RetryIn().String(), Breaker: b.Snapshot(), Stats: h.Stats})
+				RetryIn: breaker.RoundRetry(b.RetryIn()).String(), Breaker: b.Snapshot(), Stats: h.Stats})
 		}
 	}
 	if log != nil {

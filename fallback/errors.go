@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/durtext"
 )
 
 // ErrExhausted is FallbackExhausted: the manager is tripped, the chain is not
@@ -61,7 +63,7 @@ func (e *ExhaustedError) Error() string {
 	} else {
 		b.WriteString(" may be probed in ")
 	}
-	b.WriteString(e.RetryIn.String())
+	b.WriteString(durtext.RoundUp(e.RetryIn).String()) // rounded up, as every wait a person reads
 	if e.Probed {
 		b.WriteString("; this turn has held the probe (")
 		b.WriteString(e.ProbeFailure.Kind.String())

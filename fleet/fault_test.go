@@ -65,99 +65,132 @@ func grants(b *ToolBreaker, k int) []Permit {
 func TestStoreKilledMidOutage(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprint("keepData=", keep), func(t *testing.T) {
-			srv := redistest.Start(t)
-			const cooldown = 400 * time.Millisecond
-			set := breaker.Settings{Name: "kill", FailureThreshold: 1, RecoveryDuration: cooldown, ProbeTimeout: 5 * time.Second}
-			_, tools := faultProcs(t, func(int) string { return srv.Addr() }, 3, set)
-			p, _ := tools[0].Allow()
-			p.Failure()
-			for i, b := range tools {
-				eventuallyTool(t, time.Second, "Open everywhere", b, func() bool { return b.State() == breaker.Open })
-				_ = i
-			}
-			epoch := tools[0].Snapshot().Epoch
-			if keep {
-				if err := srv.Save(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			srv.Kill()
-			for i, b := range tools {
-				eventually(t, time.Second, "local mode", func() bool { return b.Mode() == LocalMode })
-				if st := b.State(); st != breaker.Open {
-					t.Fatalf("p%d: local breaker seeded %v, want open", i, st)
-				}
-			}
-			for i, b := range tools {
-				eventually(t, 2*cooldown, "cooldown passes", b.WouldAllow)
-				start := time.Now()
-				ps := grants(b, 5)
-				if d := time.Since(start); d > 500*time.Millisecond {
-					t.Fatalf("p%d: gates took %v with the store down", i, d)
-				}
-				if len(ps) != 1 || !ps[0].IsProbe() {
-					t.Fatalf("p%d: %d permits while down, want one local probe", i, len(ps))
-				}
-				ps[0].Failure()
-				if more := grants(b, 5); len(more) != 0 {
-					t.Fatalf("p%d: a second probe in the same cooldown", i)
-				}
-			}
-			srv.Restart(keep)
-			for _, b := range tools {
-				eventually(t, 3*time.Second, "shared again", func() bool { return b.Mode() == Shared })
-			}
-			if !keep {
-				for i, b := range tools {
-					s := b.Snapshot()
-					if s.State != breaker.Closed || s.Epoch == epoch {
-						t.Fatalf("p%d after an empty restart: %+v, want closed in a new epoch (old %d)", i, s, epoch)
-					}
-				}
-				// A probe permit of the new epoch and a probe permit of the old one:
-				// only the new one counts.
-				old := Permit{b: tools[0], gen: epoch + 3, probe: true}
-				q, _ := tools[1].Allow()
-				q.Failure()
-				time.Sleep(cooldown)
-				probe, err := tools[2].Allow()
-				if err != nil || !probe.IsProbe() {
-					t.Fatalf("new epoch's first probe: %+v, %v", probe, err)
-				}
-				old.Success()
-				eventually(t, time.Second, "p0 sees the probe", func() bool {
-					return tools[0].Snapshot().Generation == tools[2].Snapshot().Generation
-				})
-				if st := tools[0].Snapshot().State; st != breaker.HalfOpen {
-					t.Fatalf("an old-epoch token closed the breaker: %v", st)
-				}
-				probe.Success()
-				eventually(t, time.Second, "closed by the real probe", func() bool { return tools[0].State() == breaker.Closed })
-				return
-			}
-			for i, b := range tools {
-				if s := b.Snapshot(); s.State != breaker.Open || s.Epoch != epoch {
-					t.Fatalf("p%d after a restart with data: %+v, want the stored open state of epoch %d", i, s, epoch)
-				}
-			}
-			var all []Permit
-			for _, b := range tools {
-				all = append(all, grants(b, 5)...)
-			}
-			if len(all) != 1 || !all[0].IsProbe() {
-				t.Fatalf("%d permits for the fleet once the store is back, want one probe: %+v", len(all), all)
-			}
-			all[0].Success()
+			storeKilledMidOutage(t, func(string) faultTarget { return redistest.Start(t) }, "kill", keep, time.Second)
 		})
 	}
+}
+
+// faultTarget is the store a fault test breaks: a redis-server, or the master
+// of a cluster that serves the test's breaker (Addr is then a node that
+// stays up).
+type faultTarget interface {
+	Addr() string
+	Kill()
+	Save() error
+	Restart(keepData bool)
+	Stop()
+	Cont()
+}
+
+// storeKilledMidOutage is TestStoreKilledMidOutage on the target that
+// serves the key of the tool breaker name (prefix "f"); back bounds how long
+// the processes may take to be shared again after the restart.
+func storeKilledMidOutage(t *testing.T, target func(key string) faultTarget, name string, keep bool, back time.Duration) {
+	t.Helper()
+	srv := target(toolKey("f", name))
+	const cooldown = 400 * time.Millisecond
+	set := breaker.Settings{Name: name, FailureThreshold: 1, RecoveryDuration: cooldown, ProbeTimeout: 5 * time.Second}
+	_, tools := faultProcs(t, func(int) string { return srv.Addr() }, 3, set)
+	p, _ := tools[0].Allow()
+	p.Failure()
+	for i, b := range tools {
+		eventuallyTool(t, time.Second, "Open everywhere", b, func() bool { return b.State() == breaker.Open })
+		_ = i
+	}
+	epoch := tools[0].Snapshot().Epoch
+	if keep {
+		if err := srv.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Kill()
+	_, cluster := srv.(clusterTarget)
+	for i, b := range tools {
+		// A process subscribed through the dead server knows at once; on a
+		// cluster, one subscribed through another node learns it from its
+		// next round trip (its open mirror refuses without one until then).
+		if !cluster {
+			eventually(t, time.Second, "local mode", func() bool { return b.Mode() == LocalMode })
+		}
+		if st := b.State(); st != breaker.Open {
+			t.Fatalf("p%d: breaker %v after the store died, want open", i, st)
+		}
+	}
+	for i, b := range tools {
+		eventually(t, 2*cooldown, "cooldown passes", b.WouldAllow)
+		start := time.Now()
+		ps := grants(b, 5)
+		if d := time.Since(start); d > 500*time.Millisecond {
+			t.Fatalf("p%d: gates took %v with the store down", i, d)
+		}
+		if len(ps) != 1 || !ps[0].IsProbe() || b.Mode() != LocalMode {
+			t.Fatalf("p%d: %d permits while down (mode %v), want one local probe", i, len(ps), b.Mode())
+		}
+		ps[0].Failure()
+		if more := grants(b, 5); len(more) != 0 {
+			t.Fatalf("p%d: a second probe in the same cooldown", i)
+		}
+	}
+	srv.Restart(keep)
+	for _, b := range tools {
+		eventually(t, back+2*time.Second, "shared again", func() bool { return b.Mode() == Shared })
+	}
+	if !keep {
+		for i, b := range tools {
+			s := b.Snapshot()
+			if s.State != breaker.Closed || s.Epoch == epoch {
+				t.Fatalf("p%d after an empty restart: %+v, want closed in a new epoch (old %d)", i, s, epoch)
+			}
+		}
+		// A probe permit of the new epoch and a probe permit of the old one:
+		// only the new one counts.
+		old := Permit{b: tools[0], gen: epoch + 3, probe: true}
+		q, _ := tools[1].Allow()
+		q.Failure()
+		time.Sleep(cooldown)
+		probe, err := tools[2].Allow()
+		if err != nil || !probe.IsProbe() {
+			t.Fatalf("new epoch's first probe: %+v, %v", probe, err)
+		}
+		old.Success()
+		eventually(t, time.Second, "p0 sees the probe", func() bool {
+			return tools[0].Snapshot().Generation == tools[2].Snapshot().Generation
+		})
+		if st := tools[0].Snapshot().State; st != breaker.HalfOpen {
+			t.Fatalf("an old-epoch token closed the breaker: %v", st)
+		}
+		probe.Success()
+		eventually(t, time.Second, "closed by the real probe", func() bool { return tools[0].State() == breaker.Closed })
+		return
+	}
+	for i, b := range tools {
+		if s := b.Snapshot(); s.State != breaker.Open || s.Epoch != epoch {
+			t.Fatalf("p%d after a restart with data: %+v, want the stored open state of epoch %d", i, s, epoch)
+		}
+	}
+	var all []Permit
+	for _, b := range tools {
+		all = append(all, grants(b, 5)...)
+	}
+	if len(all) != 1 || !all[0].IsProbe() {
+		t.Fatalf("%d permits for the fleet once the store is back, want one probe: %+v", len(all), all)
+	}
+	all[0].Success()
 }
 
 // TestStorePaused: a store paused with SIGSTOP for longer than StoreTimeout
 // costs one call StoreTimeout, then every call is answered locally at once;
 // after SIGCONT the processes go back to the shared state.
 func TestStorePaused(t *testing.T) {
-	srv := redistest.Start(t)
-	set := breaker.Settings{Name: "pause", FailureThreshold: 2, RecoveryDuration: time.Second}
+	storePaused(t, func(string) faultTarget { return redistest.Start(t) }, "pause")
+}
+
+// storePaused is TestStorePaused on the target serving the key of the tool
+// breaker name (prefix "f").
+func storePaused(t *testing.T, target func(key string) faultTarget, name string) {
+	t.Helper()
+	srv := target(toolKey("f", name))
+	set := breaker.Settings{Name: name, FailureThreshold: 2, RecoveryDuration: time.Second}
 	_, tools := faultProcs(t, func(int) string { return srv.Addr() }, 2, set)
 	srv.Stop()
 	defer srv.Cont()
@@ -188,7 +221,7 @@ func TestStorePaused(t *testing.T) {
 	}
 	srv.Cont()
 	for _, b := range tools {
-		eventually(t, 3*time.Second, "shared after SIGCONT", func() bool { return b.Mode() == Shared })
+		eventually(t, 5*time.Second, "shared after SIGCONT", func() bool { return b.Mode() == Shared })
 	}
 	// the store wins: the local failures are dropped; the one that timed out
 	// may or may not have reached it (threshold 2: closed either way)

@@ -93,7 +93,13 @@ type upstreamLog struct {
 // upstream. Shared: never two probes of the fleet within one cooldown.
 // In-process: each process probes on its own (about K per cooldown).
 func TestFleetOfProcesses(t *testing.T) {
-	srv := redistest.Start(t)
+	fleetOfProcesses(t, redistest.Start(t).Addr())
+}
+
+// fleetOfProcesses is TestFleetOfProcesses with the store at addr (a
+// redis-server, or any node of a cluster).
+func fleetOfProcesses(t *testing.T, addr string) {
+	t.Helper()
 	const k = 3
 	results := map[string]*upstreamLog{}
 	for _, mode := range []string{"shared", "local"} {
@@ -115,7 +121,7 @@ func TestFleetOfProcesses(t *testing.T) {
 		var cmds []*exec.Cmd
 		for range k {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "FLEET_CHILD=1", "FLEET_CHILD_UPSTREAM="+up.URL, "FLEET_CHILD_REDIS="+srv.Addr(),
+			cmd.Env = append(os.Environ(), "FLEET_CHILD=1", "FLEET_CHILD_UPSTREAM="+up.URL, "FLEET_CHILD_REDIS="+addr,
 				"FLEET_CHILD_MODE="+mode, "FLEET_CHILD_RUN="+(procDown+procUp).String(), "FLEET_CHILD_PREFIX=proc"+strconv.Itoa(os.Getpid()))
 			cmd.Stderr = os.Stderr
 			if err := cmd.Start(); err != nil {

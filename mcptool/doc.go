@@ -11,11 +11,16 @@
 // own breaker in the agent's registry. A [Proxy] is an MCP server (an
 // *mcp.Server from the official Go SDK, servable over stdio or streamable HTTP)
 // that fronts one or more Upstreams with one breaker per tool; `loopctl
-// mcp-proxy` is a Proxy.
+// mcp-proxy` is a Proxy. Besides tools, a Proxy passes prompts, resources,
+// resource templates, resource subscriptions, completions and logging through
+// (no breaker: they are forwarded with its Timeout), and declares every
+// capability its upstreams declare.
 //
 // What counts against a tool's breaker: transport failures, timeouts (every
 // call has a deadline; a probe is also bounded by its lease), JSON-RPC errors
-// other than invalid params, and a server that died. A tool result with
+// other than invalid params, and a server that died during the call. A call
+// that comes while the server is down is not sent and carries no verdict
+// ([OutcomeServerDown]). A tool result with
 // isError set is the tool's answer, usually to bad arguments: it is passed
 // through and counts as a success (the server answered), unless the tool is
 // configured to count it ([ToolOptions.CountToolErrors]).

@@ -27,8 +27,11 @@ const (
 	// invalid params). The caller's mistake: no verdict.
 	OutcomeInvalidArguments Outcome = "invalid_arguments"
 	// OutcomeFailure: a transport failure, a protocol error, or a server that
-	// is down or died during the call. A failure for the breaker.
+	// died during the call. A failure for the breaker.
 	OutcomeFailure Outcome = "failure"
+	// OutcomeServerDown: the server was down (crashed, restarting) when the
+	// call came, so it was not sent. No verdict: the tool was not tried.
+	OutcomeServerDown Outcome = "server_down"
 	// OutcomeTimeout: the call's deadline (its timeout, the probe's lease or the
 	// caller's deadline) passed. A timeout for the breaker (SEMANTICS §1, rev
 	// 3): a failure dated at the call's start (a probe's at its lease end).
@@ -74,6 +77,8 @@ func classify(caller, call context.Context, res *mcp.CallToolResult, err error, 
 		return OutcomeSuccess, verdictSuccess
 	case errors.Is(caller.Err(), context.Canceled):
 		return OutcomeCancel, verdictNone
+	case errors.Is(err, ErrDown):
+		return OutcomeServerDown, verdictNone
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(call.Err(), context.DeadlineExceeded):
 		return OutcomeTimeout, verdictTimeout
 	case isInvalidParams(err):

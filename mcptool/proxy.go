@@ -108,6 +108,7 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	tools map[string]*proxyTool // by served name
+	pass  passState             // prompts, resources, subscriptions, logging
 }
 
 // NewProxy checks cfg and builds a Proxy whose upstreams are not connected
@@ -127,7 +128,9 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	p := &Proxy{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: make(map[string]*proxyTool)}
+	p := &Proxy{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: make(map[string]*proxyTool),
+		pass: passState{prompts: map[string]*passItem{}, resources: map[string]*passItem{},
+			templates: map[string]*passItem{}, subs: map[string]int{}}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -141,7 +144,16 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "loopctl-mcp-proxy", Version: "1"}, &mcp.ServerOptions{
 		Logger:       sdkLogger(cfg.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// The rest of the capabilities are the upstreams' (see middleware).
+		CompletionHandler: p.complete,
+		SubscribeHandler: func(ctx context.Context, req *mcp.SubscribeRequest) error {
+			return p.subscribe(ctx, req.Params.URI, true)
+		},
+		UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+			return p.subscribe(ctx, req.Params.URI, false)
+		},
 	})
+	p.server.AddReceivingMiddleware(p.middleware)
 	seen := make(map[string]bool)
 	for i, uc := range cfg.Upstreams {
 		if seen[uc.Name] {
@@ -157,6 +169,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: %w", i, err)
 		}
+		u.hooks = p.hooksFor(u)
 		u.cfg.OnToolsChanged = func(tools []*mcp.Tool) {
 			p.sync(u, tools)
 			if user != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/internal/durtext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +21,7 @@ const MetaKey = "loopctl/call"
 // the result's _meta[MetaKey]. It is never put in structuredContent, so a
 // tool's outputSchema is never violated by it.
 type CallMeta struct {
-	Outcome Outcome `json:"outcome"`             // refused, failure, timeout, invalid_arguments, cancel
+	Outcome Outcome `json:"outcome"`             // refused, failure, server_down, timeout, invalid_arguments, cancel
 	Server  string  `json:"server"`              // the upstream
 	Tool    string  `json:"tool"`                // the tool's name on the upstream
 	Breaker string  `json:"breaker"`             // the breaker key, "server/tool"
@@ -62,6 +63,9 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress f
 		cctx, cancelLease = context.WithTimeout(cctx, lease)
 		defer cancelLease()
 		opts.Timeout = min(opts.Timeout, lease) // for the timeout's text
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		opts.Timeout = min(opts.Timeout, time.Until(dl)) // the caller's deadline came first
 	}
 	settled := false
 	defer func() {
@@ -136,7 +140,7 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 	b := p.reg.Breaker(pt.key)
 	meta := CallMeta{
 		Outcome: info.Outcome, Server: info.Server, Tool: info.Tool, Breaker: info.Breaker,
-		State: b.State().String(), RetryMs: breaker.RoundRetry(wait).Milliseconds(), Probe: info.Probe,
+		State: b.State().String(), RetryMs: durtext.RoundUp(wait).Milliseconds(), Probe: info.Probe,
 		Alts: []Alt{},
 	}
 	if info.Err != nil {
@@ -151,20 +155,19 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 		}
 	case OutcomeTimeout:
 		meta.Timeout = opts.Timeout.Milliseconds()
-		fmt.Fprintf(&text, "tool %s timed out after %v", describe(pt), breaker.RoundRetry(info.Duration))
+		// the deadline the call had (--timeout 1s reads "1s"), not the time measured
+		fmt.Fprintf(&text, "tool %s timed out after %v", describe(pt), durtext.RoundUp(opts.Timeout))
 	case OutcomeInvalidArguments:
 		fmt.Fprintf(&text, "invalid arguments for tool %s: %v", describe(pt), info.Err)
 	case OutcomeCancel:
 		fmt.Fprintf(&text, "tool %s was cancelled", describe(pt))
+	case OutcomeServerDown:
+		fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
 	default:
-		if errors.Is(info.Err, ErrDown) {
-			fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
-		} else {
-			fmt.Fprintf(&text, "tool %s failed: %v", describe(pt), info.Err)
-		}
+		fmt.Fprintf(&text, "tool %s failed: %v", describe(pt), info.Err)
 	}
 	if info.Outcome != OutcomeInvalidArguments && info.Outcome != OutcomeCancel {
-		fmt.Fprintf(&text, "; retry in %v", breaker.RoundRetry(wait))
+		text.WriteString("; retry " + durtext.Wait(wait))
 		alts := p.alternatives(pt)
 		if len(alts) == 0 {
 			text.WriteString("; no other tool can serve it")

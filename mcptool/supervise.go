@@ -17,6 +17,11 @@ func (u *Upstream) run(ctx context.Context) {
 	first := true
 	failures := 0 // consecutive failed or short-lived connections
 	for {
+		if !first {
+			u.mu.Lock()
+			u.restarts++
+			u.mu.Unlock()
+		}
 		cs, err := u.connect(ctx)
 		if first {
 			first = false
@@ -81,14 +86,14 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		cs.Close()
 		return nil, fmt.Errorf("tools/list: %w", err)
 	}
+	f := u.listFeatures(actx, cs)
 	u.mu.Lock()
-	if !u.since.IsZero() {
-		u.restarts++
-	}
-	u.session, u.tools, u.downErr, u.since, u.retryAt = cs, tools, nil, time.Now(), time.Time{}
+	u.session, u.tools, u.features, u.downErr, u.since, u.retryAt = cs, tools, f, nil, time.Now(), time.Time{}
 	u.mu.Unlock()
-	u.cfg.Logger.Info("mcp server up", "server", u.cfg.Name, "tools", len(tools))
+	u.cfg.Logger.Info("mcp server up", "server", u.cfg.Name, "tools", len(tools),
+		"prompts", len(f.Prompts), "resources", len(f.Resources), "templates", len(f.Templates))
 	u.toolsChanged(tools)
+	u.featuresChanged(f, true)
 	return cs, nil
 }
 
@@ -115,6 +120,10 @@ func (u *Upstream) serve(ctx context.Context, cs *mcp.ClientSession) error {
 			u.session, u.downErr, u.since = nil, err, time.Now() // calls fail fast from now on
 			u.mu.Unlock()
 			return err
+		case <-u.relist:
+			lctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
+			u.relistFeatures(lctx, cs)
+			cancel()
 		case <-u.refresh:
 			lctx, cancel := context.WithTimeout(ctx, u.cfg.ConnectTimeout)
 			tools, err := listTools(lctx, cs)

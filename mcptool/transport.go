@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"os/exec"
 	"time"
@@ -28,11 +29,17 @@ type CommandOptions struct {
 	// to exit after its stdin is closed before it is sent SIGTERM (then, after
 	// as long again, SIGKILL). 0: 2s.
 	TerminateAfter time.Duration
+	// Logger receives a Warn record for each line the process writes to its
+	// standard output that is not a JSON-RPC message (a banner, a stray
+	// print): such lines are skipped, never fatal. nil: slog.Default().
+	Logger *slog.Logger
 }
 
 // Command returns an [UpstreamConfig.Connect] that starts a new process
 // running name with args for each connection and speaks MCP over its stdin
 // and stdout (the stdio transport), as in `npx -y @modelcontextprotocol/server-everything`.
+// A line of its stdout that does not start with '{' or '[' (a banner, before
+// or after the handshake) is skipped with a log record.
 func Command(opts CommandOptions, name string, args ...string) func(context.Context) (mcp.Transport, error) {
 	if opts.TerminateAfter == 0 {
 		opts.TerminateAfter = 2 * time.Second
@@ -46,7 +53,11 @@ func Command(opts CommandOptions, name string, args ...string) func(context.Cont
 		cmd := exec.Command(name, args...)
 		cmd.Env, cmd.Dir = opts.Env, opts.Dir
 		cmd.Stderr = opts.Stderr
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: opts.TerminateAfter}, nil
+		log := opts.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		return &commandTransport{cmd: cmd, terminate: opts.TerminateAfter, log: log}, nil
 	}
 }
 

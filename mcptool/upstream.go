@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/internal/durtext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -109,6 +109,8 @@ type Upstream struct {
 	client *mcp.Client
 
 	refresh   chan struct{} // a tools/list_changed arrived
+	relist    chan struct{} // a prompts/list_changed or resources/list_changed arrived
+	hooks     upstreamHooks // the proxy's, set before Start
 	firstDone chan struct{} // closed after the first attempt
 	done      chan struct{} // closed when the supervisor returns
 	cancel    context.CancelFunc
@@ -121,10 +123,11 @@ type Upstream struct {
 	mu       sync.Mutex
 	session  *mcp.ClientSession // nil while down
 	tools    []*mcp.Tool        // last known list
+	features Features           // last known prompts, resources, templates
 	downErr  error              // why it is down (nil while up or before the first attempt)
 	since    time.Time          // when it last came up or went down
 	retryAt  time.Time          // next attempt, while down
-	restarts int                // connections after the first
+	restarts int                // connection attempts after the first
 }
 
 // NewUpstream checks cfg and returns an Upstream that is not yet connected;
@@ -151,6 +154,7 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 	u := &Upstream{
 		cfg:       cfg,
 		refresh:   make(chan struct{}, 1),
+		relist:    make(chan struct{}, 1),
 		firstDone: make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -163,6 +167,18 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 			default:
 			}
 		},
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { u.kickRelist() },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { u.kickRelist() },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if u.hooks.updated != nil {
+				u.hooks.updated(req.Params)
+			}
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			if u.hooks.log != nil {
+				u.hooks.log(req.Params)
+			}
+		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			if f, ok := u.progress.Load(fmt.Sprint(req.Params.ProgressToken)); ok {
 				f.(func(*mcp.ProgressNotificationParams))(req.Params)
@@ -171,6 +187,14 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 		Logger: sdkLogger(cfg.Logger),
 	})
 	return u, nil
+}
+
+// kickRelist asks the supervisor to list prompts and resources again.
+func (u *Upstream) kickRelist() {
+	select {
+	case u.relist <- struct{}{}:
+	default:
+	}
 }
 
 // Name returns the server's name.
@@ -237,7 +261,7 @@ type Status struct {
 	Since    time.Time     // when it came up or went down (zero before the first attempt)
 	Err      error         // why it is down (nil while up)
 	RetryIn  time.Duration // until the next connection attempt, while down
-	Restarts int           // successful connections after the first
+	Restarts int           // connection attempts (process starts, for a command) after the first
 }
 
 // Status returns the connection's state now.
@@ -271,7 +295,7 @@ func (e *DownError) Error() string {
 	if e.Err != nil {
 		fmt.Fprintf(&b, " (%v)", e.Err)
 	}
-	fmt.Fprintf(&b, "; reconnecting in %v", breaker.RoundRetry(e.RetryIn))
+	b.WriteString("; reconnecting " + durtext.Wait(e.RetryIn))
 	return b.String()
 }
 
@@ -296,18 +320,9 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp
 // after the result is dropped: progress ends with the result). The token the
 // server sees is the Upstream's own, so callers' tokens never collide.
 func (u *Upstream) CallToolProgress(ctx context.Context, name string, args []byte, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
-	u.mu.Lock()
-	cs := u.session
-	var down *DownError
-	if cs == nil {
-		down = &DownError{Server: u.cfg.Name, Err: u.downErr}
-		if !u.retryAt.IsZero() {
-			down.RetryIn = max(time.Until(u.retryAt), 0)
-		}
-	}
-	u.mu.Unlock()
-	if down != nil {
-		return nil, down
+	cs, err := u.current()
+	if err != nil {
+		return nil, err
 	}
 	p := &mcp.CallToolParams{Name: name}
 	if len(args) > 0 {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/durtext"
 )
 
 // Class is the rung of the ladder an error belongs to; see [Classify].
@@ -202,7 +204,7 @@ func (e *EscalationError) Error() string {
 	}
 	s += " after " + strconv.Itoa(e.Attempts) + " rate-limited attempts"
 	if e.RetryAfter > 0 {
-		s += " (retry after " + e.RetryAfter.String() + ")"
+		s += " (retry after " + durtext.RoundUp(e.RetryAfter).String() + ")"
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,13 +34,18 @@ Upstreams: the command after --, --stdio NAME='COMMAND ARG...' and --http NAME=U
 "timeout", "breaker", "tools", "backups", "restart", "prefix", "listen"). With one
 upstream its tools keep their names; with several each is served as SERVER__TOOL.
 
+Prompts, resources (templates, subscriptions), completions and logging pass through
+unchanged, and the proxy declares every capability its upstreams declare.
+
 Every call has a deadline (--timeout; a probe also ends with its lease). Transport
-failures, timeouts, protocol errors and a dead server count against the tool's breaker;
+failures, timeouts, protocol errors and a server that dies mid-call count against the
+tool's breaker; a call while the server is down is answered at once, with no verdict;
 a result with isError is passed through and counts only with --count-tool-errors (or
 "countToolErrors" per tool in --config). A refused or failed call is answered with an
 isError result that says what happened, when to retry and which other tool can serve,
 with the same facts under _meta["loopctl/call"]. A crashed command is restarted with
-backoff; meanwhile its tools stay listed and calls are refused.
+backoff; meanwhile its tools stay listed and calls are refused. Non-JSON lines on a
+server's stdout (banners) are skipped with a log record.
 
 Serves MCP on stdin/stdout (logs go to stderr), or with --listen ADDR streamable HTTP
 at http://ADDR/mcp, with Prometheus metrics at /metrics, the breakers at /dashboard/ and
@@ -180,7 +186,8 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 			if len(spec.env) > 0 {
 				env = append(os.Environ(), spec.env...)
 			}
-			uc.Connect = mcptool.Command(mcptool.CommandOptions{Stderr: stderr, Env: env, Dir: spec.dir}, spec.command[0], spec.command[1:]...)
+			uc.Connect = mcptool.Command(mcptool.CommandOptions{Stderr: stderr, Env: env, Dir: spec.dir, Logger: logger.With("server", spec.name)},
+				spec.command[0], spec.command[1:]...)
 		}
 		cfg.Upstreams = append(cfg.Upstreams, uc)
 	}
@@ -228,7 +235,10 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// isEOF reports a session that ended because the client closed stdin.
+// isEOF reports a session that ended because the client went away: it
+// closed stdin, or its end of stdout (a notification relayed as it hung up).
 func isEOF(err error) bool {
-	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed")
+	return err == io.EOF || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
+		strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection closed") ||
+		strings.Contains(err.Error(), "closed pipe")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/loopctl/loopctl-go/agent"
 	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/internal/durtext"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -149,7 +150,7 @@ func (v *view) event(ev agent.Event) {
 		v.status = fmt.Sprintf("turn %d: %s, attempt %d", ev.Turn, ev.Model, ev.Attempt)
 	case agent.EventRetry:
 		v.retries = append(v.retries, ev)
-		v.status = fmt.Sprintf("turn %d: %s, %s, retrying in %v", ev.Turn, ev.Model, errText(ev.Err), ev.Duration.Round(time.Millisecond))
+		v.status = fmt.Sprintf("turn %d: %s, %s, retrying %s", ev.Turn, ev.Model, errText(ev.Err), durtext.Wait(ev.Duration))
 	case agent.EventTurnFinished:
 		v.turnLine(ev)
 		v.inAttempt, v.retries = false, nil

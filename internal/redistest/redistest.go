@@ -23,10 +23,11 @@ import (
 
 // Server is one redis-server process owned by a test.
 type Server struct {
-	tb   testing.TB
-	bin  string
-	dir  string
-	port int
+	tb    testing.TB
+	bin   string
+	dir   string
+	port  int
+	extra []string // more arguments (a cluster node's)
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
@@ -50,6 +51,13 @@ func Start(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return StartBinary(tb, bin)
+}
+
+// StartBinary is [Start] with another server binary that takes
+// redis-server's arguments, such as valkey-server.
+func StartBinary(tb testing.TB, bin string) *Server {
+	tb.Helper()
 	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), port: freePort(tb)}
 	if err := s.start(); err != nil {
 		tb.Fatal(err)
@@ -65,11 +73,12 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
 func (s *Server) Port() int { return s.port }
 
 func (s *Server) start() error {
-	cmd := exec.Command(s.bin,
+	args := append([]string{
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--dir", s.dir, "--save", "", "--appendonly", "no",
 		"--dbfilename", "dump.rdb", "--protected-mode", "yes",
-		"--loglevel", "warning", "--daemonize", "no")
+		"--loglevel", "warning", "--daemonize", "no"}, s.extra...)
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("redistest: start redis-server: %w", err)
@@ -86,7 +95,7 @@ func (s *Server) start() error {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	return errors.New("redistest: redis-server did not answer PING within 10s")
+	return fmt.Errorf("redistest: %s did not answer PING within 10s", filepath.Base(s.bin))
 }
 
 // ping sends an inline PING and waits for +PONG.

@@ -1,6 +1,7 @@
 package redistest
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,5 +51,33 @@ func TestServerAndProxy(t *testing.T) {
 	}
 	if d := time.Since(start); d < 40*time.Millisecond {
 		t.Fatalf("a round trip through a 20ms proxy took %v", d)
+	}
+}
+
+// TestCluster: three masters serve every slot between them, and a key's
+// master is the one whose ranges hold its slot.
+func TestCluster(t *testing.T) {
+	c := StartCluster(t, 3)
+	total := 0
+	for i := range c.Nodes() {
+		for _, r := range c.Ranges(i) {
+			total += r[1] - r[0] + 1
+		}
+		if len(c.Ranges(i)) == 0 {
+			t.Fatalf("node %d serves no slot", i)
+		}
+	}
+	if total != 16384 {
+		t.Fatalf("the masters serve %d slots, want 16384", total)
+	}
+	i, err := c.MasterOf("{a}x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Nodes()[i].Command("SET", "{a}x", "1"); err != nil {
+		t.Fatalf("SET on the key's master: %v", err)
+	}
+	if _, err := c.Nodes()[(i+1)%3].Command("SET", "{a}x", "1"); err == nil || !strings.HasPrefix(err.Error(), "MOVED") {
+		t.Fatalf("SET on another master: %v, want MOVED", err)
 	}
 }
