@@ -127,6 +127,14 @@ func (x *exchange) fail(err error) {
 	case errors.As(err, &ue) && ue.status == 404:
 		e.Type = "upstream_model_not_found"
 	}
+	// Retry-After: the earliest time any model of the chain may serve (its
+	// hint, or the breaker's cooldown end), SEMANTICS §7.3.
+	if w := x.retryWait(x.g.now(), lim != limitNone); w > 0 {
+		wait = w
+		if lim == limitNone {
+			retryHeaders(h, int64(wait))
+		}
+	}
 	if lim != limitNone {
 		if wait <= 0 {
 			wait = 5 * time.Second

@@ -21,7 +21,7 @@ func BenchmarkBreakerPath(b *testing.B) {
 	rt := g.models["smart"]
 	b.ReportAllocs()
 	for b.Loop() {
-		t, err := rt.begin()
+		t, err := rt.begin(nil)
 		if err != nil || rt.targets[t.Model()] == nil {
 			b.Fatal(err)
 		}

@@ -66,6 +66,16 @@ func (t ticket) Failure(k fallback.Kind) {
 	t.turn.Failure(k)
 }
 
+// Fail reports a failure with its kind, hint and timeout (SEMANTICS §3 rev
+// 3); a plugged-in Ticket gets the kind alone.
+func (t ticket) Fail(f fallback.Failure) {
+	if t.other != nil {
+		t.other.Failure(f.Kind)
+		return
+	}
+	t.turn.Fail(f)
+}
+
 func (t ticket) Cancel() {
 	if t.other != nil {
 		t.other.Cancel()
@@ -74,10 +84,11 @@ func (t ticket) Cancel() {
 	t.turn.Cancel()
 }
 
-// begin starts a turn on the route's breaker.
-func (rt *route) begin() (ticket, error) {
+// begin starts an attempt of the request a on the route's breaker: one
+// probe per request, past the models that failed it slowly (SEMANTICS §7).
+func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 	if rt.mgr != nil {
-		t, err := rt.mgr.Begin()
+		t, err := rt.mgr.Next(a)
 		return ticket{turn: t}, err
 	}
 	t, err := rt.shared.Begin()

@@ -40,6 +40,14 @@ type exchange struct {
 	served   string // upstream/model that served or failed last
 	client   string
 	respID   string // Responses: the id of the response being streamed
+
+	// SEMANTICS §7: the request's turn memory, deadline, the models that
+	// failed it slowly and the earliest time one said it may serve again.
+	att      fallback.Attempts
+	deadline time.Time
+	slow     map[string]bool
+	serveAt  time.Time
+	pinned   bool // a previous_response_id request: its model only
 }
 
 // chat serves POST /v1/chat/completions.
@@ -110,7 +118,7 @@ func (x *exchange) route() bool {
 		// Stateful Responses: the upstream model that produced the previous
 		// response, on its own breaker; an unknown id goes to the routed
 		// model without failover.
-		x.budget = 1
+		x.budget, x.pinned = 1, true
 		if ref := g.pins.lookup(x.r.Context(), req.prev); ref != "" {
 			if prt, err := g.lookup(ref); err == nil && prt != nil {
 				x.rt, x.budget = prt, prt.budget
@@ -136,16 +144,21 @@ func (x *exchange) begin() (ticket, error) {
 	if !x.wire.verdict {
 		return ticket{other: nopTicket(x.rt.breaker().ActiveModel())}, nil
 	}
-	return x.rt.begin()
+	return x.rt.begin(&x.att)
 }
 
 // settle records an attempt's verdict on its turn and in the metrics.
 func (x *exchange) settle(t ticket, o loopmetrics.Outcome, k fallback.Kind) {
+	x.settleFailure(t, o, fallback.Failure{Kind: k})
+}
+
+// settleFailure is settle with a failure's whole report (kind, hint, timeout).
+func (x *exchange) settleFailure(t ticket, o loopmetrics.Outcome, f fallback.Failure) {
 	switch o {
 	case loopmetrics.Success:
 		t.Success()
 	case loopmetrics.Failure:
-		t.Failure(k)
+		t.Fail(f)
 	default:
 		t.Cancel()
 	}
@@ -155,13 +168,21 @@ func (x *exchange) settle(t ticket, o loopmetrics.Outcome, k fallback.Kind) {
 }
 
 // run walks the request's attempt budget: each attempt goes where the model
-// breaker routes it, through the retry ladder, on the request's wire.
+// breaker routes it, through the retry ladder, on the request's wire, within
+// the request's deadline; while another model is usable an attempt fails
+// over rather than waits (SEMANTICS §7).
 func (x *exchange) run(body []byte) {
 	g, rt := x.g, x.rt
 	var last error
 	prev := ""
 	stream := x.req.stream && x.wire.classify != nil
+	x.deadline = g.deadline(x.r, x.start)
+	rctx, cancel := context.WithDeadline(x.r.Context(), x.deadline)
+	defer cancel()
 	for x.attempts < x.budget {
+		if last != nil && rctx.Err() != nil {
+			break // no attempt starts after the deadline (§7.3)
+		}
 		turn, err := x.begin()
 		if err != nil {
 			g.m.call(rt.name, loopmetrics.Refused)
@@ -171,31 +192,22 @@ func (x *exchange) run(body []byte) {
 			}
 			break
 		}
-		x.attempts++
 		tg := rt.targets[turn.Model()]
+		if x.slow[tg.ref] {
+			// Every model left has failed this request slowly, and its
+			// ladder has already waited what it could (SEMANTICS §7.1): a
+			// second try would only repeat the rate limit or the timeout.
+			turn.Cancel()
+			break
+		}
+		x.attempts++
 		if prev != "" && prev != tg.ref {
 			g.m.fallback(rt.name, prev, tg.ref)
 		}
 		prev, x.served = tg.ref, tg.ref
-		// A fresh buffer per attempt: a transport may still read the body
-		// of a failed attempt after RoundTrip has returned.
-		payload := rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
-
-		ctx := x.r.Context()
-		var cancel context.CancelFunc
-		if dl, ok := turn.Deadline(); ok {
-			// The probe's request never outlives its lease (SEMANTICS §3
-			// rev 2); the lease end is on the breaker's clock.
-			ctx, cancel = context.WithTimeout(ctx, dl.Sub(g.now()))
-		}
-		t0 := time.Now()
-		res, err := retry.Do(ctx, rt.policy, func(ctx context.Context) (*result, error) {
-			return g.send(ctx, tg, x.r, payload, stream, x.wire)
-		})
-		x.upstream += time.Since(t0)
-		if cancel != nil {
-			defer cancel()
-		}
+		actx, acancel := x.attemptContext(rctx, turn)
+		defer acancel() // a served stream is read under it until run returns
+		res, err := x.attempt(actx, tg, body, stream)
 		if err == nil {
 			x.served1(turn, tg, res)
 			return
@@ -213,14 +225,30 @@ func (x *exchange) run(body []byte) {
 			x.passThrough(turn, ue, err)
 			return
 		}
-		kind := fallback.Transient
-		if lim, _ := limitOf(err, g.now()); lim != limitNone {
-			kind = fallback.RateLimit
-		}
-		x.settle(turn, loopmetrics.Failure, kind)
+		f := failure(err)
+		x.noteFailure(tg.ref, f)
+		x.settleFailure(turn, loopmetrics.Failure, f)
 		last = err
 	}
 	x.fail(last)
+}
+
+// attempt sends one attempt to tg through the retry ladder, which fails
+// over at once on a rate limit or a timeout while another model is usable
+// and never waits past the request's deadline.
+func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream bool) (*result, error) {
+	g := x.g
+	// A fresh buffer per attempt: a transport may still read the body of a
+	// failed attempt after RoundTrip has returned.
+	payload := rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
+	pol := x.rt.policy
+	pol.Failover = x.otherUsable(tg.ref)
+	t0 := time.Now()
+	res, err := retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
+		return g.send(ctx, tg, x.r, payload, stream, x.wire)
+	})
+	x.upstream += time.Since(t0)
+	return res, err
 }
 
 // passThrough relays an upstream's 400, 413 or 422 unchanged: the request

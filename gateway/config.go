@@ -100,6 +100,7 @@ type Breaker struct {
 	RecoverySuccesses int           // 0: 2
 	MaxFailCount      int           // 0: 2
 	ProbeTimeout      time.Duration // 0: 5m
+	QuotaCooldown     time.Duration // 0: 10m (SEMANTICS §3 rev 3: open this long after a quota failure without a hint)
 }
 
 // Retry holds the retry ladder's settings (SEMANTICS §4); zero values are
@@ -109,10 +110,22 @@ type Retry struct {
 	MaxRetries int           // 0: 3; negative: none
 	BaseDelay  time.Duration // 0: 100ms
 	MaxDelay   time.Duration // 0: 10s
+	// RateLimitRetries is how many rate-limited answers are waited out when
+	// no other model is usable (SEMANTICS §7.1). 0: 3; negative: none.
+	RateLimitRetries int
+	// RateLimitWait caps the total time one request waits out rate limits;
+	// past it the request answers 429 with Retry-After. 0: 1s; negative:
+	// never wait (YAML rate_limit_wait: 0).
+	RateLimitWait time.Duration
 }
 
 // Timeouts bound one upstream request.
 type Timeouts struct {
+	// Total bounds the whole client request: every attempt and wait, less
+	// a margin, and the earlier of it and the client's own timeout
+	// (X-Stainless-Timeout, x-loopctl-timeout) is the request's deadline
+	// (SEMANTICS §7.3). 0: 10m.
+	Total time.Duration
 	// Request bounds one upstream request, whole (streams included).
 	// 0: 10m.
 	Request time.Duration
@@ -163,10 +176,13 @@ type Store struct {
 
 // Defaults.
 const (
-	DefaultListen    = "127.0.0.1:4000"
-	DefaultRequest   = 10 * time.Minute
-	DefaultFirstByte = 60 * time.Second
-	DefaultMaxBody   = 10 << 20
+	DefaultListen  = "127.0.0.1:4000"
+	DefaultRequest = 10 * time.Minute
+	DefaultTotal   = 10 * time.Minute
+	// DefaultRateLimitWait is Retry.RateLimitWait's default.
+	DefaultRateLimitWait = time.Second
+	DefaultFirstByte     = 60 * time.Second
+	DefaultMaxBody       = 10 << 20
 	// DefaultIdle is Timeouts.Idle's default.
 	DefaultIdle = 60 * time.Second
 	// DefaultMaxResponse is Limits.MaxResponse's default.

@@ -53,8 +53,8 @@ func TestParseSpecConfig(t *testing.T) {
 	case c.Listen != "127.0.0.1:4000", c.ClientKeys[0] != (ClientKey{Name: "team-a", KeyEnv: "LOOPCTL_KEY_TEAM_A"}),
 		c.Upstreams[1] != (Upstream{Name: "local", BaseURL: "http://127.0.0.1:8000/v1"}),
 		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
-		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute}),
-		c.Retry != (Retry{3, 100 * time.Millisecond, 10 * time.Second}),
+		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute, 0}),
+		c.Retry != (Retry{MaxRetries: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 10 * time.Second}),
 		c.Timeouts != (Timeouts{Request: 10 * time.Minute, FirstByte: time.Minute}),
 		c.Limits.MaxBody != 10<<20, c.Store != (Store{Redis: "redis://127.0.0.1:6379/0", Prefix: "loopctl"}):
 		t.Fatalf("parsed %+v", c)

@@ -190,6 +190,27 @@ func (d decoder) positive(dst *time.Duration) func(string, *yaml.Node) {
 	}
 }
 
+// zeroMeansDuration reads a duration that must not be negative; 0 is stored
+// as zero (the Go field's "none", since its zero value means the default).
+func (d decoder) zeroMeansDuration(dst *time.Duration, zero time.Duration, what string) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		var v time.Duration
+		before := len(*d.ps)
+		d.duration(&v)(p, n)
+		if len(*d.ps) > before {
+			return
+		}
+		switch {
+		case v < 0:
+			d.bad(p, n, "must not be negative (0 means %s)", what)
+			return
+		case v == 0:
+			v = zero
+		}
+		*dst = v
+	}
+}
+
 // positiveSize reads a size that must be above zero.
 func (d decoder) positiveSize(dst *int64) func(string, *yaml.Node) {
 	return func(p string, n *yaml.Node) {
@@ -344,6 +365,7 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 							"recovery_successes": d.count(&b.RecoverySuccesses),
 							"max_fail_count":     d.count(&b.MaxFailCount),
 							"probe_timeout":      d.positive(&b.ProbeTimeout),
+							"quota_cooldown":     d.positive(&b.QuotaCooldown),
 						})
 					},
 				})
@@ -352,14 +374,17 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 		},
 		"retry": func(p string, v *yaml.Node) {
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"max_retries": d.zeroMeans(&c.Retry.MaxRetries, -1, "no retries"),
-				"base_delay":  d.positive(&c.Retry.BaseDelay),
-				"max_delay":   d.positive(&c.Retry.MaxDelay),
+				"max_retries":        d.zeroMeans(&c.Retry.MaxRetries, -1, "no retries"),
+				"base_delay":         d.positive(&c.Retry.BaseDelay),
+				"max_delay":          d.positive(&c.Retry.MaxDelay),
+				"rate_limit_retries": d.zeroMeans(&c.Retry.RateLimitRetries, -1, "no rate-limit waits"),
+				"rate_limit_wait":    d.zeroMeansDuration(&c.Retry.RateLimitWait, -1, "never wait out a rate limit"),
 			})
 		},
 		"timeouts": func(p string, v *yaml.Node) {
 			d.fields(p, v, map[string]func(string, *yaml.Node){
 				"request":    d.positive(&c.Timeouts.Request),
+				"total":      d.positive(&c.Timeouts.Total),
 				"first_byte": d.positive(&c.Timeouts.FirstByte),
 				"idle":       d.positive(&c.Timeouts.Idle),
 			})

@@ -96,6 +96,7 @@ type Gateway struct {
 	policy    retry.Policy
 	maxBody   int64
 	request   time.Duration
+	total     time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
 	firstByte time.Duration
 	idle      time.Duration
 	maxResp   int64
@@ -156,6 +157,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		direct:    map[string]*route{},
 		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
 		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
+		total:     orDefault(cfg.Timeouts.Total, DefaultTotal),
 		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
 		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
 		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
@@ -212,10 +214,12 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.policy = retry.Policy{
-		MaxRetries: cfg.Retry.MaxRetries,
-		BaseDelay:  cfg.Retry.BaseDelay,
-		MaxDelay:   cfg.Retry.MaxDelay,
-		Rand:       opt.Rand,
+		MaxRetries:       cfg.Retry.MaxRetries,
+		BaseDelay:        cfg.Retry.BaseDelay,
+		MaxDelay:         cfg.Retry.MaxDelay,
+		RateLimitRetries: cfg.Retry.RateLimitRetries,
+		RateLimitWait:    rateLimitWait(cfg.Retry.RateLimitWait),
+		Rand:             opt.Rand,
 	}
 	if err := g.policy.Validate(); err != nil {
 		return nil, &ConfigError{Problems: []Problem{{Path: "retry", Message: strings.TrimPrefix(err.Error(), "retry: ")}}}
@@ -296,6 +300,18 @@ func newTransport() *http.Transport {
 	}
 }
 
+// rateLimitWait is the ladder's RateLimitWait for Retry.RateLimitWait: the
+// default for 0, no wait at all (the least positive cap) for a negative value.
+func rateLimitWait(v time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return DefaultRateLimitWait
+	case v < 0:
+		return time.Nanosecond
+	}
+	return v
+}
+
 // newRoute builds the route of a configured model or of a direct
 // upstream/model reference (m.Chain empty, m.Name == m.Primary).
 func (g *Gateway) newRoute(m Model) (*route, error) {
@@ -308,6 +324,7 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		RecoverySuccessesNeeded: b.RecoverySuccesses,
 		MaxFailCount:            b.MaxFailCount,
 		ProbeTimeout:            b.ProbeTimeout,
+		QuotaCooldown:           b.QuotaCooldown,
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {

@@ -39,6 +39,7 @@ func TestStreamingRules(t *testing.T) {
 		requests  int
 		failures  int // the primary's consecutive failures afterwards
 		outcome   string
+		solo      bool // no chain: a timeout is retried on the same model (SEMANTICS §7.1)
 	}{
 		{name: "a whole stream", first: ok, contains: []string{`"role":"assistant"`, `"fine "`, `"answer"`, `"finish_reason":"stop"`},
 			done: true, requests: 1, outcome: outcomeSuccess},
@@ -52,9 +53,9 @@ func TestStreamingRules(t *testing.T) {
 			contains: []string{`"fine "`}, absent: []string{"BROKEN", "error"}, done: true, requests: 2, outcome: outcomeSuccess},
 		{name: "error event before content: invisible retry", first: llmtest.Streamed(llmtest.StreamError, 1, "BROKEN"),
 			contains: []string{`"fine "`}, absent: []string{"BROKEN", "error"}, done: true, requests: 2, outcome: outcomeSuccess},
-		{name: "stall before the first byte: first_byte, then retry", first: llmtest.Streamed(llmtest.StreamStall, 0, "BROKEN"), firstByte: 5 * time.Second,
+		{name: "stall before the first byte: first_byte, then retry", first: llmtest.Streamed(llmtest.StreamStall, 0, "BROKEN"), firstByte: 5 * time.Second, solo: true,
 			took: 5 * time.Second, contains: []string{`"fine "`}, absent: []string{"BROKEN"}, done: true, requests: 2, outcome: outcomeSuccess},
-		{name: "stall after a role-only chunk: first_byte, then retry", first: llmtest.Streamed(llmtest.StreamStall, 1, "BROKEN"), firstByte: 5 * time.Second,
+		{name: "stall after a role-only chunk: first_byte, then retry", first: llmtest.Streamed(llmtest.StreamStall, 1, "BROKEN"), firstByte: 5 * time.Second, solo: true,
 			took: 5 * time.Second, contains: []string{`"fine "`}, absent: []string{"BROKEN"}, done: true, requests: 2, outcome: outcomeSuccess},
 		{name: "cut after content: error event, no [DONE], a failure", first: llmtest.Streamed(llmtest.StreamCut, 2, "first ", "BROKEN"),
 			contains: []string{`"first "`, `"error":{`, `"type":"upstream_error"`}, absent: []string{"BROKEN", "fine"}, requests: 1, failures: 1, outcome: outcomeStreamError},
@@ -70,6 +71,9 @@ func TestStreamingRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				cfg := chain()
+				if tc.solo {
+					cfg.Models = []Model{{Name: "smart", Primary: "up/a"}}
+				}
 				cfg.Timeouts.FirstByte = tc.firstByte
 				b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{"a": llmtest.Sequence(tc.first, ok)}), cfg, Options{})
 				var a answer

@@ -94,7 +94,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	res := &result{ctx: ctx, cancel: func(err error) { cancel(err); stopReq() }, held: &g.held}
 	fail := func(err error) (*result, error) {
 		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout || c == errIdle {
-			err = fmt.Errorf("%w (%s)", c, tg.ref)
+			err = &timeoutError{fmt.Errorf("%w (%s)", c, tg.ref)}
 		}
 		res.release()
 		return nil, err
@@ -124,7 +124,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		ue := &upstreamError{status: resp.StatusCode, header: resp.Header, body: b}
-		return fail(&retry.StatusError{Code: resp.StatusCode, RetryAfter: retry.RetryAfterFromHeader(resp.Header, g.now()), Err: ue})
+		return fail(statusError(ue, g.now()))
 	}
 	sse := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	if !stream && sse {
@@ -133,7 +133,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	if stream && sse {
 		st := newStream(resp.Body, w)
 		if err := st.commit(g.holdLimits()); err != nil {
-			return fail(fmt.Errorf("%w (%s)", err, tg.ref))
+			return fail(streamLimit(fmt.Errorf("%w (%s)", err, tg.ref)))
 		}
 		timer.Stop()
 		res.first = time.Since(start)

@@ -97,6 +97,7 @@ func (c Config) Validate() error {
 			{"recovery_successes", b.RecoverySuccesses < 0},
 			{"max_fail_count", b.MaxFailCount < 0},
 			{"probe_timeout", b.ProbeTimeout < 0},
+			{"quota_cooldown", b.QuotaCooldown < 0},
 		} {
 			if f.neg {
 				ps.add(p+".breaker."+f.key, "must not be negative")
@@ -114,6 +115,9 @@ func (c Config) Validate() error {
 	}
 	if b, m := orDefault(c.Retry.BaseDelay, retry.DefaultBaseDelay), orDefault(c.Retry.MaxDelay, retry.DefaultMaxDelay); c.Retry.BaseDelay >= 0 && c.Retry.MaxDelay >= 0 && b > m {
 		ps.add("retry.base_delay", "%v must not exceed retry.max_delay (%v)", b, m)
+	}
+	if c.Timeouts.Total < 0 {
+		ps.add("timeouts.total", "must not be negative")
 	}
 	if c.Timeouts.Idle < 0 {
 		ps.add("timeouts.idle", "must not be negative")

@@ -214,13 +214,18 @@ func TestWireErrorShapes(t *testing.T) {
 			if tc.retry != "" && a.header.Get("Retry-After-Ms") == "" {
 				t.Error("no retry-after-ms")
 			}
-			// The chain is spent now: 503 fallback_exhausted, or on
-			// Messages 529 overloaded_error, both with retry headers.
+			// After 5xx the chain is spent now: 503 fallback_exhausted, or
+			// on Messages 529 overloaded_error, both with retry headers. A
+			// rate limit spends one attempt per model (SEMANTICS §7.1), so
+			// the next request is rate-limited again, not exhausted.
 			a = f.do(tc.path, body)
 			want, wantType := 503, "fallback_exhausted"
 			typ, _ = a.errorField("type").(string)
 			if tc.path == "/v1/messages" {
 				want, wantType, typ = 529, "overloaded_error", a.anType()
+			}
+			if tc.retry != "" {
+				want, wantType = tc.status, tc.typ
 			}
 			if a.status != want || typ != wantType || a.header.Get("Retry-After") == "" || a.header.Get("Retry-After-Ms") == "" {
 				t.Errorf("exhausted: %d %s %v\n%s", a.status, typ, a.header, a.body)
