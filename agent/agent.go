@@ -22,10 +22,11 @@ import (
 //
 // An Agent is safe for concurrent use: Run may be called from many goroutines.
 type Agent struct {
-	providers map[string]Provider // every model of the chain -> its provider
-	models    *fallback.Manager
-	tools     *health.Registry
-	router    *health.Router
+	providers    map[string]Provider // every model of the chain -> its provider
+	models       *fallback.Manager
+	primaryModel string // Models.Primary
+	tools        *health.Registry
+	router       *health.Router
 
 	byName    map[string]*Tool
 	specs     []ToolSpec
@@ -62,6 +63,7 @@ func New(cfg Config) (*Agent, error) {
 		logger:         cfg.Logger,
 		toolNow:        cfg.ToolBreaker.Now,
 		modelNow:       cfg.Models.Now,
+		primaryModel:   cfg.Models.Primary,
 	}
 	if a.toolNow == nil {
 		a.toolNow = time.Now

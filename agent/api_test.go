@@ -18,6 +18,8 @@ var (
 	_ = agent.Event{RunID: "", StopReason: agent.StopToolCalls, FallThrough: ""}
 	_ = agent.Response{Model: ""}
 	_ = agent.Event{Usage: agent.Usage{}, ResponseModel: ""}
+	_ = agent.Event{FailedOver: false} // rev 3
+	_ = agent.TurnRecord{FailedOver: false}
 	_ = []agent.EventKind{agent.EventTurnRefused}
 	_ = []agent.StopReason{agent.StopEnd, agent.StopLength, agent.StopToolCalls, agent.StopContentFilter}
 

@@ -42,9 +42,9 @@ func TestDefaultsWalkTheWholeChain(t *testing.T) {
 			}
 		}
 		equalSlices(t, "turn 1 attempts", models, []string{
-			"primary", "primary", "primary", "backup-1", "backup-1", "backup-2"})
+			"primary", "primary", "primary", "backup-1", "backup-2"})
 		equal(t, "primary requests", h.Count("primary"), 12)  // 3 failed turns x 4 requests
-		equal(t, "backup-1 requests", h.Count("backup-1"), 8) // 2 escalations x 4 429s
+		equal(t, "backup-1 requests", h.Count("backup-1"), 2) // rev 3: one 429 per turn, each fails over at once
 		equal(t, "backup-2 requests", h.Count("backup-2"), 2)
 	})
 }

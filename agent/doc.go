@@ -55,6 +55,19 @@
 // 4xx other than 408 and 429, see [retry.Classify]) is never repeated on the
 // same model in that turn.
 //
+// Revision 3 (docs/SEMANTICS.md section 7): a turn's attempts share one
+// [fallback.Attempts] and go through [fallback.Manager.Next]. While another
+// model is usable the ladder runs with [retry.Policy.Failover]: the first
+// rate limit (any kind) or timeout ends the attempt at once and the turn moves
+// on (TurnRecord.FailedOver, Event.FailedOver); fast 5xx keep their retries.
+// A turn holds at most one probe; a failed probe falls through to the chain.
+// Verdicts carry the kind (Quota trips at once), the provider's hint and
+// timeouts (dated at the ticket's issue). When no other model is usable a
+// rate limit ends the turn with ErrTurnFailed wrapping it, after waiting no
+// longer than the run's context deadline allows. Hedging is not done by the
+// agent (Models.HedgeAfter is ignored): Provider.Complete returns only the
+// whole response, so there is no first byte to race on.
+//
 // Probes are bounded by their lease (docs/SEMANTICS.md sections 1, 3 and 6, rev 2):
 // a tool call that is its breaker's recovery probe runs under the earlier of
 // the tool's timeout and the lease end ([breaker.Permit.Deadline]), and a turn

@@ -157,7 +157,8 @@ func TestE2ERateLimit(t *testing.T) {
 			t.Fatalf("retry events = %+v, want one 7s wait", r)
 		}
 
-		// Now the primary only ever says 429: the ladder escalates on the 4th.
+		// Now the primary only ever says 429 and a backup is usable (rev 3):
+		// the first 429 escalates at once and the backup serves, no wait.
 		h2 := llmtest.NewOpenAIHandler(llmtest.ByModel(map[string]llmtest.Script{
 			"primary": llmtest.Always(llmtest.RateLimit("2")),
 			"backup":  llmtest.Always(llmtest.Text("from backup")),
@@ -172,11 +173,12 @@ func TestE2ERateLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		equal(t, "answer", res.Answer, "from backup")
-		equal(t, "primary requests", h2.Count("primary"), 4)
-		equal(t, "fake time spent", time.Since(start), 3*2*time.Second)
+		equal(t, "primary requests", h2.Count("primary"), 1)
+		equal(t, "fake time spent", time.Since(start), 0)
+		equal(t, "failed over", res.Attempts[0].FailedOver, true)
 		var esc *retry.EscalationError
-		if !errors.As(res.Attempts[0].Err, &esc) || esc.Attempts != 4 || esc.RetryAfter != 2*time.Second {
-			t.Fatalf("first attempt error = %#v, want an escalation after 4 responses with a 2s hint", res.Attempts[0].Err)
+		if !errors.As(res.Attempts[0].Err, &esc) || esc.Attempts != 1 || esc.RetryAfter != 2*time.Second {
+			t.Fatalf("first attempt error = %#v, want an escalation after 1 response with a 2s hint", res.Attempts[0].Err)
 		}
 	})
 }

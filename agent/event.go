@@ -123,6 +123,7 @@ type Event struct {
 	StopReason    StopReason // EventTurnFinished: the response's stop reason
 	Usage         Usage      // EventTurnFinished: the response's token usage (zero on failure)
 	ResponseModel string     // EventTurnFinished: the model the server reported (Response.Model; "" if unknown)
+	FailedOver    bool       // EventTurnFinished: ended at once on a rate limit or timeout because another model was usable (TurnRecord.FailedOver)
 
 	CallID       string          // the model's id for the tool call
 	Arguments    json.RawMessage // EventToolCall: the arguments the model sent (not a copy: do not modify)

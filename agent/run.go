@@ -50,6 +50,11 @@ type TurnRecord struct {
 	Err      error         // nil on success
 	Usage    Usage         // the response's usage (zero on failure)
 
+	// FailedOver: the attempt ended at once on a rate limit or a timeout,
+	// without waiting or retrying on this model, because another model was
+	// usable (SEMANTICS 7.1, rev 3); the turn's next attempt went there.
+	FailedOver bool
+
 	StopReason StopReason // the response's stop reason ("" on failure)
 }
 
@@ -113,7 +118,10 @@ func (a *Agent) Run(ctx context.Context, msgs []Message) (*Result, error) {
 }
 
 // turn sends one turn to the model breaker's routed model, failing over to
-// whatever it routes to next, up to the attempt budget.
+// whatever it routes to next, up to the attempt budget. The turn's attempts
+// share one fallback.Attempts (SEMANTICS 7, rev 3): one probe per turn, and
+// the models that failed the turn slowly (a timeout, a rate limit) are routed
+// past, so the turn moves on at once.
 func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 	req := Request{
 		Messages:  res.Messages[:len(res.Messages):len(res.Messages)], // a provider's append cannot clobber ours
@@ -124,12 +132,14 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 		lastErr   error
 		lastModel string
 		permanent []string // models that answered this turn with a permanent error
+		turn      fallback.Attempts
+		slow      []string // models that failed this turn slowly
 	)
 	for attempt := 1; attempt <= a.turnAttempts; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return Message{}, &RunError{Turn: n, Model: lastModel, Reason: ErrCanceled, Err: err}
 		}
-		ticket, err := a.models.Begin()
+		ticket, err := a.models.Next(&turn)
 		if err != nil { // fallback.ErrExhausted: no request is sent
 			a.emit(ctx, Event{Kind: EventTurnRefused, RunID: res.RunID, Turn: n, Attempt: attempt, Model: lastModel, Err: err})
 			return Message{}, &RunError{Turn: n, Model: lastModel, Reason: err, Err: lastErr}
@@ -140,7 +150,8 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 			ticket.Cancel()
 			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: lastErr}
 		}
-		rec, msg, err := a.attempt(ctx, res.RunID, n, attempt, ticket, req)
+		failover := attempt < a.turnAttempts && a.otherUsable(model, slow)
+		rec, msg, err := a.attempt(ctx, res.RunID, n, attempt, ticket, req, failover)
 		res.Attempts = append(res.Attempts, rec)
 		if err == nil {
 			res.Usage.InputTokens += rec.Usage.InputTokens
@@ -158,6 +169,15 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 		if malformed(err) { // the request was bad, not the model: no other model will take it
 			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}
 		}
+		limited, _ := retry.LimitOf(err)
+		if limited != retry.NoLimit && !failover {
+			// No other model was usable: the ladder waited what it could
+			// within the deadline (SEMANTICS 7.1, 7.3); the caller acts on it.
+			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}
+		}
+		if limited != retry.NoLimit || retry.IsTimeout(err) {
+			slow = append(slow, model)
+		}
 		if retry.Classify(err) == retry.Permanent {
 			permanent = append(permanent, model)
 		}
@@ -165,8 +185,26 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 	return Message{}, &RunError{Turn: n, Model: lastModel, Reason: ErrTurnFailed, Err: lastErr}
 }
 
-// attempt runs the retry ladder around one model request and settles the ticket.
-func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticket fallback.Turn, req Request) (TurnRecord, Message, error) {
+// otherUsable reports whether a model other than model, and not one that
+// failed the turn slowly, is usable for the turn's next attempt (SEMANTICS 7):
+// the primary while the breaker routes to it, or a chain entry that is not
+// failed. It is a pure read of the model breaker.
+func (a *Agent) otherUsable(model string, slow []string) bool {
+	s := a.models.Snapshot()
+	if p := a.primaryModel; p != model && !slices.Contains(slow, p) && s.State != fallback.Fallback {
+		return true
+	}
+	for _, e := range s.Chain {
+		if e.Model != model && !e.Failed && !slices.Contains(slow, e.Model) {
+			return true
+		}
+	}
+	return false
+}
+
+// attempt runs the retry ladder around one model request and settles the
+// ticket. failover is the ladder's Policy.Failover: another model is usable.
+func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticket fallback.Turn, req Request, failover bool) (TurnRecord, Message, error) {
 	model := ticket.Model()
 	rec := TurnRecord{Turn: n, Attempt: attempt, Model: model, Probe: ticket.IsProbe()}
 	p, ok := a.providers[model]
@@ -179,6 +217,7 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	a.emit(ctx, Event{Kind: EventTurnStarted, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe})
 
 	pol := a.retry
+	pol.Failover = failover
 	if userRetry := pol.OnRetry; a.onEvent != nil || a.logger != nil {
 		pol.OnRetry = func(at retry.Attempt) {
 			if userRetry != nil {
@@ -211,28 +250,47 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	if err == nil {
 		rec.Usage, rec.StopReason = resp.Usage, resp.StopReason
 	}
-	switch {
-	case err == nil:
-		ticket.Success()
-	case callerCancelled(ctx, err):
-		ticket.Cancel() // no verdict: cancellation never counts against the breaker
-	case malformed(err):
-		ticket.Cancel() // no verdict: the request was bad, not the model (SEMANTICS 4)
-	case errors.Is(err, retry.ErrRateLimitEscalation):
-		ticket.Failure(fallback.RateLimit)
-	default:
-		ticket.Failure(fallback.Transient)
-	}
+	rec.FailedOver = a.settle(ctx, ticket, err) && failover
 	// The verdict comes first, so a transition it causes is delivered before
 	// the event that reports the attempt.
 	a.emit(ctx, Event{Kind: EventTurnFinished, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
 		Requests: rec.Requests, Duration: rec.Duration, Err: err, StopReason: rec.StopReason,
-		Usage: rec.Usage, ResponseModel: resp.Model})
+		Usage: rec.Usage, ResponseModel: resp.Model, FailedOver: rec.FailedOver})
 	msg := resp.Message
 	if msg.Role == "" {
 		msg.Role = RoleAssistant
 	}
 	return rec, msg, err
+}
+
+// settle gives the ticket the verdict of err (SEMANTICS 4, 6, 7) and reports
+// whether it was a slow failure (a rate limit of any kind, or a timeout).
+func (a *Agent) settle(ctx context.Context, ticket fallback.Turn, err error) bool {
+	switch {
+	case err == nil:
+		ticket.Success()
+		return false
+	case callerCancelled(ctx, err):
+		ticket.Cancel() // no verdict: cancellation never counts against the breaker
+		return false
+	case malformed(err):
+		ticket.Cancel() // no verdict: the request was bad, not the model (SEMANTICS 4)
+		return false
+	}
+	limit, hint := retry.LimitOf(err)
+	f := fallback.Failure{Hint: hint, Timeout: limit == retry.NoLimit && retry.IsTimeout(err)}
+	switch limit {
+	case retry.Quota:
+		f.Kind = fallback.Quota
+	case retry.Throttle, retry.Overload:
+		f.Kind = fallback.RateLimit
+	default:
+		if errors.Is(err, retry.ErrRateLimitEscalation) {
+			f.Kind = fallback.RateLimit
+		}
+	}
+	ticket.Fail(f)
+	return limit != retry.NoLimit || f.Timeout
 }
 
 // malformed reports whether err is the provider rejecting the request itself

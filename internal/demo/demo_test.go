@@ -70,10 +70,10 @@ func TestStoryOutput(t *testing.T) {
 	for _, want := range []string{
 		// the ladder retries the dead primary, then the turns fail
 		"gpt-primary   attempt 1  failed: HTTP 500 after 4 requests (waited",
-		// escalation on the rate-limited backup
-		"gpt-backup-1  attempt 5  failed: HTTP 429 after 4 requests (waited 1ms, 1ms, 1ms), escalated (the server asked to wait 1s)",
+		// rev 3: the rate-limited backup fails over at once, without waiting
+		"gpt-backup-1  attempt 4  failed: HTTP 429, escalated (the server asked to wait 1s)",
+		"gpt-backup-2  attempt 5  ok",
 		"model breaker  fallback -> fallback  (gpt-backup-1 -> gpt-backup-2)  chain advance",
-		"gpt-backup-2  attempt 6  ok",
 		// backup routing, then the soft refusal the model reads, and its answer
 		`search {"query":"health score"} -> search_backup            ok (backup)`,
 		`search {"query":"rate limits"} -> (none)                    refused: tool temporarily unavailable: circuit breaker open for tool 'search'`,
@@ -164,7 +164,7 @@ func TestStorySummaryTables(t *testing.T) {
 	sum, _ := playStory(t, fakeConfig(newFakeClock()))
 	wantModels := []ModelRow{
 		{Model: modelPrimary, Role: "primary", Served: 25, Failed: 3, Requests: 37, Probes: 2, Now: "active"},
-		{Model: modelBackup1, Role: "backup 1", Served: 0, Failed: 2, Requests: 8, Now: "standby"},
+		{Model: modelBackup1, Role: "backup 1", Served: 0, Failed: 2, Requests: 2, Now: "standby"},
 		{Model: modelBackup2, Role: "backup 2", Served: 9, Failed: 0, Requests: 9, Now: "standby"},
 	}
 	if len(sum.Models) != len(wantModels) {
