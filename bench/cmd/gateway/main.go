@@ -50,6 +50,9 @@ type target struct {
 }
 
 func main() {
+	if runRole(os.Args[1:]) {
+		return
+	}
 	var (
 		rounds   = flag.Int("rounds", 12, "interleaved latency rounds")
 		perRound = flag.Int("n", 100, "sequential requests per target per round")
