@@ -2,7 +2,7 @@
 # gateway.sh: measure the latency loopctl's gateway adds and its throughput,
 # next to direct calls, a minimal httputil.ReverseProxy and the Portkey
 # gateway, every target a process of its own pinned to the same cores
-# gateway, in one run against the same scripted upstream on loopback
+# (taskset), in one run against the same scripted upstream on loopback
 # (see cmd/gateway for what is measured and how). Under two minutes.
 #
 # Portkey (npm @portkey-ai/gateway, pinned in portkey/package-lock.json) is
