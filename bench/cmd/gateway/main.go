@@ -59,6 +59,7 @@ func main() {
 		maxRate  = flag.Int("max-rate", 20000, "highest request rate tried (req/s)")
 		cpus     = flag.String("cpus", "0,1", "cores every target process is pinned to (taskset -c); \"\": not pinned")
 		loopctl  = flag.String("loopctl", "", "the loopctl binary run as `loopctl serve` (gateway.sh builds it); \"\": skip")
+		root     = flag.String("root", "..", "the repository root (for go test -bench BenchmarkHandler ./gateway/)")
 		portkey  = flag.String("portkey", "portkey", "directory of the pinned Portkey install (with node_modules); \"\": skip (d)")
 	)
 	flag.Parse()
@@ -82,6 +83,8 @@ func main() {
 		defer os.RemoveAll(dir)
 		gs := start1(startLoopctl(*cpus, *loopctl, dir, upURL))
 		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
+		fmt.Println("other wires on loopctl:")
+		probeWires("http://" + gs.addr)
 	}
 	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.pid(), px.pid(), *cpus)
 
@@ -151,6 +154,12 @@ func main() {
 
 	fmt.Printf("\nAllocations:\n")
 	a := allocs(gw)
+	if n, ok := handlerAllocs(*root); ok {
+		fmt.Printf("  BenchmarkHandler (go test -bench BenchmarkHandler -benchmem ./gateway/): %.0f allocs/request\n", n)
+		a = n
+	} else {
+		fmt.Printf("  BenchmarkHandler not found in %s/gateway: the in-process count above is reported\n", *root)
+	}
 	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
 	ratio := 0.0
 	if sum[0][1] > 0 {
