@@ -103,6 +103,7 @@ func main() {
 			fmt.Printf("portkey: skipped: %v\n", err)
 		} else {
 			targets = append(targets, pk.target)
+			stopPortkey = pk.stop
 		}
 	}
 	defer func() {
@@ -169,6 +170,9 @@ func main() {
 		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, *p99, a)
 }
 
+// stopPortkey ends a running Portkey on failure (fail exits past the defers).
+var stopPortkey func()
+
 // server is an http.Server on a loopback listener.
 type server struct {
 	*http.Server
@@ -226,5 +230,8 @@ func tail(s string, n int) string {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "gateway benchmark:", err)
 	stopAll()
+	if stopPortkey != nil {
+		stopPortkey()
+	}
 	os.Exit(1)
 }
