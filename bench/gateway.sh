@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gateway.sh: measure the latency loopctl's gateway adds and its throughput,
 # next to direct calls, a minimal httputil.ReverseProxy and the Portkey
-# gateway, in one run against the same scripted upstream on loopback
+# gateway, every target a process of its own pinned to the same cores
+# (taskset), in one run against the same scripted upstream on loopback
 # (see cmd/gateway for what is measured and how). Under two minutes.
 #
 # Portkey (npm @portkey-ai/gateway, pinned in portkey/package-lock.json) is
@@ -26,5 +27,6 @@ fi
 mkdir -p results
 out="results/gateway-$(date -u +%Y%m%dT%H%M%SZ).txt"
 go build -o results/gateway-bench ./cmd/gateway
-GOMAXPROCS=${GOMAXPROCS:-2} ./results/gateway-bench "$@" | tee "$out"
-echo "(kept in bench/$out)"
+(cd .. && go build -o bench/results/loopctl ./cmd/loopctl)
+GOMAXPROCS=${GOMAXPROCS:-2} ./results/gateway-bench -loopctl results/loopctl "$@" | tee "$out"
+echo "(kept in bench/$out)" >&2

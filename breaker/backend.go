@@ -11,7 +11,8 @@ import "time"
 // the Breaker and of its permits then goes to the returned [Shared]. The
 // in-process fast paths never see a shared breaker: its published word keeps
 // the "busy" bit set, which sends every call down the slow path, where one
-// nil check picks the Shared.
+// nil check picks the Shared (or, while a [QuietSource]'s word is quiet,
+// grants the permit without calling it).
 type Backend interface {
 	// Attach returns the shared state of the breaker configured by s
 	// (validated; s.Name names it). It is called once per Breaker.
@@ -73,6 +74,9 @@ const sharedWord = busyBit | 1<<genShift
 
 // sharedAllow is Allow for a shared breaker.
 func (b *Breaker) sharedAllow() (Permit, error) {
+	if p, ok := b.quietAllow(); ok {
+		return p, nil
+	}
 	sp, err := b.shared.Allow()
 	if err != nil {
 		return Permit{}, err

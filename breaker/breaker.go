@@ -139,6 +139,7 @@ type Breaker struct {
 	deliver   func(transition)
 	events    notify.Queue[transition]
 	shared    Shared // Settings.Backend's state; nil: the state below
+	quiet     *Quiet // shared's published word, if it has one
 
 	mu          sync.Mutex
 	mode        mode
@@ -204,6 +205,9 @@ func (b *Breaker) Init(s Settings) error {
 			return err
 		}
 		b.shared = sh
+		if qs, ok := sh.(QuietSource); ok {
+			b.quiet = qs.Quiet()
+		}
 		b.word.Store(sharedWord)
 		return nil
 	}

@@ -78,7 +78,9 @@ func (b *Breaker) allowSlow() (Permit, error) {
 func (p Permit) success() {
 	b := p.b
 	if b.shared != nil {
-		b.sharedSettle(p, OutcomeSuccess)
+		if !b.quietSuccess(p) {
+			b.sharedSettle(p, OutcomeSuccess)
+		}
 		return
 	}
 	w := b.word.Load()

@@ -75,6 +75,11 @@ func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
 	}
 }
 
+// Quiet publishes the mirror's quiet bit and generation (breaker.QuietSource):
+// a breaker.Breaker then grants the steady Closed gate as ToolBreaker.Allow does,
+// without calling Allow.
+func (t toolShared) Quiet() *breaker.Quiet { return t.b.quiet }
+
 func (t toolShared) RetryIn() time.Duration     { return t.b.RetryIn() }
 func (t toolShared) State() breaker.State       { return t.b.State() }
 func (t toolShared) Snapshot() breaker.Snapshot { return t.b.Snapshot().Snapshot }

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
 )
 
 // clockEstimate estimates the offset of the store's clock from the local wall
@@ -17,6 +19,10 @@ import (
 // clock inside the script.
 type clockEstimate struct {
 	offset atomic.Int64 // ns
+
+	// now is the estimated store clock (ns) as the fast paths read it: the
+	// local monotonic clock, re-anchored at every kept sample (see start).
+	now *breaker.SharedClock
 
 	// fake, set only by tests before use, replaces the store's TIME (µs):
 	// scripts receive it as an argument and the offset stays 0.
@@ -43,15 +49,23 @@ func (c *clockEstimate) sample(t0, t1 time.Time, storeMicros int64) {
 		}
 		c.has, c.last = true, t1
 		c.offset.Store(off)
+		c.now.Set(time.Now().UnixNano() + off)
 	}
 }
 
 // storeNow returns the estimated store time now, in ns since the Unix epoch.
-func (c *clockEstimate) storeNow() int64 {
+func (c *clockEstimate) storeNow() int64 { return c.now.Now() }
+
+// start makes the shared clock: the local wall clock until the first sample,
+// or the test's fake.
+func (c *clockEstimate) start() {
 	if c.fake != nil {
-		return c.fake() * 1000
+		fake := c.fake
+		c.now = breaker.NewSharedClock(func() int64 { return fake() * 1000 })
+		return
 	}
-	return time.Now().UnixNano() + c.offset.Load()
+	c.now = breaker.NewSharedClock(nil)
+	c.now.Set(time.Now().UnixNano())
 }
 
 // arg is the script argument that overrides TIME: "" (use TIME) except in tests.

@@ -137,6 +137,7 @@ func newStore(o Options, fake func() int64) (*Store, error) {
 		s.retry = DefaultRetryInterval
 	}
 	s.clock.fake = fake
+	s.clock.start()
 	s.up.Store(true)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	go s.watch()

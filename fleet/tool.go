@@ -47,6 +47,7 @@ type ToolBreaker struct {
 	events    notify.Queue[transition]
 
 	mirror atomic.Pointer[toolMirror]
+	quiet  *breaker.Quiet // mirror.quiet and mirror.g, for breaker.Breaker's fast path
 
 	mu     sync.Mutex // serializes mirror writes
 	last   breaker.State
@@ -89,6 +90,8 @@ func (s *Store) Tool(bs breaker.Settings) (*ToolBreaker, error) {
 		strconv.FormatInt(b.rec, 10),
 		strconv.FormatInt(b.lease, 10),
 	}
+	b.quiet = breaker.NewQuiet(s.clock.now, time.Microsecond)
+	b.quiet.Publish(0, true)
 	b.mirror.Store(&toolMirror{mode: Shared, quiet: true, lf: -1})
 	if err := s.register(b); err != nil {
 		return nil, err
@@ -144,6 +147,7 @@ func (b *ToolBreaker) apply(st []int64, since *toolMirror) {
 func (b *ToolBreaker) publish(n *toolMirror) {
 	n.quiet = n.mode == Shared && n.m == 0 && n.f == 0
 	b.mirror.Store(n)
+	b.quiet.Publish(n.g, n.quiet)
 	b.changed()
 }
 

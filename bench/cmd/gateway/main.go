@@ -2,10 +2,12 @@
 // the floor for a Go proxy and a peer gateway, in one run against the same
 // scripted upstream on loopback:
 //
-//	(a) direct: the upstream itself;
-//	(b) proxy: a minimal httputil.ReverseProxy;
-//	(c) loopctl: the gateway (package gateway, in process, on its own
-//	    loopback listener);
+//	(a) direct: the upstream itself (this command's "upstream" role, a
+//	    process of its own);
+//	(b) proxy: a minimal httputil.ReverseProxy (the "proxy" role, a process
+//	    of its own);
+//	(c) loopctl: `loopctl serve` (-loopctl: the binary, which gateway.sh
+//	    builds from the repository root) with a config file it writes;
 //	(d) portkey: the Portkey gateway (npm @portkey-ai/gateway, pinned in
 //	    bench/portkey), started with node; skipped with a message when node
 //	    or its npm install is missing.
@@ -29,12 +31,8 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"runtime"
 	"time"
@@ -50,33 +48,47 @@ type target struct {
 }
 
 func main() {
+	if runRole(os.Args[1:]) {
+		return
+	}
 	var (
 		rounds   = flag.Int("rounds", 12, "interleaved latency rounds")
 		perRound = flag.Int("n", 100, "sequential requests per target per round")
 		p99      = flag.Duration("p99", 10*time.Millisecond, "the p99 bound of the throughput search")
 		step     = flag.Duration("step", 400*time.Millisecond, "duration of each vegeta attack in the throughput search")
 		maxRate  = flag.Int("max-rate", 20000, "highest request rate tried (req/s)")
+		cpus     = flag.String("cpus", "0,1", "cores every target process is pinned to (taskset -c); \"\": not pinned")
+		loopctl  = flag.String("loopctl", "", "the loopctl binary run as `loopctl serve` (gateway.sh builds it); \"\": skip")
+		root     = flag.String("root", "..", "the repository root (for go test -bench BenchmarkHandler ./gateway/)")
 		portkey  = flag.String("portkey", "portkey", "directory of the pinned Portkey install (with node_modules); \"\": skip (d)")
 	)
 	flag.Parse()
 	start := time.Now()
 	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
 
-	up := serve(upstream{})
-	defer up.Close()
-	upURL := "http://" + up.Addr + "/v1"
+	defer stopAll()
+	start1 := func(c *child, err error) *child {
+		if err != nil {
+			fail(err)
+		}
+		return c
+	}
+	up := start1(startRole(*cpus, "upstream"))
+	upURL := "http://" + up.addr + "/v1"
 	targets := []target{{name: "direct", url: upURL + "/chat/completions"}}
+	px := start1(startRole(*cpus, "proxy", "http://"+up.addr))
+	targets = append(targets, target{name: "proxy", url: "http://" + px.addr + "/v1/chat/completions"})
+	if *loopctl != "" {
+		dir, _ := os.MkdirTemp("", "gateway-bench")
+		defer os.RemoveAll(dir)
+		gs := start1(startLoopctl(*cpus, *loopctl, dir, upURL))
+		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
+		fmt.Println("other wires on loopctl:")
+		probeWires("http://" + gs.addr)
+	}
+	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.pid(), px.pid(), *cpus)
 
-	u, _ := url.Parse("http://" + up.Addr)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.Transport = proxyTransport()
-	rp.FlushInterval = -1                    // flush every write: streams pass through
-	rp.ErrorLog = log.New(io.Discard, "", 0) // failures are counted on the client side
-	px := serve(rp)
-	defer px.Close()
-	targets = append(targets, target{name: "proxy", url: "http://" + px.Addr + "/v1/chat/completions"})
-
-	gw, err := gateway.New(gateway.Config{
+	gw, err := gateway.New(gateway.Config{ // in process: for the allocation counts only
 		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: upURL}},
 		Models:    []gateway.Model{{Name: "bench", Primary: "up/bench-model"}},
 	}, gateway.Options{})
@@ -84,9 +96,6 @@ func main() {
 		fail(err)
 	}
 	defer gw.Close()
-	gs := serve(gw)
-	defer gs.Close()
-	targets = append(targets, target{name: "loopctl", url: "http://" + gs.Addr + "/v1/chat/completions"})
 
 	var pk *portkeyGateway
 	if *portkey != "" {
@@ -94,6 +103,7 @@ func main() {
 			fmt.Printf("portkey: skipped: %v\n", err)
 		} else {
 			targets = append(targets, pk.target)
+			stopPortkey = pk.stop
 		}
 	}
 	defer func() {
@@ -121,10 +131,12 @@ func main() {
 	}
 
 	fmt.Printf("\nLatency: %d interleaved rounds x %d sequential requests per target (keep-alive)\n", *rounds, *perRound)
-	for _, stream := range []bool{false, true} {
+	var sum [2][3]time.Duration // [stream]{loopctl added, proxy added, loopctl added p99}
+	for k, stream := range []bool{false, true} {
 		lat, errs := latencies(targets, stream, *rounds, *perRound)
-		printLatency(targets, lat, errs, stream)
+		sum[k][0], sum[k][1], sum[k][2] = printLatency(targets, lat, errs, stream)
 	}
+	rate := 0
 
 	fmt.Printf("\nThroughput with p99 <= %v and 100%% success (vegeta, %v per step, rates %v..%d req/s, interleaved):\n", *p99, *step, rates[0], *maxRate)
 	for _, stream := range []bool{false, true} {
@@ -135,13 +147,31 @@ func main() {
 		fmt.Printf("  %s\n", kind)
 		for i, r := range search(targets, stream, *p99, *step, *maxRate) {
 			fmt.Printf("    %-8s %s\n", targets[i].name, r)
+			if !stream && targets[i].name == "loopctl" {
+				rate = r.rate
+			}
 		}
 	}
 
 	fmt.Printf("\nAllocations:\n")
-	allocs(gw)
+	a := allocs(gw)
+	if n, ok := handlerAllocs(*root); ok {
+		fmt.Printf("  BenchmarkHandler (go test -bench BenchmarkHandler -benchmem ./gateway/): %.0f allocs/request\n", n)
+		a = n
+	} else {
+		fmt.Printf("  BenchmarkHandler not found in %s/gateway: the in-process count above is reported\n", *root)
+	}
 	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
+	ratio := 0.0
+	if sum[0][1] > 0 {
+		ratio = float64(sum[0][0]) / float64(sum[0][1])
+	}
+	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %v, %.0f allocs/request\n",
+		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, *p99, a)
 }
+
+// stopPortkey ends a running Portkey on failure (fail exits past the defers).
+var stopPortkey func()
 
 // server is an http.Server on a loopback listener.
 type server struct {
@@ -199,5 +229,9 @@ func tail(s string, n int) string {
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "gateway benchmark:", err)
+	stopAll()
+	if stopPortkey != nil {
+		stopPortkey()
+	}
 	os.Exit(1)
 }

@@ -72,8 +72,8 @@ func latencies(ts []target, stream bool, rounds, n int) (map[string][]time.Durat
 	for i := range ts {
 		clients[i] = newClient()
 		for range 20 { // warm the connection and the code paths
-			if _, err := once(clients[i], ts[i], stream); err != nil {
-				fail(err)
+			if _, err := once(clients[i], ts[i], stream); err != nil { // counted, not fatal
+				errs[ts[i].name] = append(errs[ts[i].name], "warm-up: "+err.Error())
 			}
 		}
 	}
@@ -104,7 +104,8 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 
 // printLatency prints each target's median and p90 and the median it adds
 // over direct, and the gateway's added median as a multiple of the proxy's.
-func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][]string, stream bool) {
+// It returns loopctl's added median, the proxy's and loopctl's added p99.
+func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][]string, stream bool) (gw, px, p99 time.Duration) {
 	kind := "non-streaming (whole response)"
 	if stream {
 		kind = "streaming (time to first byte)"
@@ -125,6 +126,10 @@ func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][
 		fmt.Printf("    loopctl added / proxy added = %.2fx (target <= 1.5x); loopctl added %v (target < 300µs)\n",
 			float64(added["loopctl"])/float64(p), us(added["loopctl"]))
 	}
+	if len(lat["loopctl"]) > 0 {
+		p99 = quantile(lat["loopctl"], 0.99) - quantile(lat["direct"], 0.99)
+	}
+	return added["loopctl"], added["proxy"], p99
 }
 
 // us rounds d to a microsecond.
@@ -254,7 +259,7 @@ func search(ts []target, stream bool, bound, step time.Duration, max int) []resu
 // of one whole non-streaming request through the gateway's handler in
 // process, against a canned upstream (the scaffolding's own allocations
 // subtracted).
-func allocs(gw *gateway.Gateway) {
+func allocs(gw *gateway.Gateway) float64 {
 	m := gw.Managers()["bench"]
 	breakerPart := testing.AllocsPerRun(10000, func() {
 		turn, err := m.Begin()
@@ -287,6 +292,7 @@ func allocs(gw *gateway.Gateway) {
 		}
 	})
 	fmt.Printf("  whole gateway handler, non-streaming, canned upstream: %.0f allocs/request (for context)\n", whole-base)
+	return whole - base
 }
 
 // cannedUpstream answers every upstream request in process with the
