@@ -207,7 +207,17 @@ func (x *exchange) run(body []byte) {
 		prev, x.served = tg.ref, tg.ref
 		actx, acancel := x.attemptContext(rctx, turn)
 		defer acancel() // a served stream is read under it until run returns
-		res, err := x.attempt(actx, tg, body, stream)
+		var res *result
+		if x.hedging() {
+			o := x.race(actx, turn, tg, body, stream)
+			defer o.cancel()
+			turn, tg, res, err = o.turn, o.tg, o.res, o.err
+			prev, x.served = tg.ref, tg.ref
+		} else {
+			t0 := time.Now()
+			res, err = x.attempt(actx, tg, body, stream, x.otherUsable(tg.ref))
+			x.upstream += time.Since(t0)
+		}
 		if err == nil {
 			x.served1(turn, tg, res)
 			return
@@ -236,19 +246,18 @@ func (x *exchange) run(body []byte) {
 // attempt sends one attempt to tg through the retry ladder, which fails
 // over at once on a rate limit or a timeout while another model is usable
 // and never waits past the request's deadline.
-func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream bool) (*result, error) {
+// failover (SEMANTICS §7.1) says another model is usable. It may run on
+// its own goroutine (hedging): it reads nothing of x that changes.
+func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream, failover bool) (*result, error) {
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
 	payload := rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
 	pol := x.rt.policy
-	pol.Failover = x.otherUsable(tg.ref)
-	t0 := time.Now()
-	res, err := retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
+	pol.Failover = failover
+	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
 		return g.send(ctx, tg, x.r, payload, stream, x.wire)
 	})
-	x.upstream += time.Since(t0)
-	return res, err
 }
 
 // passThrough relays an upstream's 400, 413 or 422 unchanged: the request

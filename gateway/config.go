@@ -90,6 +90,14 @@ type Model struct {
 	// the retry ladder). 0: enough to walk the chain once (the primary's
 	// TripThreshold + each entry's MaxFailCount + 1).
 	Attempts int
+	// HedgeAfter turns on hedging (SEMANTICS §7.4): an attempt that has
+	// produced neither its first content chunk nor its whole answer after
+	// this long is also started on the next usable model, and the first to
+	// produce one is served. 0: no hedging.
+	HedgeAfter time.Duration
+	// HedgeBudget is what each request adds to the model's hedge bucket
+	// (starts full, capped at 10, a hedge spends 1). 0: 0.1.
+	HedgeBudget float64
 }
 
 // Breaker holds the model breaker's settings; each zero value means the

@@ -130,6 +130,22 @@ func (d decoder) int(dst *int) func(string, *yaml.Node) {
 	}
 }
 
+// positiveFloat reads a number that must be above zero.
+func (d decoder) positiveFloat(dst *float64) func(string, *yaml.Node) {
+	return func(p string, n *yaml.Node) {
+		s, ok := d.scalar(p, n)
+		if !ok {
+			return
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v > 0) || v > 1e6 {
+			d.bad(p, n, "%q is not a number above zero", s)
+			return
+		}
+		*dst = v
+	}
+}
+
 // count reads a whole number that must be at least 1 (a zero there cannot
 // be meant: only an absent key takes the default).
 func (d decoder) count(dst *int) func(string, *yaml.Node) {
@@ -347,9 +363,11 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 			d.seq(p, v, func(p string, v *yaml.Node) {
 				var m Model
 				d.fields(p, v, map[string]func(string, *yaml.Node){
-					"name":     d.str(&m.Name),
-					"primary":  d.str(&m.Primary),
-					"attempts": d.count(&m.Attempts),
+					"name":         d.str(&m.Name),
+					"primary":      d.str(&m.Primary),
+					"attempts":     d.count(&m.Attempts),
+					"hedge_after":  d.positive(&m.HedgeAfter),
+					"hedge_budget": d.positiveFloat(&m.HedgeBudget),
 					"chain": func(p string, v *yaml.Node) {
 						d.seq(p, v, func(p string, v *yaml.Node) {
 							var s string

@@ -325,6 +325,8 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 		MaxFailCount:            b.MaxFailCount,
 		ProbeTimeout:            b.ProbeTimeout,
 		QuotaCooldown:           b.QuotaCooldown,
+		HedgeAfter:              m.HedgeAfter,
+		HedgeBudget:             m.HedgeBudget,
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {

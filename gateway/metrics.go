@@ -23,6 +23,7 @@ type metrics struct {
 	breakers  *loopmetrics.Collector
 	requests  *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
+	hedges    *prometheus.CounterVec
 	first     *prometheus.HistogramVec
 	overhead  prometheus.Histogram
 
@@ -49,6 +50,10 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 			Name: "loopctl_gateway_fallbacks_total",
 			Help: "Attempts of a request that went to another upstream model after one failed.",
 		}, []string{"model", "from", "to"}),
+		hedges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_gateway_hedges_total",
+			Help: "Hedged attempts (SEMANTICS §7.4) by configured model and result: started, won (the hedge was served), lost (the first attempt was).",
+		}, []string{"model", "result"}),
 		first: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "loopctl_gateway_upstream_first_byte_seconds",
 			Help:    "Time from sending a request upstream to its first byte (streams: the first content chunk).",
@@ -60,7 +65,7 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .1},
 		}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.first, m.overhead, m.breakers, sharedStates{g})
+	reg.MustRegister(m.requests, m.fallbacks, m.hedges, m.first, m.overhead, m.breakers, sharedStates{g})
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
 }
@@ -88,6 +93,9 @@ func (m *metrics) request(api, model, upstream, outcome string, overhead time.Du
 }
 
 func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to, "").Inc() }
+
+// hedge counts a hedge of model's: started, won or lost.
+func (m *metrics) hedge(model, result string) { m.hedges.WithLabelValues(model, result).Inc() }
 
 func (m *metrics) firstByte(upstream string, d time.Duration) {
 	m.first.WithLabelValues(upstream).Observe(d.Seconds())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/llmtest"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // SEMANTICS §7 in the gateway: each row on a scripted upstream, on the
@@ -139,4 +140,61 @@ func TestClientTimeout(t *testing.T) {
 			t.Errorf("clientTimeout(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// Hedging (SEMANTICS §7.4): a silent primary is hedged after hedge_after,
+// the backup's answer is served, the primary's attempt is cancelled and
+// counted as a slow call, so it trips after trip_threshold hedged requests
+// and then costs nothing; the budget bounds the hedges.
+func TestHedging(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}, HedgeAfter: 500 * time.Millisecond}},
+			Timeouts: Timeouts{FirstByte: time.Minute}}
+		b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{"a": llmtest.Always(llmtest.Hang()), "b": llmtest.Always(llmtest.Text("from b"))}), cfg, Options{})
+		for i := range 3 {
+			var a answer
+			took := elapsed(func() { a = b.post(chatBody("smart", i%2 == 1)) })
+			if a.status != 200 || !strings.Contains(a.body, "from b") || took != 500*time.Millisecond || a.header.Get("X-Loopctl-Model") != "up/b" {
+				t.Fatalf("request %d: %d after %v, %v %s", i, a.status, took, a.header, a.body)
+			}
+		}
+		mgr := b.gw.Managers()["smart"]
+		if st := mgr.State(); st != fallback.Fallback {
+			t.Errorf("after 3 hedged requests the primary is %v, want tripped", st)
+		}
+		var a answer
+		took := elapsed(func() { a = b.post(chatBody("smart", false)) })
+		if a.status != 200 || took != 0 || b.up.Count("a") != 3 {
+			t.Errorf("after the trip: %d after %v, primary requests %d, want 3", a.status, took, b.up.Count("a"))
+		}
+		won := testutil.ToFloat64(b.gw.m.hedges.WithLabelValues("smart", "won"))
+		started := testutil.ToFloat64(b.gw.m.hedges.WithLabelValues("smart", "started"))
+		if won != 3 || started != 3 {
+			t.Errorf("hedges started %v, won %v; want 3, 3", started, won)
+		}
+	})
+}
+
+// The hedge budget: with the bucket spent, a slow primary is waited for.
+func TestHedgeBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		slowA := func(llmtest.Request) llmtest.Reply {
+			gate := make(chan struct{})
+			time.AfterFunc(800*time.Millisecond, func() { close(gate) })
+			return llmtest.Reply{Text: "from a", Gate: gate}
+		}
+		cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}, HedgeAfter: 500 * time.Millisecond,
+			Breaker: Breaker{TripThreshold: 100}}}}
+		b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{"a": slowA, "b": llmtest.Always(llmtest.Text("from b"))}), cfg, Options{})
+		hedged := 0
+		for range 14 {
+			if a := b.post(chatBody("smart", false)); strings.Contains(a.body, "from b") {
+				hedged++
+			}
+		}
+		// The bucket starts at 10 and gains 0.1 a request: 11 hedges in 14.
+		if hedged != 11 {
+			t.Errorf("%d of 14 requests hedged, want 11", hedged)
+		}
+	})
 }

@@ -103,6 +103,12 @@ func (c Config) Validate() error {
 				ps.add(p+".breaker."+f.key, "must not be negative")
 			}
 		}
+		if m.HedgeAfter < 0 {
+			ps.add(p+".hedge_after", "must not be negative")
+		}
+		if m.HedgeBudget < 0 || m.HedgeBudget != m.HedgeBudget {
+			ps.add(p+".hedge_budget", "must be a number above zero")
+		}
 		if m.Attempts < 0 {
 			ps.add(p+".attempts", "must not be negative")
 		}
