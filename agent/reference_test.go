@@ -40,7 +40,10 @@ func (b *refBreaker) allow(now time.Time) bool {
 	return false
 }
 
-func (b *refBreaker) settle(p refParams, ok bool, now time.Time) {
+// settle applies a verdict arriving at now; a failure is dated at (rev 3: a
+// timeout at its call's start, a probe cut at its lease at the lease end), and
+// the last failure never moves back.
+func (b *refBreaker) settle(p refParams, ok bool, now, at time.Time) {
 	switch {
 	case ok && b.state == breaker.HalfOpen:
 		b.state, b.fails = breaker.Closed, 0
@@ -48,7 +51,9 @@ func (b *refBreaker) settle(p refParams, ok bool, now time.Time) {
 		b.fails = 0
 	default:
 		b.fails++
-		b.lastFailure = now
+		if at.After(b.lastFailure) {
+			b.lastFailure = at
+		}
 		if b.state == breaker.HalfOpen || b.fails >= p.threshold {
 			b.state = breaker.Open
 		}
@@ -106,7 +111,11 @@ func (r *refAgent) invoke(name string, do refBehaviour, now time.Time) (string, 
 		}
 		read = fmt.Sprintf("tool '%s' timed out after %v", name, d)
 	}
-	b.settle(r.p, do == "ok", now.Add(d))
+	at := now.Add(d)
+	if do == "hang" && !probe {
+		at = now // a timeout is dated at its call's start
+	}
+	b.settle(r.p, do == "ok", now.Add(d), at)
 	return read, probe && do != "ok", d
 }
 

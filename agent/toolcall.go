@@ -138,7 +138,11 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 	elapsed := time.Since(began).Round(time.Millisecond)
 	settled = true
 	failure := func(o Outcome, text string) {
-		permit.Failure()
+		if o == OutcomeTimeout {
+			permit.Timeout() // no answer until its deadline: dated at its start (SEMANTICS 1, rev 3)
+		} else {
+			permit.Failure()
+		}
 		r.probeFailed = permit.IsProbe() && ctx.Err() == nil
 		soft(o, text, err)
 	}

@@ -169,6 +169,7 @@ func TestPanicAndTimeoutAreSoftErrors(t *testing.T) {
 			ToolTimeout: 2 * time.Second,
 			OnEvent:     ev.add,
 		})
+		start := time.Now()
 		res, err := a.Run(t.Context(), user("go"))
 		if err != nil {
 			t.Fatal(err)
@@ -177,6 +178,8 @@ func TestPanicAndTimeoutAreSoftErrors(t *testing.T) {
 			"tool 'p' panicked: kaboom", "tool 'h' timed out after 2s", "fine"})
 		equal(t, "p failures", a.Tools().Stats("p").Failures, 1)
 		equal(t, "h failures", a.Tools().Stats("h").Failures, 1)
+		// SEMANTICS 1, rev 3: the timeout is dated at the call's start, 2s ago.
+		equal(t, "h last failure after start", a.Tools().Breaker("h").Snapshot().LastFailure.Sub(start), 0)
 		equal(t, "ok successes", a.Tools().Stats("ok").Successes, 1)
 		var perr *agent.PanicError
 		for _, e := range ev.of(agent.EventToolCall) {
@@ -379,6 +382,7 @@ func TestCallerDeadlineDuringToolCallIsAFailure(t *testing.T) {
 		})
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
+		start := time.Now()
 		res, err := a.Run(ctx, user("go"))
 		if !errors.Is(err, agent.ErrCanceled) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v, want ErrCanceled and DeadlineExceeded", err)
@@ -386,6 +390,7 @@ func TestCallerDeadlineDuringToolCallIsAFailure(t *testing.T) {
 		equalSlices(t, "results", contents(toolResults(res.Messages)), []string{"tool 'h' timed out after 5s"})
 		equal(t, "h failures", a.Tools().Stats("h").Failures, 1)
 		equal(t, "h consecutive failures", a.Tools().Breaker("h").Snapshot().ConsecutiveFailures, 1)
+		equal(t, "h last failure after start (a timeout: its start)", a.Tools().Breaker("h").Snapshot().LastFailure.Sub(start), 0)
 		equal(t, "model failures", a.Models().Snapshot().ConsecutiveFailures, 0)
 	})
 }

@@ -52,5 +52,10 @@ var (
 	_ func(*breaker.Breaker)                 = (*breaker.Breaker).Reset
 	_ func(time.Duration) time.Duration      = breaker.RoundRetry
 
+	// Revision 3 additions.
+	_ func(breaker.Permit) = breaker.Permit.Timeout
+	_ breaker.Outcome      = breaker.OutcomeTimeout
+	_                      = breaker.SharedPermit{Gen: 0, Deadline: 0, Issued: 0, Probe: false}
+
 	_ func(context.Context, *breaker.Breaker, func(context.Context) (int, error)) (int, error) = breaker.Do[int]
 )

@@ -39,13 +39,17 @@ type Shared interface {
 
 // SharedPermit is what a [Shared] gate grants: the backend's generation of
 // the permit (its start order and, for a probe, its fencing token), whether
-// it is the probe, and the probe's lease end (Unix nanoseconds; 0 for a
-// permit that is not the probe). It is small and pointer-free, so that the
-// seam costs little.
+// it is the probe, the probe's lease end (Unix nanoseconds; 0 for a permit
+// that is not the probe), and when it was issued (rev 3: a timeout is dated
+// at it). It is small and pointer-free, so that the seam costs little.
 type SharedPermit struct {
 	Gen      uint64
 	Deadline int64
-	Probe    bool
+	// Issued is when the gate granted the permit, on the backend's own clock
+	// and in its own unit (fleet: the store's clock, µs). The Breaker does
+	// not read it: it hands it back unchanged to [Shared.Settle].
+	Issued int64
+	Probe  bool
 }
 
 // Outcome is the verdict passed to [Shared.Settle].
@@ -56,6 +60,11 @@ const (
 	OutcomeSuccess Outcome = iota
 	OutcomeFailure
 	OutcomeCancel
+	// OutcomeTimeout (rev 3) is a failure of a call that gave no answer
+	// until its deadline: for a permit that is not the probe, dated at its
+	// Issued time (never moving the last failure back); for the probe, dated
+	// now, or at its lease end if the lease has run out ([Permit.Timeout]).
+	OutcomeTimeout
 )
 
 // sharedWord is the published word of a shared breaker: busy forever, so
@@ -68,14 +77,19 @@ func (b *Breaker) sharedAllow() (Permit, error) {
 	if err != nil {
 		return Permit{}, err
 	}
-	p := Permit{b: b, gen: sp.Gen, probe: sp.Probe}
+	p := Permit{b: b, gen: sp.Gen, at: sp.Issued, probe: sp.Probe}
 	if sp.Probe {
-		p.end = int64(time.Unix(0, sp.Deadline).Sub(b.epoch))
+		p.at = int64(time.Unix(0, sp.Deadline).Sub(b.epoch))
 	}
 	return p, nil
 }
 
-// sharedSettle passes a verdict to the shared state.
-func (b *Breaker) sharedSettle(gen uint64, probe bool, o Outcome) {
-	b.shared.Settle(SharedPermit{Gen: gen, Probe: probe}, o)
+// sharedSettle passes the verdict of p to the shared state, with what the
+// backend gave the permit: a probe's lease end, or a permit's issue time.
+func (b *Breaker) sharedSettle(p Permit, o Outcome) {
+	sp := SharedPermit{Gen: p.gen, Probe: p.probe, Issued: p.at}
+	if p.probe {
+		sp.Issued, sp.Deadline = 0, b.at(p.at).UnixNano()
+	}
+	b.shared.Settle(sp, o)
 }

@@ -100,3 +100,41 @@ func ExampleBreaker_Reset() {
 	// search: open -> closed
 	// closed true
 }
+
+// A call that hung until its deadline is reported with Timeout: it is dated
+// at the call's start, so a trip caused by calls that hung through an outage
+// is dated inside the outage, and the next call after the cooldown counted
+// from there is the probe.
+func ExamplePermit_Timeout() {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC) // a fake clock
+	b, _ := breaker.New(breaker.Settings{
+		Name:             "search",
+		FailureThreshold: 2,
+		RecoveryDuration: 30 * time.Second,
+		Now:              func() time.Time { return now },
+	})
+	start := now
+	hung := []breaker.Permit{}
+	for range 2 {
+		p, _ := b.Allow()
+		hung = append(hung, p)
+	}
+
+	// The calls hang for 45s (the outage ended meanwhile), then time out.
+	now = now.Add(45 * time.Second)
+	for _, p := range hung {
+		p.Timeout() // or p.Done(err) with errors.Is(err, context.DeadlineExceeded)
+	}
+	s := b.Snapshot()
+	fmt.Println(s.State, s.LastFailure.Sub(start))
+
+	// The cooldown counted from the calls' start has passed: probe at once.
+	p, err := b.Allow()
+	fmt.Println(p.IsProbe(), err)
+	p.Success()
+	fmt.Println(b.State())
+	// Output:
+	// open 0s
+	// true <nil>
+	// closed
+}

@@ -1,5 +1,7 @@
 package breaker
 
+import "math"
+
 // Allow is the mutating gate. In Closed it returns a permit at once. In Open it
 // refuses until RecoveryDuration has passed since the last failure; the first
 // call after that moves the breaker to HalfOpen and receives the probe permit
@@ -17,7 +19,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	switch mode(w & modeMask) {
 	case mClosed:
 		if w&busyBit == 0 {
-			return Permit{b: b, gen: w >> genShift}, nil
+			return Permit{b: b, gen: w >> genShift, at: b.now()}, nil
 		}
 	case mOpen, mHalfProbe:
 		now := b.now()
@@ -61,9 +63,9 @@ func (b *Breaker) allowSlow() (Permit, error) {
 		st, wait = HalfOpen, satAdd(b.probeStart, b.lease)-now
 	}
 	b.publish()
-	p := Permit{b: b, gen: b.gen, probe: probe}
+	p := Permit{b: b, gen: b.gen, at: now, probe: probe}
 	if probe {
-		p.end = satAdd(b.probeStart, b.lease)
+		p.at = satAdd(b.probeStart, b.lease)
 	}
 	b.unlock()
 	if wait > 0 {
@@ -76,7 +78,7 @@ func (b *Breaker) allowSlow() (Permit, error) {
 func (p Permit) success() {
 	b := p.b
 	if b.shared != nil {
-		b.sharedSettle(p.gen, p.probe, OutcomeSuccess)
+		b.sharedSettle(p, OutcomeSuccess)
 		return
 	}
 	w := b.word.Load()
@@ -119,12 +121,22 @@ func (p Permit) success() {
 // must be held.
 func (b *Breaker) prove(gen uint64) { b.proven = max(b.proven, gen) }
 
-// failure settles a permit of generation gen as a failure: fresh bad news in
-// every state, unless it is stale (a counted success's call started after it).
-func (b *Breaker) failure(gen uint64) {
+// failure settles p as a failure: fresh bad news in every state, unless it is
+// stale (a counted success's call started after it). A plain failure is dated
+// now; a timeout at the earlier of now and p.at (a non-probe permit's issue, a
+// probe's lease end). The last failure never moves back.
+func (b *Breaker) failure(p Permit, timeout bool) {
 	if b.shared != nil {
-		b.sharedSettle(gen, false, OutcomeFailure)
+		o := OutcomeFailure
+		if timeout {
+			o = OutcomeTimeout
+		}
+		b.sharedSettle(p, o)
 		return
+	}
+	gen, at := p.gen, int64(math.MaxInt64)
+	if timeout {
+		at = p.at
 	}
 	b.mu.Lock()
 	now := b.now()
@@ -137,8 +149,10 @@ func (b *Breaker) failure(gen uint64) {
 		b.gen++ // the first failure after a clean state: later calls start after it
 	}
 	b.failures++
+	if t := min(now, at); !b.hasFailure || t > b.lastFailure {
+		b.lastFailure = t
+	}
 	b.hasFailure = true
-	b.lastFailure = now
 	switch b.mode {
 	case mClosed:
 		if b.failures >= b.threshold {
@@ -157,7 +171,7 @@ func (b *Breaker) cancel(p Permit) {
 		return // nothing to release and no lease that may have lapsed
 	}
 	if b.shared != nil {
-		b.sharedSettle(p.gen, p.probe, OutcomeCancel)
+		b.sharedSettle(p, OutcomeCancel)
 		return
 	}
 	b.mu.Lock()

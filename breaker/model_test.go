@@ -48,6 +48,7 @@ type modelPermit struct {
 	probeID    int
 	start, era int
 	end        time.Time
+	issued     time.Time // when the gate granted it (rev 3: a timeout's date)
 }
 
 func (m *model) move(to State) {
@@ -61,7 +62,7 @@ func (m *model) move(to State) {
 // grant hands out a permit (probe is the probe's ID, or 0).
 func (m *model) grant(probe int, now time.Time) modelPermit {
 	m.starts++
-	p := modelPermit{probeID: probe, start: m.starts, era: m.era}
+	p := modelPermit{probeID: probe, start: m.starts, era: m.era, issued: now}
 	if probe != 0 {
 		p.end = now.Add(m.lease)
 	}
@@ -136,7 +137,30 @@ func (m *model) success(p modelPermit, now time.Time) {
 	}
 }
 
-func (m *model) failure(p modelPermit, now time.Time) {
+// timeoutDating switches rev 3's dating of timeouts on in the model (a test
+// switches it off to check that the property test notices).
+var timeoutDating = true
+
+// timeout is a failure of a call that gave no answer until its deadline (rev
+// 3): a non-probe call is dated at its issue; a probe now, or at its lease
+// end once the lease has run out.
+func (m *model) timeout(p modelPermit, now time.Time) {
+	at := now
+	switch {
+	case !timeoutDating:
+	case p.probeID == 0:
+		at = p.issued
+	case p.end.Before(now):
+		at = p.end
+	}
+	m.failureAt(p, now, at)
+}
+
+func (m *model) failure(p modelPermit, now time.Time) { m.failureAt(p, now, now) }
+
+// failureAt is a failure arriving at now, dated at: the last failure becomes
+// the later of its old value and at.
+func (m *model) failureAt(p modelPermit, now, at time.Time) {
 	m.expire(now)
 	if m.stale(p) {
 		return
@@ -145,7 +169,9 @@ func (m *model) failure(p modelPermit, now time.Time) {
 		m.era++
 	}
 	m.failures++
-	m.lastFailure = now
+	if at.After(m.lastFailure) {
+		m.lastFailure = at
+	}
 	switch m.state {
 	case Closed:
 		if m.failures >= m.threshold {
@@ -284,7 +310,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				case e == nil:
 					m.success(p, now)
 				case e == context.DeadlineExceeded:
-					m.failure(p, now)
+					m.timeout(p, now)
 				default:
 					m.cancel(p, now)
 				}
@@ -309,8 +335,13 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				}
 				permits = append(permits[:j], permits[j+1:]...)
 				log = append(log, fmt.Sprintf("cut(#%d at %v)", j, end.Sub(t0)))
-				h.p.Failure()
-				m.failure(h.mp, now)
+				if next(2) == 0 {
+					h.p.Failure()
+					m.failure(h.mp, now)
+				} else {
+					h.p.Timeout() // as Do reports it
+					m.timeout(h.mp, now)
+				}
 				coverage["probe cut at its lease"]++
 				break
 			}
@@ -324,9 +355,19 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				// The oldest call, hung since long ago, fails late.
 				h := permits[0]
 				permits = permits[1:]
-				log = append(log, fmt.Sprintf("late failure(probe=%v)", h.p.IsProbe()))
-				h.p.Failure()
-				m.failure(h.mp, now)
+				if next(2) == 0 {
+					log = append(log, fmt.Sprintf("late failure(probe=%v)", h.p.IsProbe()))
+					h.p.Failure()
+					m.failure(h.mp, now)
+					break
+				}
+				// It hung until its deadline: a timeout, dated at its start.
+				log = append(log, fmt.Sprintf("late timeout(probe=%v)", h.p.IsProbe()))
+				h.p.Timeout()
+				m.timeout(h.mp, now)
+				if h.mp.probeID == 0 && h.mp.issued.Before(now) {
+					coverage["timeout dated before now"]++
+				}
 			}
 		case 7:
 			choices := []time.Duration{0, ms, m.recovery, m.lease, m.recovery - ms, m.lease - ms,
@@ -371,7 +412,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 	defer func() {
 		for _, c := range []string{
 			"stale failure in closed probe held false", "stale failure in open probe held false",
-			"probe cut at its lease",
+			"probe cut at its lease", "timeout dated before now",
 		} {
 			if coverage[c] == 0 && !t.Failed() {
 				t.Errorf("no history reached %q (coverage %v)", c, coverage)

@@ -19,7 +19,7 @@ import (
 type Permit struct {
 	b     *Breaker
 	gen   uint64 // the generation at the gate: also the call's start order
-	end   int64  // a probe's lease end (clock offset); 0 otherwise
+	at    int64  // a probe's lease end, else the issue time (clock offsets; shared: see sharedAllow)
 	probe bool
 }
 
@@ -36,7 +36,7 @@ func (p Permit) Deadline() (time.Time, bool) {
 	if !p.probe {
 		return time.Time{}, false
 	}
-	return p.b.at(p.end), true
+	return p.b.at(p.at), true
 }
 
 // Success reports that the call succeeded. In Closed it zeroes the
@@ -52,7 +52,7 @@ func (p Permit) Success() {
 
 // Failure reports that the call failed. A fresh failure counts, whatever the
 // permit: it adds one to the consecutive-failure count and sets the last
-// failure to now; it trips a closed breaker at FailureThreshold, re-opens a
+// failure to now (never moving it back: see [Permit.Timeout]); it trips a closed breaker at FailureThreshold, re-opens a
 // half-open one, and restarts the cooldown of an open one. A stale failure
 // changes nothing: one whose call started before the call of a counted
 // success (a success that reset a nonzero failure count, or the probe's
@@ -63,7 +63,23 @@ func (p Permit) Success() {
 // gate calls; calls that cannot be told apart are taken as fresh.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.failure(p.gen)
+		p.b.failure(p, false)
+	}
+}
+
+// Timeout reports that the call gave no answer until its deadline (SEMANTICS
+// §1, rev 3): a failure like [Permit.Failure], but dated at the call's start
+// (p's issue by the gate) instead of now, since the tool lost the call then
+// and its silence since says nothing about later. The last failure never
+// moves back: it becomes the later of its old value and that date, so a trip
+// caused by calls that hung since an outage that has ended is dated inside
+// the outage, and when its cooldown has already passed the next call is the
+// probe at once. A probe is not dated at its start: its timeout is a failure
+// dated now, or at its lease end if the lease has run out (a probe cut at its
+// lease, as [Do] cuts it).
+func (p Permit) Timeout() {
+	if p.b != nil {
+		p.b.failure(p, true)
 	}
 }
 
@@ -77,15 +93,18 @@ func (p Permit) Cancel() {
 }
 
 // Done settles p from a call's error: nil is a success, an error matching
-// context.Canceled is a cancel, and anything else (including
-// context.DeadlineExceeded: a tool that hangs until the deadline is exactly
-// what the breaker is for) is a failure.
+// context.Canceled is a cancel, an error matching context.DeadlineExceeded is
+// a timeout ([Permit.Timeout]: a failure dated at the call's start, or for a
+// probe as Timeout says; a tool that hangs until the deadline is exactly what
+// the breaker is for), and anything else is a failure.
 func (p Permit) Done(err error) {
 	switch {
 	case err == nil:
 		p.Success() // inlined, with its fast path
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
+	case errors.Is(err, context.DeadlineExceeded):
+		p.Timeout()
 	default:
 		p.Failure()
 	}
@@ -93,8 +112,11 @@ func (p Permit) Done(err error) {
 
 // Do runs fn through b: it takes the gate (returning the refusal, an
 // [*OpenError], without calling fn), calls fn, and settles the permit with
-// [Permit.Done] on fn's error. If fn panics, the permit is settled as a failure
-// and the panic continues.
+// [Permit.Done] on fn's error. A call cut by its deadline (fn's error matches
+// context.DeadlineExceeded, or fn failed after the context it ran under ended
+// by its deadline) is settled as a timeout ([Permit.Timeout]): dated at the
+// call's start, or for a probe cut by its lease at the lease end. If fn
+// panics, the permit is settled as a failure and the panic continues.
 //
 // A probe's call never outlives its lease: when the gate grants the probe, fn
 // runs under a context that ends at the earlier of ctx's deadline and the
@@ -106,7 +128,7 @@ func (p Permit) Done(err error) {
 func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
 	var p Permit
 	if w := b.word.Load(); w&(modeMask|busyBit) == uint64(mClosed) {
-		p = Permit{b: b, gen: w >> genShift} // Allow's closed path, inlined
+		p = Permit{b: b, gen: w >> genShift, at: b.now()} // Allow's closed path, inlined
 	} else {
 		var err error
 		if p, err = b.Allow(); err != nil {
@@ -121,13 +143,16 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	defer p.failArmed()
 	if p.probe {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.end-b.now()))
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.at-b.now()))
 		defer cancel()
 	}
 	v, err := fn(ctx)
 	q := p
 	p.b = nil
-	if err != nil || b.word.Load()&quietMask != 0 {
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded:
+		q.Timeout() // cut by its deadline, whatever fn made of it
+	case err != nil || b.word.Load()&quietMask != 0:
 		q.Done(err)
 	}
 	return v, err
@@ -136,7 +161,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 // failArmed settles *p as a failure unless it has been disarmed (p.b nil).
 func (p *Permit) failArmed() {
 	if p.b != nil {
-		p.b.failure(p.gen)
+		p.b.failure(*p, false)
 	}
 }
 

@@ -61,4 +61,23 @@ var (
 
 	// Revision 2 additions.
 	_ func(fallback.Turn) (time.Time, bool) = fallback.Turn.Deadline
+
+	// Revision 3 additions.
+	_ fallback.Kind                                                                    = fallback.Quota
+	_                                                                                  = fallback.Failure{Kind: fallback.Quota, Hint: time.Time{}, Timeout: false}
+	_ func(fallback.Turn, fallback.Failure)                                            = fallback.Turn.Fail
+	_                                                                                  = fallback.Settings{QuotaCooldown: time.Duration(0), HedgeAfter: time.Duration(0), HedgeBudget: 0.0}
+	_ func(*fallback.Manager, *fallback.Attempts) (fallback.Turn, error)               = (*fallback.Manager).Next
+	_ func(*fallback.Attempts, *fallback.Manager) bool                                 = (*fallback.Attempts).Usable
+	_ func(*fallback.Manager, *fallback.Attempts, fallback.Turn) (fallback.Turn, bool) = (*fallback.Manager).Hedge
+	_                                                                                  = fallback.Snapshot{CooldownEnds: time.Time{}, CooldownCause: fallback.CauseRecoveryTimeout}
+	_ fallback.Cause                                                                   = fallback.CauseHint
+	_ fallback.Cause                                                                   = fallback.CauseQuota
+	_ func(fallback.Cause) string                                                      = fallback.Cause.String
+
+	// Additions in this repository (rev 3).
+	_ = fallback.ExhaustedError{Probed: true, ProbeFailure: fallback.Failure{}}
+	_ = fallback.SharedTurn{Issued: time.Time{}, Uncounted: false}
+	_ = fallback.DefaultQuotaCooldown
+	_ = fallback.DefaultHedgeBudget
 )

@@ -1,6 +1,9 @@
 package fallback
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Backend keeps the state of a model breaker outside the process, so that
 // many processes share one breaker (package fleet provides one, on Redis).
@@ -24,9 +27,24 @@ type Backend interface {
 type Shared interface {
 	// Begin is the gate: a ticket, or ErrExhausted (an [*ExhaustedError]).
 	Begin() (SharedTurn, error)
-	// Settle applies the verdict of a ticket that Begin returned; k is the
-	// kind of a failure.
-	Settle(t SharedTurn, o Outcome, k Kind)
+	// Next is Begin for a turn with memory ([Manager.Next], rev 3): probed
+	// says the turn has held a probe ticket (it never gets the probe slot
+	// again; with the chain spent or empty it is refused), slow(i) whether
+	// model i failed the turn slowly (0: the primary, i+1: chain entry i),
+	// routed past in chain order. A chain entry serving a turn in Primary is
+	// marked Uncounted.
+	Next(probed bool, slow func(model int) bool) (SharedTurn, error)
+	// Usable is the pure read of Next: whether it would now route the turn
+	// to a model that has not failed it slowly.
+	Usable(probed bool, slow func(model int) bool) bool
+	// Hedge issues a ticket for the first chain entry that is not failed,
+	// not slow (slow(i+1)) and not skip; false if none. It applies the lazy
+	// lease expiry but no cooldown; the Manager keeps the hedge budget.
+	Hedge(slow func(model int) bool, skip int) (SharedTurn, bool)
+	// Settle applies the verdict of a ticket that Begin, Next or Hedge
+	// returned; f is a failure's report (kind, hint, timeout: a timeout of a
+	// ticket that is not the probe is dated at t.Issued).
+	Settle(t SharedTurn, o Outcome, f Failure)
 	// ActiveModel, State, FallbackActivated and Snapshot are pure reads.
 	ActiveModel() string
 	State() State
@@ -39,12 +57,17 @@ type Shared interface {
 
 // SharedTurn is what a [Shared] gate grants: the backend's generation and
 // chain-budget epoch when it was issued, the probe's number (0: not the
-// probe; it must fit in 32 bits), the chain entry that serves it (-1: the primary) and the probe's
-// lease end.
+// probe; it must fit in 32 bits), the chain entry that serves it (-1: the
+// primary), the probe's lease end, the issue time (rev 3; on the local clock,
+// as Settings.Now would read it) and whether its verdict counts nothing
+// (Uncounted: a chain entry serving a turn in Primary; the Manager then does
+// not call Settle).
 type SharedTurn struct {
 	Gen, Epoch, Probe uint64
 	Entry             int
 	Deadline          time.Time
+	Issued            time.Time
+	Uncounted         bool
 }
 
 // Outcome is the verdict passed to [Shared.Settle].
@@ -57,26 +80,72 @@ const (
 	OutcomeCancel
 )
 
-// sharedBegin is Begin for a shared manager.
-func (m *Manager) sharedBegin() (Turn, error) {
-	st, err := m.shared.Begin()
+// sharedBegin is Begin (a clean) or Next for a shared manager.
+func (m *Manager) sharedBegin(a *Attempts) (Turn, error) {
+	var (
+		st  SharedTurn
+		err error
+	)
+	if a.clean() {
+		st, err = m.shared.Begin()
+	} else {
+		st, err = m.shared.Next(a.probed.Load(), a.slow)
+	}
 	if err != nil {
+		var e *ExhaustedError
+		if a != nil && a.probed.Load() && errors.As(err, &e) {
+			e.Probed = true
+			e.ProbeFailure, _ = a.probeFailure()
+		}
 		return Turn{}, err
 	}
-	s := m.takeSlot()
-	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: st.Gen, epoch: st.Epoch, who: serving(st.Entry, uint32(st.Probe))}
-	if st.Probe != 0 {
-		t.end = int64(st.Deadline.Sub(m.epoch))
+	if st.Probe != 0 && a != nil {
+		a.probed.Store(true)
 	}
-	return t, nil
+	return m.sharedTurn(st, a), nil
+}
+
+// sharedTurn wraps a shared ticket of the turn a.
+func (m *Manager) sharedTurn(st SharedTurn, a *Attempts) Turn {
+	s := m.takeSlot(a)
+	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: st.Gen, epoch: st.Epoch, who: serving(st.Entry, uint32(st.Probe))}
+	if st.Uncounted {
+		t.epoch = noEpoch
+	}
+	if st.Probe != 0 {
+		t.at = int64(st.Deadline.Sub(m.epoch) - m.cfg.probeTimeout)
+	} else {
+		t.at = int64(st.Issued.Sub(m.epoch))
+	}
+	return t
+}
+
+// sharedHedge is Hedge for a shared manager.
+func (m *Manager) sharedHedge(a *Attempts, skip int) (Turn, bool) {
+	if !m.spendHedge() {
+		return Turn{}, false
+	}
+	st, ok := m.shared.Hedge(a.slow, skip)
+	if !ok {
+		m.feedBack()
+		return Turn{}, false
+	}
+	return m.sharedTurn(st, a), true
 }
 
 // sharedSettle passes the first settlement of t to the shared state.
-func (m *Manager) sharedSettle(t Turn, v verdict, k Kind) {
+func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 	if !t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
 		return // settled before
 	}
-	m.slots.Put(t.slot)
+	a := t.slot.a.Load()
+	m.release(t.slot)
+	if a != nil && v == failure {
+		a.record(&t, f)
+	}
+	if t.epoch == noEpoch && t.entry() >= 0 {
+		return // counts nothing
+	}
 	o := OutcomeSuccess
 	switch v {
 	case failure:
@@ -84,5 +153,7 @@ func (m *Manager) sharedSettle(t Turn, v verdict, k Kind) {
 	case cancel:
 		o = OutcomeCancel
 	}
-	m.shared.Settle(SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: uint64(t.probe()), Entry: t.entry()}, o, k)
+	st := SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: uint64(t.probe()), Entry: t.entry(),
+		Issued: m.epoch.Add(time.Duration(t.at))}
+	m.shared.Settle(st, o, f)
 }

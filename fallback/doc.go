@@ -31,6 +31,17 @@
 // ends and counts as one transient probe failure at the lease end. The caller
 // bounds the probe turn's request by the lease end, [Turn.Deadline].
 //
+// Revision 3 is about time. [Turn.Fail] reports a failure with its kind
+// ([Quota] trips the primary at once), the provider's hint (the cooldown
+// ends no earlier than the latest hint of the streak that tripped) and
+// whether it timed out (a timeout is dated at its ticket's issue, so calls
+// that hung through an outage that has ended do not hold the primary open).
+// A turn that makes several attempts (a gateway request, an agent turn)
+// passes one [Attempts] to [Manager.Next]: it holds at most one probe ticket,
+// and it routes past the models that failed it slowly (a timeout or a rate
+// limit); [Attempts.Usable] tells the retry ladder whether another model is
+// usable, and [Manager.Hedge] hands out hedge tickets within a budget.
+//
 // Time transitions are computed lazily from Settings.Now when the manager is
 // touched; there are no goroutines or timers. The pure reads ([Manager.State],
 // [Manager.ActiveModel], [Manager.Snapshot], [Manager.FallbackActivated]) change

@@ -30,12 +30,20 @@ type ExhaustedError struct {
 	// State is Fallback, or Recovering while a probe of the primary is in flight.
 	State State
 	// ProbeAt is when the primary is next expected to be tried: in Fallback the
-	// end of the cooldown (trip time + RecoveryTimeout); in Recovering the end
-	// of the lease of the probe in flight (it frees earlier if the probe settles
-	// earlier). Exhaustion never moves it.
+	// end of the cooldown ([Snapshot.CooldownEnds]); in Recovering the end of
+	// the lease of the probe in flight (it frees earlier if the probe settles
+	// earlier), or the refusal's time when no probe is in flight (a turn that
+	// has held its probe, refused by [Manager.Next]). Exhaustion never moves it.
 	ProbeAt time.Time
 	// RetryIn is ProbeAt minus the time of the refusal, never negative.
 	RetryIn time.Duration
+	// Probed is true when the refusal is for a turn ([Manager.Next]) that
+	// has held the probe ticket (one probe per turn, rev 3): the chain is
+	// spent, or empty. The caller ends the turn with its probe's error.
+	Probed bool
+	// ProbeFailure is the report the turn's probe failed with (zero if it
+	// was not settled as a failure).
+	ProbeFailure Failure
 }
 
 // Error returns text such as
@@ -48,12 +56,20 @@ func (e *ExhaustedError) Error() string {
 	b.WriteString(strings.Join(e.Chain, " "))
 	b.WriteString("]; primary ")
 	b.WriteString(strconv.Quote(e.Primary))
-	if e.State == Recovering {
+	if e.State == Recovering && e.RetryIn > 0 {
 		b.WriteString(" is being probed; probe lease ends in ")
 	} else {
 		b.WriteString(" may be probed in ")
 	}
 	b.WriteString(e.RetryIn.String())
+	if e.Probed {
+		b.WriteString("; this turn has held the probe (")
+		b.WriteString(e.ProbeFailure.Kind.String())
+		if e.ProbeFailure.Timeout {
+			b.WriteString(", timeout")
+		}
+		b.WriteString(")")
+	}
 	return b.String()
 }
 

@@ -136,3 +136,64 @@ func ExampleTurn() {
 	// gpt-a: rate limited -> primary, 2 failures
 	// gpt-a: rate limited -> fallback, 0 failures
 }
+
+// A gateway request is one turn: its attempts share an Attempts. The probe
+// of a hanging primary times out; the same turn is then served by the chain,
+// and never draws the probe slot again.
+func ExampleManager_Next() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m, _ := fallback.New(fallback.Settings{
+		Primary: "gpt-a", Chain: []string{"gpt-b"}, TripThreshold: 1,
+		Now: func() time.Time { return now },
+	})
+	t, _ := m.Begin()
+	t.Failure(fallback.Transient) // trips
+	now = now.Add(time.Minute)    // the cooldown has passed
+
+	var turn fallback.Attempts
+	for {
+		t, err := m.Next(&turn)
+		if err != nil {
+			fmt.Println("turn ends:", err)
+			return
+		}
+		fmt.Printf("attempt on %s (probe %v)\n", t.Model(), t.IsProbe())
+		if t.IsProbe() {
+			t.Fail(fallback.Failure{Timeout: true}) // no answer before the deadline
+			fmt.Println("another model usable:", turn.Usable(m))
+			continue
+		}
+		t.Success()
+		fmt.Println("served by", t.Model())
+		return
+	}
+	// Output:
+	// attempt on gpt-a (probe true)
+	// another model usable: true
+	// attempt on gpt-b (probe false)
+	// served by gpt-b
+}
+
+// Fail reports a failure with its kind, hint and timeout: a quota answer
+// trips the primary at once and holds it open until the provider's hint.
+func ExampleTurn_Fail() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m, _ := fallback.New(fallback.Settings{
+		Primary: "gpt-a", Chain: []string{"gpt-b"},
+		Now: func() time.Time { return now },
+	})
+	t, _ := m.Begin()
+	t.Fail(fallback.Failure{Kind: fallback.Quota, Hint: now.Add(time.Hour)})
+	s := m.Snapshot()
+	fmt.Println(s.State, s.CooldownEnds.Sub(now), s.CooldownCause)
+
+	m.Reset()
+	t, _ = m.Begin()
+	now = now.Add(2 * time.Minute) // a call that hung for two minutes
+	t.Fail(fallback.Failure{Kind: fallback.Quota, Timeout: true})
+	s = m.Snapshot()
+	fmt.Println(s.State, "tripped", now.Sub(s.TrippedAt), "ago; cooldown", s.CooldownEnds.Sub(s.TrippedAt), s.CooldownCause)
+	// Output:
+	// fallback 1h0m0s quota
+	// fallback tripped 2m0s ago; cooldown 10m0s quota
+}

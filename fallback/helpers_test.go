@@ -144,6 +144,7 @@ func equalSnap(a, b Snapshot) bool {
 	if a.State != b.State || a.ConsecutiveFailures != b.ConsecutiveFailures ||
 		a.ProbeSuccesses != b.ProbeSuccesses || !a.TrippedAt.Equal(b.TrippedAt) ||
 		a.FallbackActivated != b.FallbackActivated || !a.ProbeStartedAt.Equal(b.ProbeStartedAt) ||
+		!a.CooldownEnds.Equal(b.CooldownEnds) || a.CooldownCause != b.CooldownCause ||
 		len(a.Chain) != len(b.Chain) {
 		return false
 	}

@@ -1,7 +1,6 @@
 package fallback
 
 import (
-	"math"
 	"time"
 
 	"github.com/loopctl/loopctl-go/internal/notify"
@@ -29,69 +28,17 @@ type machine struct {
 	failures       int    // consecutive failed turns on the primary / transient probe failures
 	probeSuccesses int    // consecutive probe successes (Recovering)
 	trippedAt      time.Time
-	activated      bool // fallback-activated: ever tripped since New or Reset
+	cooldownEnd    time.Time // Fallback, Recovering: when the cooldown ends (rev 3)
+	cause          Cause     // why the cooldown ends then
+	streakHint     time.Time // the latest hint among the failures of the current streak
+	lastFail       time.Time // the latest failure time of the current streak (never moves back)
+	activated      bool      // fallback-activated: ever tripped since New or Reset
 
 	probing    bool      // a probe is in flight (Recovering only)
 	probeStart time.Time // when the probe in flight was granted
 	probeSeq   uint32    // number of the latest probe granted (the one in flight if probing); never 0
 
 	chain []entry
-}
-
-// clock reads the time at most once per call, and only if needed. With
-// Settings.Now it calls f; without (f nil) it reads the monotonic clock as an
-// offset from the manager's epoch, which is cheaper than time.Now, and builds a
-// time.Time (epoch plus offset) only when one is needed: since compares
-// against the offset directly.
-type clock struct {
-	f     func() time.Time
-	epoch *time.Time
-	off   time.Duration // f nil: time since *epoch, once read
-	t     time.Time
-	hasT  bool
-	hasO  bool
-}
-
-// now returns the call's instant.
-func (c *clock) now() time.Time {
-	if !c.hasT {
-		if c.f != nil {
-			c.t = c.f()
-		} else {
-			c.t = c.epoch.Add(c.offset())
-		}
-		c.hasT = true
-	}
-	return c.t
-}
-
-// offset returns the call's instant as time since *epoch (f nil only).
-func (c *clock) offset() time.Duration {
-	if !c.hasO {
-		c.off, c.hasO = time.Since(*c.epoch), true
-	}
-	return c.off
-}
-
-// since returns now().Sub(t), without building now() when it can.
-func (c *clock) since(t time.Time) time.Duration {
-	if c.f != nil {
-		return c.now().Sub(t)
-	}
-	// t.Sub(epoch) is exact for times built by now (both carry the same
-	// monotonic base); the subtraction saturates like time.Time.Sub.
-	a, b := c.offset(), t.Sub(*c.epoch)
-	if b == math.MaxInt64 || b == math.MinInt64 { // t.Sub saturated: t is centuries away
-		return c.now().Sub(t)
-	}
-	d := a - b
-	if (b < 0 && d < a) || (b > 0 && d > a) {
-		if b < 0 {
-			return math.MaxInt64
-		}
-		return math.MinInt64
-	}
-	return d
 }
 
 // recorder pushes transitions to the manager's queue while the manager's lock is
@@ -151,23 +98,41 @@ func (c *machine) expireLease(clk *clock, rec *recorder) {
 	}
 	end := c.probeStart.Add(c.cfg.probeTimeout)
 	c.probing, c.probeStart = false, time.Time{}
-	c.probeFailed(Transient, end, rec)
+	c.probeFailed(Failure{}, end, rec)
 }
 
-// cooldown applies Fallback -> Recovering once RecoveryTimeout has passed since
-// the trip. Only begin calls it.
+// clearStreak zeroes the consecutive failures and what they carried.
+func (c *machine) clearStreak() {
+	c.failures = 0
+	c.streakHint, c.lastFail = time.Time{}, time.Time{}
+}
+
+// count adds a failure dated at to the current streak, with its hint.
+func (c *machine) count(f Failure, at time.Time) {
+	c.failures++
+	if at.After(c.lastFail) {
+		c.lastFail = at
+	}
+	if f.Hint.After(c.streakHint) {
+		c.streakHint = f.Hint
+	}
+}
+
+// cooldown applies Fallback -> Recovering once the cooldown has ended. Only
+// begin calls it.
 func (c *machine) cooldown(clk *clock, rec *recorder) {
 	if c.state != Fallback {
 		return
 	}
-	if clk.since(c.trippedAt) < c.cfg.recoveryTimeout {
+	if clk.since(c.cooldownEnd) < 0 {
 		return
 	}
 	now := clk.now()
 	from := c.fallbackModel()
 	c.state = Recovering
 	c.changeState()
-	c.failures, c.probeSuccesses = 0, 0
+	c.clearStreak()
+	c.probeSuccesses = 0
 	rec.emit(Transition{From: Fallback, To: Recovering, FromModel: from, ToModel: c.cfg.primary, At: now})
 }
 
@@ -178,13 +143,27 @@ func (c *machine) changeState() {
 	c.changed = c.gen
 }
 
-// trip moves Primary or Recovering to Fallback at the given time.
-func (c *machine) trip(at time.Time, rec *recorder) {
+// trip moves Primary or Recovering to Fallback at the given time; f is the
+// failure that tripped. The cooldown ends at the later of at +
+// RecoveryTimeout and the streak's latest hint; a Quota failure without a
+// hint holds it until at + QuotaCooldown at least.
+func (c *machine) trip(at time.Time, f Failure, rec *recorder) {
+	end, cause := at.Add(c.cfg.recoveryTimeout), CauseRecoveryTimeout
+	if c.streakHint.After(end) {
+		end, cause = c.streakHint, CauseHint
+	}
+	if f.Kind == Quota {
+		cause = CauseQuota
+		if q := at.Add(c.cfg.quotaCooldown); f.Hint.IsZero() && q.After(end) {
+			end = q
+		}
+	}
 	from := c.state
 	c.state = Fallback
 	c.changeState()
-	c.failures, c.probeSuccesses = 0, 0
-	c.trippedAt = at
+	c.clearStreak()
+	c.probeSuccesses = 0
+	c.trippedAt, c.cooldownEnd, c.cause = at, end, cause
 	c.activated = true
 	c.probing, c.probeStart = false, time.Time{}
 	rec.emit(Transition{From: from, To: Fallback, FromModel: c.cfg.primary, ToModel: c.fallbackModel(), At: at})
@@ -195,8 +174,9 @@ func (c *machine) recover(at time.Time, rec *recorder) {
 	c.state = Primary
 	c.changeState()
 	c.epoch++
-	c.failures, c.probeSuccesses = 0, 0
-	c.trippedAt = time.Time{}
+	c.clearStreak()
+	c.probeSuccesses = 0
+	c.trippedAt, c.cooldownEnd, c.cause = time.Time{}, time.Time{}, CauseRecoveryTimeout
 	c.probing, c.probeStart = false, time.Time{}
 	for i := range c.chain {
 		c.chain[i].attempts = 0
@@ -204,22 +184,19 @@ func (c *machine) recover(at time.Time, rec *recorder) {
 	rec.emit(Transition{From: Recovering, To: Primary, FromModel: c.cfg.primary, ToModel: c.cfg.primary, At: at})
 }
 
-// probeFailed applies a probe failure (the slot is already free).
-func (c *machine) probeFailed(k Kind, at time.Time, rec *recorder) {
+// probeFailed applies a probe failure dated at (the slot is already free): a
+// rate limit of any kind re-trips at once.
+func (c *machine) probeFailed(f Failure, at time.Time, rec *recorder) {
 	c.probeSuccesses = 0
-	if k == RateLimit {
-		c.trip(at, rec)
-		return
-	}
-	c.failures++
-	if c.failures >= c.cfg.tripThreshold {
-		c.trip(at, rec)
+	c.count(f, at)
+	if f.Kind == RateLimit || f.Kind == Quota || c.failures >= c.cfg.tripThreshold {
+		c.trip(at, f, rec)
 	}
 }
 
 // probeSucceeded applies a probe success (the slot is already free).
 func (c *machine) probeSucceeded(at time.Time, rec *recorder) {
-	c.failures = 0
+	c.clearStreak()
 	c.probeSuccesses++
 	if c.probeSuccesses >= c.cfg.successesNeeded {
 		c.recover(at, rec)
@@ -231,18 +208,29 @@ type route struct {
 	entry     int    // chain index, or -1 for the primary
 	probe     uint32 // probe number, 0 if not a probe
 	exhausted bool   // ErrExhausted: no model
+	uncounted bool   // a chain entry serving a turn in Primary: its verdict counts nothing
 }
 
-// begin is the gate: lazy lease expiry, cooldown, then routing. It never writes
-// to chain.
-func (c *machine) begin(clk *clock, rec *recorder) route {
+// begin is the gate: lazy lease expiry, cooldown, then routing. a is the turn
+// (nil: a turn without memory, Manager.Begin). It never writes to chain.
+func (c *machine) begin(clk *clock, rec *recorder, a *Attempts) route {
 	c.expireLease(clk, rec)
 	c.cooldown(clk, rec)
+	probed, alt, primarySlow := false, -1, false
+	if a != nil {
+		probed, alt, primarySlow = a.probed.Load(), c.usableEntry(a, -1), a.slow(0)
+	}
 	switch c.state {
 	case Primary:
+		if primarySlow && alt >= 0 {
+			return route{entry: alt, uncounted: true}
+		}
 		return route{entry: -1}
 	case Recovering:
-		if !c.probing {
+		if !c.probing && !probed {
+			if primarySlow && alt >= 0 {
+				return route{entry: alt}
+			}
 			if c.probeSeq++; c.probeSeq == 0 { // 0 means "not a probe"
 				c.probeSeq = 1
 			}
@@ -251,12 +239,27 @@ func (c *machine) begin(clk *clock, rec *recorder) route {
 		}
 	}
 	if len(c.chain) == 0 {
-		return route{entry: -1}
+		return route{entry: -1, exhausted: probed}
 	}
-	if i := c.active(); i >= 0 {
-		return route{entry: i}
+	i := c.active()
+	switch {
+	case i < 0:
+		return route{entry: -1, exhausted: true}
+	case a != nil && a.slow(i+1) && alt >= 0:
+		return route{entry: alt}
 	}
-	return route{entry: -1, exhausted: true}
+	return route{entry: i}
+}
+
+// usableEntry returns the first chain entry that is not failed, has not
+// failed turn a slowly and is not skip; -1 if none.
+func (c *machine) usableEntry(a *Attempts, skip int) int {
+	for i, e := range c.chain {
+		if !e.disabled && e.attempts < c.cfg.maxFail && i != skip && !a.slow(i+1) {
+			return i
+		}
+	}
+	return -1
 }
 
 // verdict is how a ticket is settled.
@@ -269,107 +272,89 @@ const (
 )
 
 // settle applies the verdict of ticket t (already known to be its first
-// settlement) to the model that served it.
-func (c *machine) settle(t *Turn, v verdict, k Kind, clk *clock, rec *recorder) {
+// settlement) to the model that served it; f is a failure's report.
+func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
 	if t.probe() != 0 {
-		if c.state != Recovering || !c.probing || c.probeSeq != t.probe() || c.gen != t.gen {
-			return // a stale probe: its lease expired, or the state moved on
-		}
-		c.probing, c.probeStart = false, time.Time{}
-		switch v {
-		case success:
-			c.proven = max(c.proven, t.gen) // a probe success is counted
-			c.probeSucceeded(clk.now(), rec)
-		case failure:
-			c.probeFailed(k, clk.now(), rec)
-		}
-		return // cancel: the slot is free, nothing else changes
+		c.settleProbe(t, v, f, clk, rec)
+		return
 	}
 	if v == cancel {
 		return
 	}
-	if t.entry() < 0 {
-		// Served by the primary outside a probe: counts only in Primary, and only
-		// for a ticket issued since the latest state change.
-		if c.state != Primary || t.gen < c.changed {
-			return
-		}
-		// Stale failures (rev 2): tickets are ordered by gen, which also moves
-		// on the first failure after a clean streak and on every counted success
-		// (one that resets a nonzero streak), so that a failure of a ticket
-		// issued before a counted success's ticket is known to be older.
-		if v == success {
-			if c.failures > 0 {
-				c.proven = max(c.proven, t.gen)
-				c.failures = 0
-				c.gen++
-			}
-			return
-		}
-		if t.gen < c.proven {
-			return // stale: a newer turn on the primary succeeded
-		}
-		if c.failures == 0 {
+	if t.entry() >= 0 {
+		c.settleEntry(t, v, f, clk, rec)
+		return
+	}
+	// Served by the primary outside a probe: counts only in Primary, and only
+	// for a ticket issued since the latest state change.
+	if c.state != Primary || t.gen < c.changed {
+		return
+	}
+	// Stale failures (rev 2): tickets are ordered by gen, which also moves
+	// on the first failure after a clean streak and on every counted success
+	// (one that resets a nonzero streak), so that a failure of a ticket
+	// issued before a counted success's ticket is known to be older.
+	if v == success {
+		if c.failures > 0 {
+			c.proven = max(c.proven, t.gen)
+			c.clearStreak()
 			c.gen++
-		}
-		c.failures++
-		if c.failures >= c.cfg.tripThreshold {
-			c.trip(clk.now(), rec)
 		}
 		return
 	}
-	// Served by chain entry t.entry(): a failure spends its budget while live.
+	if t.gen < c.proven {
+		return // stale: a newer turn on the primary succeeded
+	}
+	if c.failures == 0 {
+		c.gen++
+	}
+	c.count(f, c.failureTime(t, f, clk))
+	if f.Kind == Quota || c.failures >= c.cfg.tripThreshold {
+		c.trip(c.lastFail, f, rec)
+	}
+}
+
+// failureTime is when a failure of ticket t (not a probe) happened: now, or
+// for a timeout the ticket's issue time (rev 3).
+func (c *machine) failureTime(t *Turn, f Failure, clk *clock) time.Time {
+	now := clk.now()
+	if !f.Timeout {
+		return now
+	}
+	if at := clk.epoch.Add(time.Duration(t.at)); at.Before(now) {
+		return at
+	}
+	return now
+}
+
+// settleProbe applies the verdict of a probe ticket.
+func (c *machine) settleProbe(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+	if c.state != Recovering || !c.probing || c.probeSeq != t.probe() || c.gen != t.gen {
+		return // a stale probe: its lease expired, or the state moved on
+	}
+	c.probing, c.probeStart = false, time.Time{}
+	switch v {
+	case success:
+		c.proven = max(c.proven, t.gen) // a probe success is counted
+		c.probeSucceeded(clk.now(), rec)
+	case failure:
+		c.probeFailed(f, clk.now(), rec)
+	}
+	// cancel: the slot is free, nothing else changes
+}
+
+// settleEntry applies the verdict of a ticket served by a chain entry: a
+// failure spends its budget while live (a Quota failure all of it).
+func (c *machine) settleEntry(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
 	if v == success || c.epoch != t.epoch {
 		return
 	}
 	before := c.active()
-	c.chain[t.entry()].attempts++
+	e := &c.chain[t.entry()]
+	e.attempts++
+	if f.Kind == Quota {
+		e.attempts = max(e.attempts, c.cfg.maxFail)
+	}
 	c.advanced(before, clk, rec)
-}
-
-// advanced fires Fallback -> Fallback if the active entry changed from before.
-func (c *machine) advanced(before int, clk *clock, rec *recorder) {
-	if c.state != Fallback {
-		return
-	}
-	after := c.active()
-	if after == before {
-		return
-	}
-	from, to := "", ""
-	if before >= 0 {
-		from = c.cfg.models[before]
-	}
-	if after >= 0 {
-		to = c.cfg.models[after]
-	}
-	rec.emit(Transition{From: Fallback, To: Fallback, FromModel: from, ToModel: to, At: clk.now()})
-}
-
-// setAvailable enables or disables chain entry i.
-func (c *machine) setAvailable(i int, available bool, clk *clock, rec *recorder) {
-	c.expireLease(clk, rec)
-	before := c.active()
-	c.chain[i].disabled = !available
-	c.advanced(before, clk, rec)
-}
-
-// reset returns to Primary, keeping manual disables.
-func (c *machine) reset(clk *clock, rec *recorder) {
-	c.expireLease(clk, rec)
-	from, fromModel := c.state, c.stateModel()
-	c.state = Primary
-	c.changeState()
-	c.epoch++
-	c.failures, c.probeSuccesses = 0, 0
-	c.trippedAt = time.Time{}
-	c.activated = false
-	c.probing, c.probeStart = false, time.Time{}
-	for i := range c.chain {
-		c.chain[i].attempts = 0
-	}
-	if from != Primary {
-		rec.emit(Transition{From: from, To: Primary, FromModel: fromModel, ToModel: c.cfg.primary, At: clk.now()})
-	}
 }

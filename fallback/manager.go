@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,8 @@ type Manager struct {
 	word  atomic.Uint64
 	route atomic.Pointer[fallbackRoute] // in Fallback with a route: where Begin goes; else nil
 	slots sync.Pool                     // of *slot: settled tickets' slots, reused by Begin
+	// hedges is the hedge bucket (a float64's bits): Next feeds it, Hedge spends it.
+	hedges atomic.Uint64
 
 	mu sync.Mutex
 	mc machine
@@ -58,7 +61,7 @@ func (m *Manager) publish() {
 			entry = m.mc.active()
 		}
 		if entry >= 0 || len(m.mc.chain) == 0 { // not exhausted
-			r = &fallbackRoute{gen: m.mc.gen, epoch: m.mc.epoch, entry: entry, trippedAt: m.mc.trippedAt}
+			r = &fallbackRoute{gen: m.mc.gen, epoch: m.mc.epoch, entry: entry, ends: m.mc.cooldownEnd}
 			if old := m.route.Load(); old != nil && *old == *r {
 				r = old // unchanged: keep it (publish runs on every locked call)
 			}
@@ -75,8 +78,8 @@ func (m *Manager) publish() {
 // the chain is spent. It is immutable; a change publishes a new one.
 type fallbackRoute struct {
 	gen, epoch uint64
-	entry      int // chain entry; -1 (the primary) when the chain is empty
-	trippedAt  time.Time
+	entry      int       // chain entry; -1 (the primary) when the chain is empty
+	ends       time.Time // the cooldown's end
 }
 
 // New returns a Manager in state Primary. It returns an error (matching
@@ -96,6 +99,7 @@ func New(s Settings) (*Manager, error) {
 	if m.onTransition != nil {
 		m.queue = new(notify.Queue[Transition])
 	}
+	m.hedges.Store(math.Float64bits(hedgeCap))
 	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models))}
 	m.publish()
 	if s.Backend != nil {
@@ -113,8 +117,7 @@ func New(s Settings) (*Manager, error) {
 func (m *Manager) clock() clock { return clock{f: m.now, epoch: &m.epoch} }
 
 // Begin starts a turn. Atomically, it applies the lazy probe-lease expiry, moves
-// Fallback to Recovering once RecoveryTimeout has passed since the trip, and
-// routes the turn:
+// Fallback to Recovering once the cooldown has ended, and routes the turn:
 //
 //   - Primary: to the primary.
 //   - Recovering with no probe in flight: to the primary, as the probe
@@ -123,64 +126,102 @@ func (m *Manager) clock() clock { return clock{f: m.now, epoch: &m.epoch} }
 //     entry; to the primary if the chain is empty; if the chain is spent, Begin
 //     returns an [*ExhaustedError] (matching [ErrExhausted]) and a zero Turn.
 //
-// The caller sends the turn to [Turn.Model] and settles the ticket once. Begin
-// and the settlements do not allocate, except on a transition or a change of
-// the active entry, to return an error, or to replace the bookkeeping of
-// tickets that were never settled (or that a garbage collection dropped from
-// the cache of settled tickets' bookkeeping, a sync.Pool). In Primary, and in
-// Fallback before the cooldown has passed, Begin takes no lock; nor do the
-// successes and cancels outside Recovering that cannot change anything.
-func (m *Manager) Begin() (Turn, error) {
-	if w := m.word.Load(); w&wPrimary != 0 {
-		// Primary: no lazy step applies (they concern Recovering and Fallback)
-		// and the turn goes to the primary, in the published generation.
-		s := m.takeSlot()
-		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, who: serving(-1, 0)}, nil
-	}
-	if r := m.route.Load(); r != nil {
-		// Fallback, chain not spent: no lease can lapse, and until the cooldown
-		// has passed the turn goes to the published route.
-		clk := m.clock()
-		if clk.since(r.trippedAt) < m.cfg.recoveryTimeout {
-			s := m.takeSlot()
-			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, who: serving(r.entry, 0)}, nil
+// Begin is a turn without memory; [Manager.Next] is Begin for a turn that
+// makes several attempts. The caller sends the turn to [Turn.Model] and
+// settles the ticket once. Begin and the settlements do not allocate, except
+// on a transition or a change of the active entry, to return an error, or to
+// replace the bookkeeping of tickets that were never settled (or that a
+// garbage collection dropped from the cache of settled tickets' bookkeeping, a
+// sync.Pool). In Primary, and in Fallback before the cooldown has ended, Begin
+// takes no lock (it reads the clock once, for the ticket's issue time); nor do
+// the successes and cancels outside Recovering that cannot change anything.
+func (m *Manager) Begin() (Turn, error) { return m.begin(nil) }
+
+// begin is Begin for the turn a (nil: no memory).
+func (m *Manager) begin(a *Attempts) (Turn, error) {
+	if a.clean() {
+		if t, ok := m.fastBegin(a); ok {
+			return t, nil
 		}
 	}
 	if m.shared != nil {
-		return m.sharedBegin()
+		return m.sharedBegin(a)
 	}
 	rec := recorder{q: m.queue}
 	clk := m.clock()
 	m.mu.Lock()
-	r := m.mc.begin(&clk, &rec)
+	r := m.mc.begin(&clk, &rec, a)
 	if r.exhausted {
-		err := m.exhausted(&clk)
+		err := m.exhausted(&clk, a)
 		m.publish()
 		m.mu.Unlock()
 		m.drain(&rec)
 		return Turn{}, err
 	}
-	s := m.takeSlot()
-	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, who: serving(r.entry, r.probe)}
-	if r.probe != 0 {
-		t.end = int64(m.mc.probeStart.Add(m.cfg.probeTimeout).Sub(m.epoch))
-	}
+	t := m.issue(&clk, r, a)
 	m.publish()
 	m.mu.Unlock()
 	m.drain(&rec)
 	return t, nil
 }
 
-// exhausted builds the refusal; m.mu is held.
-func (m *Manager) exhausted(clk *clock) error {
+// fastBegin routes without the lock where no lazy step can apply: Primary,
+// and Fallback before the cooldown's end with the chain not spent.
+func (m *Manager) fastBegin(a *Attempts) (Turn, bool) {
+	if w := m.word.Load(); w&wPrimary != 0 {
+		// Primary: no lazy step applies (they concern Recovering and Fallback)
+		// and the turn goes to the primary, in the published generation.
+		clk := m.clock()
+		s := m.takeSlot(a)
+		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, at: int64(clk.sinceEpoch()), who: serving(-1, 0)}, true
+	}
+	if r := m.route.Load(); r != nil {
+		clk := m.clock()
+		if clk.since(r.ends) < 0 {
+			s := m.takeSlot(a)
+			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, 0)}, true
+		}
+	}
+	return Turn{}, false
+}
+
+// noEpoch is the chain-budget epoch of a ticket whose verdict counts nothing
+// for its chain entry (one served while the breaker is in Primary).
+const noEpoch = ^uint64(0)
+
+// issue builds the ticket for route r of the turn a; m.mu is held.
+func (m *Manager) issue(clk *clock, r route, a *Attempts) Turn {
+	s := m.takeSlot(a)
+	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, r.probe)}
+	if r.uncounted {
+		t.epoch = noEpoch
+	}
+	if r.probe != 0 {
+		t.at = int64(m.mc.probeStart.Sub(m.epoch))
+		if a != nil {
+			a.probed.Store(true)
+		}
+	}
+	return t
+}
+
+// exhausted builds the refusal for the turn a (nil: none); m.mu is held.
+func (m *Manager) exhausted(clk *clock, a *Attempts) error {
 	now := clk.now()
 	e := &ExhaustedError{Primary: m.cfg.primary, Chain: append([]string(nil), m.cfg.models...), State: m.mc.state}
-	if m.mc.state == Recovering {
+	switch {
+	case m.mc.state == Recovering && m.mc.probing:
 		e.ProbeAt = m.mc.probeStart.Add(m.cfg.probeTimeout)
-	} else {
-		e.ProbeAt = m.mc.trippedAt.Add(m.cfg.recoveryTimeout)
+	case m.mc.state == Recovering:
+		e.ProbeAt = now // the slot is free: another turn may take it now
+	default:
+		e.ProbeAt = m.mc.cooldownEnd
 	}
 	e.RetryIn = max(e.ProbeAt.Sub(now), 0)
+	if a != nil && a.probed.Load() {
+		e.Probed = true
+		e.ProbeFailure, _ = a.probeFailure()
+	}
 	return e
 }
 
@@ -195,7 +236,7 @@ func (m *Manager) ActiveModel() string {
 	clk := m.clock()
 	m.mu.Lock()
 	c := m.mc // shallow copy: begin does not write to chain
-	r := c.begin(&clk, nil)
+	r := c.begin(&clk, nil, nil)
 	m.mu.Unlock()
 	switch {
 	case r.exhausted:
@@ -237,70 +278,6 @@ func (m *Manager) pure() machine {
 	c.expireLease(&clk, nil)
 	m.mu.Unlock()
 	return c
-}
-
-// Snapshot is a consistent view of a [Manager] at one instant.
-type Snapshot struct {
-	// State is as [Manager.State] reports it.
-	State State
-	// ConsecutiveFailures counts consecutive failed turns on the primary
-	// (Primary) or consecutive transient probe failures (Recovering).
-	ConsecutiveFailures int
-	// ProbeSuccesses counts consecutive probe successes (Recovering).
-	ProbeSuccesses int
-	// TrippedAt is when the manager last tripped; zero unless tripped.
-	TrippedAt time.Time
-	// FallbackActivated is the sticky "ever tripped" flag.
-	FallbackActivated bool
-	// Chain describes every chain entry, in order (a fresh copy).
-	Chain []Entry
-	// ProbeStartedAt is when the probe in flight was granted; zero if no probe
-	// is in flight (or its lease has expired).
-	ProbeStartedAt time.Time
-}
-
-// Entry describes one chain entry in a [Snapshot].
-type Entry struct {
-	// Model is the entry's model.
-	Model string
-	// Attempts is the number of failed turns it served since the last recovery
-	// or Reset.
-	Attempts int
-	// Available is false if the entry was disabled with SetAvailable.
-	Available bool
-	// Failed is true if the entry is disabled or Attempts >= MaxFailCount.
-	Failed bool
-}
-
-// Snapshot returns the manager's state as [Manager.State] sees it, with the
-// counters and the chain. It is a pure read: it changes nothing.
-func (m *Manager) Snapshot() Snapshot {
-	if m.shared != nil {
-		return m.shared.Snapshot()
-	}
-	clk := m.clock()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c := m.mc
-	c.expireLease(&clk, nil)
-	s := Snapshot{
-		State:               c.state,
-		ConsecutiveFailures: c.failures,
-		ProbeSuccesses:      c.probeSuccesses,
-		TrippedAt:           c.trippedAt,
-		FallbackActivated:   c.activated,
-		Chain:               make([]Entry, len(c.chain)),
-		ProbeStartedAt:      c.probeStart,
-	}
-	for i, e := range c.chain {
-		s.Chain[i] = Entry{
-			Model:     m.cfg.models[i],
-			Attempts:  e.attempts,
-			Available: !e.disabled,
-			Failed:    e.disabled || e.attempts >= m.cfg.maxFail,
-		}
-	}
-	return s
 }
 
 // SetAvailable enables or disables a chain entry by hand. A disabled entry is

@@ -12,8 +12,25 @@ import (
 
 var (
 	stateTexts = [...]string{Primary: "primary", Fallback: "fallback", Recovering: "recovering"}
-	kindTexts  = [...]string{Transient: "transient", RateLimit: "rate-limit"}
+	kindTexts  = [...]string{Transient: "transient", RateLimit: "rate-limit", Quota: "quota"}
+	causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseHint: "hint", CauseQuota: "quota"}
 )
+
+// MarshalText returns the cause's name ("recovery_timeout", "hint", "quota").
+// Any other value is an error.
+func (c Cause) MarshalText() ([]byte, error) {
+	return enumtext.Marshal("fallback", "Cause", c, causeTexts[:])
+}
+
+// UnmarshalText parses a name written by [Cause.MarshalText]. Any other text
+// is an error.
+func (c *Cause) UnmarshalText(text []byte) error {
+	v, err := enumtext.Unmarshal[Cause]("fallback", "cause", text, causeTexts[:])
+	if err == nil {
+		*c = v
+	}
+	return err
+}
 
 // MarshalText returns the state's name ("primary", "fallback", "recovering").
 // Any other value is an error.
@@ -31,8 +48,8 @@ func (s *State) UnmarshalText(text []byte) error {
 	return err
 }
 
-// MarshalText returns the kind's name ("transient", "rate-limit"). Any other
-// value is an error.
+// MarshalText returns the kind's name ("transient", "rate-limit", "quota").
+// Any other value is an error.
 func (k Kind) MarshalText() ([]byte, error) {
 	return enumtext.Marshal("fallback", "Kind", k, kindTexts[:])
 }
@@ -56,16 +73,23 @@ type snapshotJSON struct {
 	FallbackActivated   bool       `json:"fallback_activated"`
 	Chain               []Entry    `json:"chain"`
 	ProbeStartedAt      *time.Time `json:"probe_started_at,omitempty"`
+	CooldownEnds        *time.Time `json:"cooldown_ends,omitempty"`
+	CooldownCause       *Cause     `json:"cooldown_cause,omitempty"`
 }
 
 // MarshalJSON writes the snapshot as
 // {"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"…","fallback_activated":true,"chain":[…]},
-// omitting tripped_at and probe_started_at when they are zero. chain is
-// always an array ([] for no chain).
+// omitting tripped_at, probe_started_at and cooldown_ends when they are zero,
+// and cooldown_cause ("recovery_timeout", "hint", "quota") with cooldown_ends.
+// chain is always an array ([] for no chain).
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	chain := s.Chain
 	if chain == nil {
 		chain = []Entry{}
+	}
+	var cause *Cause
+	if !s.CooldownEnds.IsZero() {
+		cause = &s.CooldownCause
 	}
 	return json.Marshal(snapshotJSON{
 		State:               s.State,
@@ -75,6 +99,8 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		FallbackActivated:   s.FallbackActivated,
 		Chain:               chain,
 		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
+		CooldownEnds:        jsonTime(s.CooldownEnds),
+		CooldownCause:       cause,
 	})
 }
 
@@ -96,6 +122,10 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		FallbackActivated:   w.FallbackActivated,
 		Chain:               w.Chain,
 		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
+		CooldownEnds:        unjsonTime(w.CooldownEnds),
+	}
+	if w.CooldownCause != nil {
+		s.CooldownCause = *w.CooldownCause
 	}
 	return nil
 }

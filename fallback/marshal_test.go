@@ -20,7 +20,7 @@ func TestStateKindText(t *testing.T) {
 			t.Fatalf("UnmarshalText(%q) = %v, %v", b, got, err)
 		}
 	}
-	for _, k := range []fallback.Kind{fallback.Transient, fallback.RateLimit} {
+	for _, k := range []fallback.Kind{fallback.Transient, fallback.RateLimit, fallback.Quota} {
 		b, err := k.MarshalText()
 		if err != nil || string(b) != k.String() {
 			t.Fatalf("%v.MarshalText() = %q, %v", k, b, err)
@@ -40,8 +40,25 @@ func TestStateKindText(t *testing.T) {
 	if _, err := fallback.State(3).MarshalText(); err == nil {
 		t.Error("State(3).MarshalText() = nil error")
 	}
-	if _, err := fallback.Kind(2).MarshalText(); err == nil {
-		t.Error("Kind(2).MarshalText() = nil error")
+	if _, err := fallback.Kind(3).MarshalText(); err == nil {
+		t.Error("Kind(3).MarshalText() = nil error")
+	}
+	for c, want := range []string{"recovery_timeout", "hint", "quota"} {
+		b, err := fallback.Cause(c).MarshalText()
+		if err != nil || string(b) != want || fallback.Cause(c).String() != want {
+			t.Fatalf("Cause(%d).MarshalText() = %q, %v", c, b, err)
+		}
+		var got fallback.Cause
+		if err := got.UnmarshalText(b); err != nil || got != fallback.Cause(c) {
+			t.Fatalf("UnmarshalText(%q) = %v, %v", b, got, err)
+		}
+	}
+	var c fallback.Cause
+	if c.UnmarshalText([]byte("recovery-timeout")) == nil {
+		t.Error(`Cause.UnmarshalText("recovery-timeout") = nil error`)
+	}
+	if _, err := fallback.Cause(3).MarshalText(); err == nil || fallback.Cause(3).String() != "Cause(3)" {
+		t.Error("Cause(3).MarshalText() = nil error")
 	}
 }
 
@@ -62,6 +79,14 @@ func TestSnapshotJSON(t *testing.T) {
 			FallbackActivated: true, Chain: []fallback.Entry{{Model: "b", Available: true}}, ProbeStartedAt: at.Add(time.Minute)},
 			`{"state":"recovering","consecutive_failures":1,"probe_successes":1,"tripped_at":"2026-11-30T17:00:00Z","fallback_activated":true,` +
 				`"chain":[{"model":"b","attempts":0,"available":true,"failed":false}],"probe_started_at":"2026-11-30T17:01:00Z"}`},
+		{"quota", fallback.Snapshot{State: fallback.Fallback, TrippedAt: at, FallbackActivated: true, Chain: []fallback.Entry{},
+			CooldownEnds: at.Add(10 * time.Minute), CooldownCause: fallback.CauseQuota},
+			`{"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"2026-11-30T17:00:00Z","fallback_activated":true,` +
+				`"chain":[],"cooldown_ends":"2026-11-30T17:10:00Z","cooldown_cause":"quota"}`},
+		{"timeout", fallback.Snapshot{State: fallback.Fallback, TrippedAt: at, FallbackActivated: true, Chain: []fallback.Entry{},
+			CooldownEnds: at.Add(time.Minute)},
+			`{"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"2026-11-30T17:00:00Z","fallback_activated":true,` +
+				`"chain":[],"cooldown_ends":"2026-11-30T17:01:00Z","cooldown_cause":"recovery_timeout"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,17 @@ type held struct {
 	ref  *refTicket
 }
 
+// turnPair is a turn with memory (Attempts) and its reference twin.
+type turnPair struct {
+	a *Attempts
+	r *refTurn
+}
+
+// coverage counts what the histories reached.
+type coverage struct {
+	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges int
+}
+
 // TestPropertyRandomHistories runs random histories of Begin, settlements
 // (success, transient, rate limit, cancel, lost, settled twice), clock moves,
 // SetAvailable, Reset and pure reads, and after every step checks the manager
@@ -27,14 +38,15 @@ func TestPropertyRandomHistories(t *testing.T) {
 	if testing.Short() {
 		seeds = 50
 	}
-	var stales, cuts int
+	var cov coverage
 	for seed := range uint64(seeds) {
-		s, c := runHistory(t, seed, 400)
-		stales, cuts = stales+s, cuts+c
+		runHistory(t, seed, 400, &cov)
 	}
-	if stales == 0 || cuts == 0 {
-		t.Fatalf("the histories reached %d stale failures and %d probes cut at their lease; want some of each", stales, cuts)
+	if cov.stales == 0 || cov.cuts == 0 || cov.quotas == 0 || cov.hinted == 0 || cov.timeouts == 0 ||
+		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 {
+		t.Fatalf("the histories reached too little: %+v; want some of each", cov)
 	}
+	t.Logf("coverage: %+v", cov)
 }
 
 func randomSettings(rng *rand.Rand) Settings {
@@ -45,6 +57,13 @@ func randomSettings(rng *rand.Rand) Settings {
 		TripThreshold:           rng.IntN(4), // 0 means 3
 		RecoverySuccessesNeeded: rng.IntN(4),
 		MaxFailCount:            rng.IntN(3),
+	}
+	if rng.IntN(2) == 0 {
+		s.QuotaCooldown = 3 * time.Minute
+	}
+	if rng.IntN(2) == 0 {
+		s.HedgeAfter = time.Second
+		s.HedgeBudget = []float64{0, 0.5, 1}[rng.IntN(3)]
 	}
 	switch rng.IntN(3) {
 	case 0:
@@ -60,9 +79,20 @@ var moves = []time.Duration{
 	61 * time.Second, 90 * time.Second, 2 * time.Minute, 5 * time.Minute, 6 * time.Minute,
 }
 
-// runHistory runs one history and returns how many stale failures and probes
-// cut at their lease it reached.
-func runHistory(t *testing.T, seed uint64, steps int) (stales, cuts int) {
+// randomFailure draws a failure verdict and its report: kinds, hints
+// (relative to now, some in the past) and timeouts.
+func randomFailure(rng *rand.Rand, now time.Time) (int, Failure) {
+	v := []int{vTransient, vTransient, vRateLimit, vQuota}[rng.IntN(4)]
+	f := Failure{Kind: map[int]Kind{vTransient: Transient, vRateLimit: RateLimit, vQuota: Quota}[v]}
+	if rng.IntN(3) == 0 {
+		f.Hint = now.Add([]time.Duration{-time.Second, 30 * time.Second, 90 * time.Second, 4 * time.Minute, 20 * time.Minute}[rng.IntN(5)])
+	}
+	f.Timeout = rng.IntN(3) == 0
+	return v, f
+}
+
+// runHistory runs one history and adds what it reached to cov.
+func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 	rng := rand.New(rand.NewPCG(seed, 0x10097c71))
 	s := randomSettings(rng)
 	var log []string
@@ -83,59 +113,100 @@ func runHistory(t *testing.T, seed uint64, steps int) (stales, cuts int) {
 	models := append([]string{""}, s.Primary)
 	models = append(models, s.Chain...)
 	var tickets []held
+	var turns []turnPair
 
 	for step := range steps {
 		now := clk.Now()
 		switch op := rng.IntN(100); {
-		case op < 30: // Begin
+		case op < 15: // Begin
 			predicted := m.ActiveModel()
 			tk, err := m.Begin()
-			rt := ref.begin(now)
+			rt := ref.begin(now, nil)
 			log = append(log, fmt.Sprintf("%d: Begin -> %q probe=%v err=%v", step, tk.Model(), tk.IsProbe(), err != nil))
 			if predicted != tk.Model() {
 				fail("ActiveModel() = %q but Begin routed to %q", predicted, tk.Model())
 			}
-			if !slices.Contains(models, tk.Model()) {
-				fail("routed to %q", tk.Model())
+			if h, ok := checkBegin(fail, models, tk, err, rt, ref.probeAt(now)); ok {
+				tickets = append(tickets, h)
 			}
-			if rt.exhausts {
-				if !errors.Is(err, ErrExhausted) {
-					fail("Begin = %q, %v; reference: ErrExhausted", tk.Model(), err)
+		case op < 30: // Next for a turn with memory (a new one, or one of up to three)
+			if len(turns) == 0 || (len(turns) < 3 && rng.IntN(3) == 0) {
+				turns = append(turns, turnPair{new(Attempts), &refTurn{}})
+			}
+			j := rng.IntN(len(turns))
+			u := turns[j]
+			if got, want := u.a.Usable(m), ref.usable(now, u.r); got != want {
+				fail("turn %d: Usable() = %v, reference %v", j, got, want)
+			}
+			routine := m.ActiveModel()
+			tk, err := m.Next(u.a)
+			rt := ref.next(now, u.r)
+			log = append(log, fmt.Sprintf("%d: Next(turn %d) -> %q probe=%v err=%v", step, j, tk.Model(), tk.IsProbe(), err != nil))
+			if err == nil && tk.Model() != routine {
+				cov.routedPast++
+			}
+			var e *ExhaustedError
+			if errors.As(err, &e) && e.Probed {
+				cov.refusedProbed++
+				want := Failure{}
+				if u.r.probeFail != nil {
+					want = *u.r.probeFail
 				}
-				break
+				if e.ProbeFailure != want {
+					fail("ProbeFailure = %+v, reference %+v", e.ProbeFailure, want)
+				}
 			}
-			if err != nil || tk.Model() != rt.model || tk.IsProbe() != rt.probe {
-				fail("Begin = %q probe=%v err=%v; reference %q probe=%v", tk.Model(), tk.IsProbe(), err, rt.model, rt.probe)
+			if h, ok := checkBegin(fail, models, tk, err, rt, ref.probeAt(now)); ok {
+				tickets = append(tickets, h)
 			}
-			if end, ok := tk.Deadline(); ok != rt.probe || !end.Equal(rt.end) {
-				fail("Deadline() = %v, %v; reference lease end %v", end, ok, rt.end)
+			if rng.IntN(6) == 0 { // the turn ends
+				turns = slices.Delete(turns, j, j+1)
 			}
-			tickets = append(tickets, held{tk, rt})
+		case op < 33 && len(tickets) > 0 && len(turns) > 0: // a hedge of a running attempt
+			h := tickets[rng.IntN(len(tickets))]
+			u := turns[rng.IntN(len(turns))]
+			tk, ok := m.Hedge(u.a, h.turn)
+			rt := ref.hedge(now, u.r, h.turn.Model())
+			log = append(log, fmt.Sprintf("%d: Hedge(running %q) -> %q %v", step, h.turn.Model(), tk.Model(), ok))
+			if ok != (rt != nil) || (ok && (tk.Model() != rt.model || tk.IsProbe())) {
+				fail("Hedge = %q, %v; reference %v", tk.Model(), ok, rt)
+			}
+			if ok {
+				cov.hedges++
+				tickets = append(tickets, held{tk, rt})
+			}
 		case op < 60 && len(tickets) > 0: // settle a held ticket
 			i := rng.IntN(len(tickets))
 			h := tickets[i]
-			v := rng.IntN(5)
-			log = append(log, fmt.Sprintf("%d: settle %q probe=%v verdict=%d", step, h.turn.Model(), h.turn.IsProbe(), v))
-			if v == 4 { // lost: never settled
+			v, f := rng.IntN(5), Failure{}
+			if v == vTransient || v == vRateLimit {
+				v, f = randomFailure(rng, now)
+				cov.quotas += b2i(f.Kind == Quota)
+				cov.hinted += b2i(!f.Hint.IsZero())
+				cov.timeouts += b2i(f.Timeout)
+			}
+			log = append(log, fmt.Sprintf("%d: settle %q probe=%v verdict=%d %+v", step, h.turn.Model(), h.turn.IsProbe(), v, f))
+			if v == vLost { // lost: never settled
 				tickets = slices.Delete(tickets, i, i+1)
 				break
 			}
-			settle(h.turn, v)
-			ref.settle(h.ref, v, now)
+			settle(h.turn, v, f)
+			ref.settle(h.ref, v, f, now)
 			if rng.IntN(10) == 0 { // settle again: must be ignored
 				v2 := rng.IntN(4)
 				log = append(log, fmt.Sprintf("%d: settle again verdict=%d", step, v2))
-				settle(h.turn, v2)
-				ref.settle(h.ref, v2, now)
+				settle(h.turn, v2, Failure{Kind: Kind(v2 - 1)})
+				ref.settle(h.ref, v2, Failure{Kind: Kind(v2 - 1)}, now)
 			} else {
 				tickets = slices.Delete(tickets, i, i+1)
 			}
-		case op < 64 && len(tickets) > 0: // the oldest turn, hung since long ago, fails late
+		case op < 64 && len(tickets) > 0: // the oldest turn, hung since long ago, fails late (often a timeout)
 			h := tickets[0]
 			tickets = tickets[1:]
-			log = append(log, fmt.Sprintf("%d: late failure %q probe=%v", step, h.turn.Model(), h.turn.IsProbe()))
-			settle(h.turn, vTransient)
-			ref.settle(h.ref, vTransient, now)
+			f := Failure{Timeout: rng.IntN(2) == 0}
+			log = append(log, fmt.Sprintf("%d: late failure %q probe=%v timeout=%v", step, h.turn.Model(), h.turn.IsProbe(), f.Timeout))
+			settle(h.turn, vTransient, f)
+			ref.settle(h.ref, vTransient, f, now)
 		case op < 67 && len(tickets) > 0: // a probe bounded by its lease: cut at its end, a failure
 			for i, h := range tickets {
 				end, ok := h.turn.Deadline()
@@ -148,9 +219,9 @@ func runHistory(t *testing.T, seed uint64, steps int) (stales, cuts int) {
 				}
 				tickets = slices.Delete(tickets, i, i+1)
 				log = append(log, fmt.Sprintf("%d: probe cut at its lease end %v", step, end))
-				settle(h.turn, vTransient)
-				ref.settle(h.ref, vTransient, now)
-				cuts++
+				settle(h.turn, vTransient, Failure{Timeout: true})
+				ref.settle(h.ref, vTransient, Failure{Timeout: true}, now)
+				cov.cuts++
 				break
 			}
 		case op < 78: // clock
@@ -185,17 +256,51 @@ func runHistory(t *testing.T, seed uint64, steps int) (stales, cuts int) {
 		}
 		check(fail, m, ref, clk.Now(), &got)
 	}
-	return ref.stales, cuts
+	cov.stales += ref.stales
 }
 
-func settle(t Turn, v int) {
+// checkBegin compares a Begin or Next with the reference's ticket rt and
+// returns the pair to hold.
+func checkBegin(fail func(string, ...any), models []string, tk Turn, err error, rt *refTicket, probeAt time.Time) (held, bool) {
+	if !slices.Contains(models, tk.Model()) {
+		fail("routed to %q", tk.Model())
+	}
+	if rt.exhausts {
+		var e *ExhaustedError
+		if !errors.As(err, &e) || !errors.Is(err, ErrExhausted) {
+			fail("Begin = %q, %v; reference: ErrExhausted", tk.Model(), err)
+		}
+		if !e.ProbeAt.Equal(probeAt) {
+			fail("ExhaustedError.ProbeAt = %v, reference %v", e.ProbeAt, probeAt)
+		}
+		return held{}, false
+	}
+	if err != nil || tk.Model() != rt.model || tk.IsProbe() != rt.probe {
+		fail("Begin = %q probe=%v err=%v; reference %q probe=%v", tk.Model(), tk.IsProbe(), err, rt.model, rt.probe)
+	}
+	if end, ok := tk.Deadline(); ok != rt.probe || !end.Equal(rt.end) {
+		fail("Deadline() = %v, %v; reference lease end %v", end, ok, rt.end)
+	}
+	return held{tk, rt}, true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func settle(t Turn, v int, f Failure) {
 	switch v {
 	case vSuccess:
 		t.Success()
-	case vTransient:
-		t.Failure(Transient)
-	case vRateLimit:
-		t.Failure(RateLimit)
+	case vTransient, vRateLimit, vQuota:
+		if f == (Failure{}) && v == vRateLimit {
+			t.Failure(RateLimit) // the rev-2 form
+			return
+		}
+		t.Fail(f)
 	case vCancel:
 		t.Cancel()
 	}
@@ -233,6 +338,6 @@ func FuzzHistory(f *testing.F) {
 		f.Add(seed, uint16(300))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint16) {
-		runHistory(t, seed, int(steps%1000))
+		runHistory(t, seed, int(steps%1000), &coverage{})
 	})
 }

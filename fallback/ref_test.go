@@ -31,11 +31,19 @@ type refModel struct {
 	strikes int // MaxFailCount
 	cool    time.Duration
 	lease   time.Duration
+	quotaCD time.Duration // QuotaCooldown
+	hedging bool          // HedgeAfter set
+	feed    float64       // HedgeBudget
+	bucket  float64       // the hedge bucket
 
 	state     State
 	fails     int
 	succ      int
 	trippedAt time.Time
+	coolEnd   time.Time // rev 3: when the cooldown ends
+	cause     Cause
+	hint      time.Time // latest hint of the current streak
+	lastFail  time.Time // latest failure time of the current streak
 	activated bool
 	attempts  []int
 	disabled  []bool
@@ -67,13 +75,25 @@ type refTicket struct {
 	settled  bool
 	exhausts bool
 	end      time.Time // a probe's lease end
+	issued   time.Time
+	free     bool     // a chain entry serving a turn in Primary: counts nothing
+	turn     *refTurn // the turn of a ticket begun by Next or Hedge
+}
+
+// refTurn is the reference's memory of one turn (Attempts).
+type refTurn struct {
+	probed    bool
+	slow      map[string]bool
+	probeFail *Failure
+	begun     bool
 }
 
 func newRef(s Settings) *refModel {
 	r := &refModel{
 		primary: s.Primary, chain: slices.Clone(s.Chain),
 		th: s.TripThreshold, need: s.RecoverySuccessesNeeded, strikes: s.MaxFailCount,
-		cool: s.RecoveryTimeout, lease: s.ProbeTimeout,
+		cool: s.RecoveryTimeout, lease: s.ProbeTimeout, quotaCD: s.QuotaCooldown,
+		hedging: s.HedgeAfter > 0, feed: s.HedgeBudget, bucket: 10,
 		attempts: make([]int, len(s.Chain)), disabled: make([]bool, len(s.Chain)),
 	}
 	if r.th == 0 {
@@ -90,6 +110,12 @@ func newRef(s Settings) *refModel {
 	}
 	if r.lease == 0 {
 		r.lease = 5 * time.Minute
+	}
+	if r.quotaCD == 0 {
+		r.quotaCD = 10 * time.Minute
+	}
+	if r.feed == 0 {
+		r.feed = 0.1
 	}
 	return r
 }
@@ -133,56 +159,168 @@ func (r *refModel) move(to State, at time.Time) {
 	r.events = append(r.events, Transition{From: from, To: to, FromModel: fromModel, ToModel: r.modelOf(to), At: at})
 }
 
-func (r *refModel) tripAt(at time.Time) {
-	r.fails, r.succ = 0, 0
+// tripAt trips at at, f being the failure that tripped: the cooldown ends at
+// the latest of at + RecoveryTimeout, the streak's hints, and for a Quota
+// failure without a hint at + QuotaCooldown.
+func (r *refModel) tripAt(at time.Time, f Failure) {
+	r.coolEnd, r.cause = at.Add(r.cool), CauseRecoveryTimeout
+	if r.hint.After(r.coolEnd) {
+		r.coolEnd, r.cause = r.hint, CauseHint
+	}
+	if f.Kind == Quota {
+		r.cause = CauseQuota
+		if f.Hint.IsZero() && at.Add(r.quotaCD).After(r.coolEnd) {
+			r.coolEnd = at.Add(r.quotaCD)
+		}
+	}
+	r.zero()
 	r.trippedAt = at
 	r.activated = true
 	r.move(Fallback, at)
 }
 
-func (r *refModel) probeFailure(k Kind, at time.Time) {
-	r.succ = 0
+// zero clears the streak.
+func (r *refModel) zero() {
+	r.fails, r.succ = 0, 0
+	r.hint, r.lastFail = time.Time{}, time.Time{}
+}
+
+// note counts a failure of the streak.
+func (r *refModel) note(f Failure, at time.Time) {
 	r.fails++
-	if k == RateLimit || r.fails >= r.th {
-		r.tripAt(at)
+	if f.Hint.After(r.hint) {
+		r.hint = f.Hint
+	}
+	if at.After(r.lastFail) {
+		r.lastFail = at
+	}
+}
+
+func (r *refModel) probeFailure(f Failure, at time.Time) {
+	r.succ = 0
+	r.note(f, at)
+	if f.Kind == RateLimit || f.Kind == Quota || r.fails >= r.th {
+		r.tripAt(at, f)
 	}
 }
 
 func (r *refModel) lazy(now time.Time) {
 	if r.state == Recovering && r.probe != nil && now.Sub(r.probeStart) >= r.lease {
 		r.probe = nil
-		r.probeFailure(Transient, r.probeStart.Add(r.lease))
+		r.probeFailure(Failure{}, r.probeStart.Add(r.lease))
 	}
 }
 
-// begin returns the ticket the gate hands out (exhausts set on ErrExhausted).
-func (r *refModel) begin(now time.Time) *refTicket {
+// begin returns the ticket the gate hands out (exhausts set on ErrExhausted)
+// for the turn u (nil: Begin).
+func (r *refModel) begin(now time.Time, u *refTurn) *refTicket {
 	r.lazy(now)
-	if r.state == Fallback && now.Sub(r.trippedAt) >= r.cool {
-		r.fails, r.succ = 0, 0
+	if r.state == Fallback && !now.Before(r.coolEnd) {
+		r.zero()
 		r.move(Recovering, now)
 	}
 	r.serials++
-	t := &refTicket{entry: -1, model: r.primary, history: r.history, budgets: r.budgets, serial: r.serials, era: r.era}
-	if r.state == Primary {
+	t := &refTicket{entry: -1, model: r.primary, history: r.history, budgets: r.budgets, serial: r.serials, era: r.era, issued: now, turn: u}
+	if u == nil {
+		u = &refTurn{}
+	}
+	// the first chain entry usable for u: not failed, not failed u slowly
+	alt := -1
+	for i := range r.chain {
+		if !r.isFailed(i) && !u.slow[r.chain[i]] {
+			alt = i
+			break
+		}
+	}
+	past := func() *refTicket {
+		t.entry, t.model, t.free = alt, r.chain[alt], r.state == Primary
 		return t
 	}
-	if r.state == Recovering && r.probe == nil {
+	if r.state == Primary {
+		if u.slow[r.primary] && alt >= 0 {
+			return past()
+		}
+		return t
+	}
+	if r.state == Recovering && r.probe == nil && !u.probed {
+		if u.slow[r.primary] && alt >= 0 {
+			return past()
+		}
 		t.probe, t.end = true, now.Add(r.lease)
 		r.probe, r.probeStart = t, now
+		u.probed = true
 		return t
 	}
 	if len(r.chain) == 0 {
+		if u.probed {
+			return &refTicket{exhausts: true, model: ""}
+		}
 		return t
 	}
-	if i := r.firstActive(); i >= 0 {
-		t.entry, t.model = i, r.chain[i]
-		return t
+	i := r.firstActive()
+	switch {
+	case i < 0:
+		return &refTicket{exhausts: true, model: ""}
+	case u.slow[r.chain[i]] && alt >= 0:
+		return past()
 	}
-	return &refTicket{exhausts: true, model: ""}
+	t.entry, t.model = i, r.chain[i]
+	return t
 }
 
-func (r *refModel) peek(now time.Time) string { return r.clone().begin(now).model }
+// probeAt is the ExhaustedError's ProbeAt for a refusal at now.
+func (r *refModel) probeAt(now time.Time) time.Time {
+	switch {
+	case r.state == Recovering && r.probe != nil:
+		return r.probeStart.Add(r.lease)
+	case r.state == Recovering:
+		return now
+	}
+	return r.coolEnd
+}
+
+// usable is Attempts.Usable for u.
+func (r *refModel) usable(now time.Time, u *refTurn) bool {
+	c := r.clone()
+	cu := &refTurn{probed: u.probed, slow: u.slow}
+	t := c.begin(now, cu)
+	return !t.exhausts && !u.slow[t.model]
+}
+
+// hedge is Manager.Hedge for the turn u whose running attempt is on model
+// running: the first chain entry usable for u other than running's.
+func (r *refModel) hedge(now time.Time, u *refTurn, running string) *refTicket {
+	if !r.hedging {
+		return nil
+	}
+	r.lazy(now)
+	for i, m := range r.chain {
+		if r.isFailed(i) || u.slow[m] || m == running {
+			continue
+		}
+		if r.bucket < 1 {
+			return nil
+		}
+		r.bucket--
+		r.serials++
+		return &refTicket{entry: i, model: m, history: r.history, budgets: r.budgets, serial: r.serials, era: r.era,
+			issued: now, turn: u, free: r.state == Primary}
+	}
+	return nil
+}
+
+// next is Manager.Next for u: the turn's first Next feeds the hedge bucket.
+func (r *refModel) next(now time.Time, u *refTurn) *refTicket {
+	if !u.begun {
+		u.begun = true
+		if r.hedging {
+			r.bucket = min(10, r.bucket+r.feed)
+		}
+	}
+	return r.begin(now, u)
+}
+
+func (r *refModel) peek(now time.Time) string { return r.clone().begin(now, nil).model }
 
 func (r *refModel) advanceEvent(before int, now time.Time) {
 	after := r.firstActive()
@@ -203,13 +341,28 @@ const (
 	vTransient
 	vRateLimit
 	vCancel
+	vLost
+	vQuota
 )
 
-func (r *refModel) settle(t *refTicket, v int, now time.Time) {
+// settle applies verdict v (with the report f of a failure) of t at now.
+func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 	if t.settled {
 		return
 	}
 	t.settled = true
+	failed := v == vTransient || v == vRateLimit || v == vQuota
+	if u := t.turn; u != nil && failed {
+		if f.Timeout || f.Kind == RateLimit || f.Kind == Quota {
+			if u.slow == nil {
+				u.slow = map[string]bool{}
+			}
+			u.slow[t.model] = true
+		}
+		if t.probe {
+			u.probeFail = &f
+		}
+	}
 	r.lazy(now)
 	switch {
 	case t.probe:
@@ -220,19 +373,18 @@ func (r *refModel) settle(t *refTicket, v int, now time.Time) {
 		switch v {
 		case vSuccess:
 			r.proved(t)
-			r.fails = 0
-			r.succ++
+			succ := r.succ + 1
+			r.zero()
+			r.succ = succ
 			if r.succ >= r.need {
-				r.fails, r.succ = 0, 0
-				r.trippedAt = time.Time{}
+				r.zero()
+				r.trippedAt, r.coolEnd, r.cause = time.Time{}, time.Time{}, 0
 				clear(r.attempts)
 				r.budgets++
 				r.move(Primary, now)
 			}
-		case vTransient:
-			r.probeFailure(Transient, now)
-		case vRateLimit:
-			r.probeFailure(RateLimit, now)
+		case vTransient, vRateLimit, vQuota:
+			r.probeFailure(f, now)
 		}
 	case v == vCancel:
 	case t.entry < 0:
@@ -244,7 +396,7 @@ func (r *refModel) settle(t *refTicket, v int, now time.Time) {
 				r.proved(t)
 				r.era++
 			}
-			r.fails = 0
+			r.zero()
 			return
 		}
 		if r.stale(t) {
@@ -253,16 +405,23 @@ func (r *refModel) settle(t *refTicket, v int, now time.Time) {
 		if r.fails == 0 {
 			r.era++
 		}
-		r.fails++
-		if r.fails >= r.th {
-			r.tripAt(now)
+		at := now
+		if f.Timeout {
+			at = t.issued // a timeout is dated at its ticket's issue (rev 3)
+		}
+		r.note(f, at)
+		if f.Kind == Quota || r.fails >= r.th {
+			r.tripAt(r.lastFail, f)
 		}
 	default:
-		if v == vSuccess || t.budgets != r.budgets {
+		if v == vSuccess || t.budgets != r.budgets || t.free {
 			return
 		}
 		before := r.firstActive()
 		r.attempts[t.entry]++
+		if f.Kind == Quota {
+			r.attempts[t.entry] = max(r.attempts[t.entry], r.strikes)
+		}
 		r.advanceEvent(before, now)
 	}
 }
@@ -301,8 +460,8 @@ func (r *refModel) reset(now time.Time) {
 		r.era++
 		r.probe = nil
 	}
-	r.fails, r.succ = 0, 0
-	r.trippedAt = time.Time{}
+	r.zero()
+	r.trippedAt, r.coolEnd, r.cause = time.Time{}, time.Time{}, 0
 	r.activated = false
 	clear(r.attempts)
 	r.budgets++
@@ -315,6 +474,7 @@ func (r *refModel) snapshot(now time.Time) Snapshot {
 	s := Snapshot{
 		State: c.state, ConsecutiveFailures: c.fails, ProbeSuccesses: c.succ,
 		TrippedAt: c.trippedAt, FallbackActivated: c.activated,
+		CooldownEnds: c.coolEnd, CooldownCause: c.cause,
 	}
 	if c.probe != nil {
 		s.ProbeStartedAt = c.probeStart

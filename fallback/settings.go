@@ -40,18 +40,25 @@ type Kind int
 const (
 	// Transient: any failure that is not a rate-limit escalation.
 	Transient Kind = iota
-	// RateLimit: the provider kept answering "too many requests" (the retry
-	// ladder escalated). A rate-limited probe re-trips at once.
+	// RateLimit: the provider kept answering "too many requests" (a throttle
+	// or an overload: the retry ladder escalated). A rate-limited probe
+	// re-trips at once.
 	RateLimit
+	// Quota: the account's quota or billing is exhausted (rev 3): it will not
+	// pass by itself within seconds. A Quota failure trips the primary at once
+	// (from Primary or Recovering) and spends a chain entry's whole budget.
+	Quota
 )
 
-// String returns "transient" or "rate-limit".
+// String returns "transient", "rate-limit" or "quota".
 func (k Kind) String() string {
 	switch k {
 	case Transient:
 		return "transient"
 	case RateLimit:
 		return "rate-limit"
+	case Quota:
+		return "quota"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -63,7 +70,32 @@ const (
 	DefaultRecoverySuccessesNeeded = 2
 	DefaultMaxFailCount            = 2
 	DefaultProbeTimeout            = 5 * time.Minute
+	DefaultQuotaCooldown           = 10 * time.Minute
+	DefaultHedgeBudget             = 0.1
 )
+
+// Cause says why a cooldown ends when it does ([Snapshot.CooldownCause]).
+type Cause int
+
+// The causes of a cooldown's end.
+const (
+	// CauseRecoveryTimeout: the cooldown ends at trip time + RecoveryTimeout.
+	CauseRecoveryTimeout Cause = iota
+	// CauseHint: a failure of the streak that tripped carried a hint later
+	// than trip time + RecoveryTimeout; the cooldown ends at that hint.
+	CauseHint
+	// CauseQuota: a Quota failure tripped; the cooldown ends at its hint, or
+	// at trip time + QuotaCooldown, never before trip time + RecoveryTimeout.
+	CauseQuota
+)
+
+// String returns "recovery_timeout", "hint" or "quota".
+func (c Cause) String() string {
+	if c >= 0 && int(c) < len(causeTexts) {
+		return causeTexts[c]
+	}
+	return "Cause(" + strconv.Itoa(int(c)) + ")"
+}
 
 // Settings configures a [Manager].
 type Settings struct {
@@ -92,6 +124,18 @@ type Settings struct {
 	// end ([Turn.Deadline]; the caller bounds the probe's request by it). Zero:
 	// 5m. Negative: an error.
 	ProbeTimeout time.Duration
+	// QuotaCooldown is the cooldown after a Quota failure without a hint
+	// tripped the primary (rev 3); never shorter than RecoveryTimeout. Zero:
+	// 10m. Negative: an error.
+	QuotaCooldown time.Duration
+	// HedgeAfter is the delay after which a turn still waiting for its first
+	// content may be hedged on the next usable model ([Manager.Hedge], SEMANTICS
+	// §7.4). Zero: no hedging (Hedge returns false). Negative: an error.
+	HedgeAfter time.Duration
+	// HedgeBudget is what each turn (its first [Manager.Next]) adds to the
+	// manager's hedge bucket, which starts full at 10 and is capped at 10; a
+	// hedge spends 1. Zero: 0.1. Negative (or NaN): an error.
+	HedgeBudget float64
 	// Now is the clock. Zero (nil): time.Now, read once at New and then advanced
 	// by the monotonic clock. If set, New reads it once too. Now must not call
 	// into the manager.
@@ -177,6 +221,11 @@ func (s Settings) validate() error {
 	negInt("RecoverySuccessesNeeded", s.RecoverySuccessesNeeded)
 	negInt("MaxFailCount", s.MaxFailCount)
 	negDur("ProbeTimeout", s.ProbeTimeout)
+	negDur("QuotaCooldown", s.QuotaCooldown)
+	negDur("HedgeAfter", s.HedgeAfter)
+	if !(s.HedgeBudget >= 0) {
+		bad("HedgeBudget", "must not be negative (got "+strconv.FormatFloat(s.HedgeBudget, 'g', -1, 64)+")")
+	}
 	return errors.Join(errs...)
 }
 
@@ -189,6 +238,9 @@ type config struct {
 	maxFail         int
 	recoveryTimeout time.Duration
 	probeTimeout    time.Duration
+	quotaCooldown   time.Duration
+	hedgeAfter      time.Duration
+	hedgeBudget     float64
 }
 
 func orInt(v, def int) int {
@@ -208,6 +260,10 @@ func orDur(v, def time.Duration) time.Duration {
 func newConfig(s Settings) config {
 	models := make([]string, len(s.Chain))
 	copy(models, s.Chain)
+	hedgeBudget := s.HedgeBudget
+	if hedgeBudget == 0 {
+		hedgeBudget = DefaultHedgeBudget
+	}
 	return config{
 		primary:         s.Primary,
 		models:          models,
@@ -216,5 +272,8 @@ func newConfig(s Settings) config {
 		maxFail:         orInt(s.MaxFailCount, DefaultMaxFailCount),
 		recoveryTimeout: orDur(s.RecoveryTimeout, DefaultRecoveryTimeout),
 		probeTimeout:    orDur(s.ProbeTimeout, DefaultProbeTimeout),
+		quotaCooldown:   orDur(s.QuotaCooldown, DefaultQuotaCooldown),
+		hedgeAfter:      s.HedgeAfter,
+		hedgeBudget:     hedgeBudget,
 	}
 }

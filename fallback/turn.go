@@ -13,15 +13,28 @@ import (
 // different cores do not contend on neighbouring slots.
 type slot struct {
 	seq atomic.Uint64
-	_   [56]byte
+	a   atomic.Pointer[Attempts] // the turn of a ticket begun by Next; nil for Begin
+	_   [48]byte
 }
 
-// takeSlot returns a free slot.
-func (m *Manager) takeSlot() *slot {
-	if s, _ := m.slots.Get().(*slot); s != nil {
-		return s
+// takeSlot returns a free slot for a ticket of the turn a (nil: Begin).
+func (m *Manager) takeSlot(a *Attempts) *slot {
+	s, _ := m.slots.Get().(*slot)
+	if s == nil {
+		s = new(slot)
 	}
-	return new(slot)
+	if a != nil {
+		s.a.Store(a)
+	}
+	return s
+}
+
+// release returns the slot of a settled ticket to the pool.
+func (m *Manager) release(s *slot) {
+	if s.a.Load() != nil {
+		s.a.Store(nil)
+	}
+	m.slots.Put(s)
 }
 
 // Turn is the ticket [Manager.Begin] hands out for one turn. It names the model
@@ -39,7 +52,7 @@ type Turn struct {
 	seq   uint64
 	gen   uint64 // the manager's generation when the ticket was issued
 	epoch uint64 // the chain-budget epoch when the ticket was issued
-	end   int64  // a probe's lease end, as nanoseconds since Manager.epoch
+	at    int64  // when the ticket was issued, as nanoseconds since Manager.epoch
 	who   uint64 // who serves the turn: see serving
 }
 
@@ -81,17 +94,17 @@ func (t Turn) Deadline() (time.Time, bool) {
 	if t.probe() == 0 {
 		return time.Time{}, false
 	}
-	return t.m.epoch.Add(time.Duration(t.end)), true
+	return t.m.epoch.Add(time.Duration(t.at) + t.m.cfg.probeTimeout), true
 }
 
 // Success reports that the turn succeeded. On the primary in Primary it zeroes
 // the consecutive failures; for the probe it extends the probe success streak,
 // and the RecoverySuccessesNeeded-th consecutive success returns to Primary. A
 // success served by a chain entry changes nothing.
-func (t Turn) Success() { t.settle(success, Transient) }
+func (t Turn) Success() { t.settle(success, Failure{}) }
 
-// Failure reports that the turn failed, with its kind (any value other than
-// RateLimit counts as Transient). On the primary in Primary it counts toward
+// Failure reports that the turn failed, with its kind: Failure(k) is
+// Fail(Failure{Kind: k}). On the primary in Primary it counts toward
 // TripThreshold, unless it is stale: a counted success on the primary (one
 // that reset a nonzero streak, or a probe success) came from a ticket issued
 // after this one, so a newer turn has already proved the primary works, and
@@ -104,14 +117,24 @@ func (t Turn) Success() { t.settle(success, Transient) }
 // Reset has renewed the budgets since the ticket was issued). A chain entry's
 // success resets no streak, so it is never counted, and a success on the
 // primary says nothing about an entry: an entry's failure is never stale.
-func (t Turn) Failure(k Kind) { t.settle(failure, k) }
+func (t Turn) Failure(k Kind) { t.settle(failure, Failure{Kind: k}) }
+
+// Fail reports that the turn failed, with its report (rev 3). It is
+// [Turn.Failure] of f.Kind, and: a Quota failure trips the primary at once
+// (from Primary, or as the probe) and spends a chain entry's whole budget; the
+// latest Hint among the failures that trip the primary holds its cooldown
+// until then; a Timeout of a ticket that is not the probe is dated at the
+// ticket's issue time, for the trip time and every cooldown. A ticket begun
+// by [Manager.Next] records a slow failure (a timeout or a rate limit of any
+// kind) and a failed probe in its turn's [Attempts].
+func (t Turn) Fail(f Failure) { t.settle(failure, f) }
 
 // Cancel reports that the caller gave up (context.Canceled): no verdict, no
 // counter changes. A cancelled probe frees the probe slot at once, so the next
 // Begin gets the probe.
-func (t Turn) Cancel() { t.settle(cancel, Transient) }
+func (t Turn) Cancel() { t.settle(cancel, Failure{}) }
 
-func (t Turn) settle(v verdict, k Kind) {
+func (t Turn) settle(v verdict, f Failure) {
 	m := t.m
 	if m == nil || t.slot == nil {
 		return
@@ -121,12 +144,12 @@ func (t Turn) settle(v verdict, k Kind) {
 		// ticket that is not the probe changes nothing unless it may zero the
 		// primary's failures: only the settlement itself is recorded.
 		if t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
-			m.slots.Put(t.slot)
+			m.release(t.slot)
 		}
 		return
 	}
 	if m.shared != nil {
-		m.sharedSettle(t, v, k)
+		m.sharedSettle(t, v, f)
 		return
 	}
 	rec := recorder{q: m.queue}
@@ -136,9 +159,13 @@ func (t Turn) settle(v verdict, k Kind) {
 		m.mu.Unlock()
 		return // settled before
 	}
-	m.mc.settle(&t, v, k, &clk, &rec)
+	a := t.slot.a.Load()
+	m.mc.settle(&t, v, f, &clk, &rec)
 	m.publish()
 	m.mu.Unlock()
-	m.slots.Put(t.slot)
+	if a != nil && v == failure {
+		a.record(&t, f)
+	}
+	m.release(t.slot)
 	m.drain(&rec)
 }

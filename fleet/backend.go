@@ -41,7 +41,7 @@ func (t toolShared) Allow() (breaker.SharedPermit, error) {
 	if err != nil {
 		return breaker.SharedPermit{}, err
 	}
-	sp := breaker.SharedPermit{Gen: p.gen, Probe: p.probe}
+	sp := breaker.SharedPermit{Gen: p.gen, Issued: p.at, Probe: p.probe}
 	if p.b == nil {
 		sp.Gen = failOpenGen
 	}
@@ -58,12 +58,18 @@ func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
 	if p.Gen == failOpenGen {
 		return
 	}
-	q := Permit{b: t.b, gen: p.Gen, probe: p.Probe}
+	q := Permit{b: t.b, gen: p.Gen, at: p.Issued, probe: p.Probe}
+	if p.Probe { // the breaker hands back the lease end: the grant, in store µs
+		q.dl = p.Deadline
+		q.at = (p.Deadline+t.b.s.clock.offset.Load())/1000 - t.b.lease
+	}
 	switch o {
 	case breaker.OutcomeSuccess:
 		q.Success()
 	case breaker.OutcomeFailure:
 		q.Failure()
+	case breaker.OutcomeTimeout:
+		q.Timeout()
 	default:
 		q.Cancel()
 	}

@@ -62,6 +62,11 @@ func (c *clockEstimate) arg() string {
 	return ""
 }
 
+// toStore converts a local time to a store time (µs).
+func (c *clockEstimate) toStore(t time.Time) int64 {
+	return (t.UnixNano() + c.offset.Load()) / 1000
+}
+
 // toLocal converts a store time (µs) to a local time.
 func (c *clockEstimate) toLocal(storeMicros int64) time.Time {
 	return time.Unix(0, storeMicros*1000-c.offset.Load())

@@ -17,6 +17,15 @@
 // seeded from its mirror, and switches back (the store's state wins) when the
 // store answers again.
 //
+// The model breaker follows SEMANTICS revision 3 through its
+// [fallback.Backend] ([Store.ModelBackend]): Quota failures, hints that hold
+// the cooldown, timeouts dated at their ticket's issue (on the store's clock),
+// and the turn memory of [fallback.Manager.Next] and [fallback.Manager.Hedge]
+// (one probe per turn for the whole fleet, routing past slow models). A
+// state written by a revision-2 process is read with its cooldown end at trip
+// time + RecoveryTimeout. While the store is down, the local manager serves
+// turns without their memory (Next is Begin there, and Hedge hands out none).
+//
 // This is the only package of the module that imports a Redis client
 // (github.com/redis/rueidis).
 package fleet

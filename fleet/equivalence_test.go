@@ -105,10 +105,14 @@ func runEquivalence(t *testing.T, srv *redistest.Server, seed uint64, steps int)
 				pr.p.Success()
 				ref.success(pr.rp, now)
 				log = append(log, fmt.Sprintf("%d: p%d success (probe %v)", step, pr.proc, pr.p.IsProbe()))
-			case v < 9:
+			case v < 7:
 				pr.p.Failure()
 				ref.failure(pr.rp, now)
 				log = append(log, fmt.Sprintf("%d: p%d failure (probe %v)", step, pr.proc, pr.p.IsProbe()))
+			case v < 9:
+				pr.p.Done(context.DeadlineExceeded)
+				ref.timeout(pr.rp, now)
+				log = append(log, fmt.Sprintf("%d: p%d timeout (probe %v)", step, pr.proc, pr.p.IsProbe()))
 			default:
 				pr.p.Cancel()
 				ref.cancel(pr.rp, now)

@@ -21,6 +21,8 @@ type modelMirror struct {
 	st               fallback.State
 	f, s             int
 	ta, pst          int64 // trip time (-1 none), probe start
+	cen, sh, lf      int64 // rev 3: cooldown end (0 none), the streak's latest hint and failure time
+	cause            fallback.Cause
 	act, pr          bool
 	att              []int
 	dis              []bool
@@ -38,6 +40,7 @@ type ModelBreaker struct {
 	keys     []string
 	ch       string
 	static   [7]string
+	quota    string // QuotaCooldown, µs
 	n        int
 	rec      int64 // µs
 	lease    int64 // µs
@@ -57,7 +60,8 @@ func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) 
 	if _, err := fallback.New(fallback.Settings{Primary: fs.Primary, Chain: fs.Chain,
 		TripThreshold: fs.TripThreshold, RecoveryTimeout: fs.RecoveryTimeout,
 		RecoverySuccessesNeeded: fs.RecoverySuccessesNeeded, MaxFailCount: fs.MaxFailCount,
-		ProbeTimeout: fs.ProbeTimeout}); err != nil {
+		ProbeTimeout: fs.ProbeTimeout, QuotaCooldown: fs.QuotaCooldown, HedgeAfter: fs.HedgeAfter,
+		HedgeBudget: fs.HedgeBudget}); err != nil {
 		return nil, err // the same validation as fallback.New
 	}
 	or := func(v, def int) int {
@@ -78,11 +82,12 @@ func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) 
 	fs.MaxFailCount = or(fs.MaxFailCount, fallback.DefaultMaxFailCount)
 	fs.RecoveryTimeout = ord(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
 	fs.ProbeTimeout = ord(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
+	fs.QuotaCooldown = ord(fs.QuotaCooldown, fallback.DefaultQuotaCooldown)
 	key := s.key("model", name)
 	m := &ModelBreaker{
 		s: s, name: name, set: fs, keys: []string{key}, ch: key + ":ch",
 		n: len(fs.Chain), rec: fs.RecoveryTimeout.Microseconds(), lease: fs.ProbeTimeout.Microseconds(),
-		onChange: fs.OnTransition,
+		onChange: fs.OnTransition, quota: strconv.FormatInt(fs.QuotaCooldown.Microseconds(), 10),
 	}
 	m.static = [7]string{
 		strconv.Itoa(fs.TripThreshold), strconv.Itoa(fs.RecoverySuccessesNeeded), strconv.Itoa(fs.MaxFailCount),
@@ -96,7 +101,7 @@ func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) 
 }
 
 // width is the number of integers of the script's state.
-func (m *ModelBreaker) width() int { return 14 + 2*m.n }
+func (m *ModelBreaker) width() int { return 18 + 2*m.n }
 
 // Name returns the breaker's name (its key in the store).
 func (m *ModelBreaker) Name() string { return m.name }
@@ -116,13 +121,33 @@ func (m *ModelBreaker) routeOf(_ *modelMirror, att []int, dis []bool) int {
 	return -2
 }
 
+// extra is the rev-3 part of a script call: a failure's hint (store µs, 0
+// none) and timeout flag, the turn's probed flag and slow models, and the
+// entry a hedge skips.
+type extra struct {
+	hint   int64
+	tmo    bool
+	probed bool
+	slow   string
+	skip   int
+}
+
+func b01(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
 // script runs one event. t is the ticket (zero for begin/avail/reset/sync).
-func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag int, run bool) ([]int64, error) {
-	args := make([]string, 0, 16)
+func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag int, run bool, x extra) ([]int64, error) {
+	args := make([]string, 0, 23)
 	args = append(args, op)
 	args = append(args, m.static[:]...)
 	args = append(args, strconv.FormatUint(t.ep, 10), strconv.FormatUint(t.gen, 10), strconv.FormatUint(t.ce, 10),
 		strconv.FormatUint(t.probe, 10), strconv.Itoa(t.entry), strconv.Itoa(kind), strconv.Itoa(flag), m.s.clock.arg())
+	args = append(args, m.quota, strconv.FormatInt(x.hint, 10), b01(x.tmo), strconv.FormatInt(t.issued, 10),
+		b01(x.probed), x.slow, strconv.Itoa(x.skip))
 	width := m.width()
 	var (
 		v   []int64
@@ -137,7 +162,7 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 	if err != nil {
 		return nil, err
 	}
-	if len(v) != width+3 {
+	if len(v) != width+4 {
 		return nil, errShortReply
 	}
 	if run {
@@ -164,6 +189,8 @@ func (m *ModelBreaker) apply(x []int64, since *modelMirror) {
 	for i := range m.n {
 		nm.att[i], nm.dis[i] = int(x[12+i]), x[12+m.n+i] != 0
 	}
+	w := 14 + 2*m.n
+	nm.cen, nm.cause, nm.sh, nm.lf = x[w], fallback.Cause(x[w+1]), x[w+2], x[w+3]
 	nm.route = m.routeOf(&nm, nm.att, nm.dis)
 	m.publish(&nm, cur)
 }
@@ -213,7 +240,7 @@ func (m *ModelBreaker) onMessage(payload string) {
 
 // sync re-reads the store's state (the store wins).
 func (m *ModelBreaker) sync(ctx context.Context) error {
-	_, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true)
+	_, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{})
 	return err
 }
 
@@ -280,12 +307,16 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 		}
 	}
 	if seedAt.Load() != nil {
+		var hint time.Time // the shared cooldown's end holds the local one too
+		if mr.cen > 0 {
+			hint = m.s.clock.toLocal(mr.cen)
+		}
 		for range m.set.TripThreshold {
 			t, err := lm.Begin()
 			if err != nil {
 				break
 			}
-			t.Failure(fallback.Transient)
+			t.Fail(fallback.Failure{Hint: hint})
 		}
 		seedAt.Store(nil)
 	}

@@ -46,7 +46,7 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 	clock.Store(1_800_000_000_000_000 + int64(seed)*1e9)
 	fake := clock.Load
 	set := fallback.Settings{Primary: "a", Chain: chain, TripThreshold: 2, RecoveryTimeout: 100 * time.Millisecond,
-		RecoverySuccessesNeeded: 2, MaxFailCount: 2, ProbeTimeout: 250 * time.Millisecond}
+		RecoverySuccessesNeeded: 2, MaxFailCount: 2, ProbeTimeout: 250 * time.Millisecond, QuotaCooldown: 400 * time.Millisecond}
 	name := fmt.Sprint("meq", seed, len(chain))
 	ms := make([]*ModelBreaker, n)
 	var reader *Store
@@ -104,7 +104,16 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 			k := rng.IntN(len(out))
 			pr := out[k]
 			out = append(out[:k], out[k+1:]...)
-			switch v := rng.IntN(10); {
+			switch v := rng.IntN(13); {
+			case v >= 10: // rev 3: a report with a kind, a hint and a timeout
+				f := fallback.Failure{Kind: []fallback.Kind{fallback.Transient, fallback.RateLimit, fallback.Quota}[rng.IntN(3)],
+					Timeout: rng.IntN(2) == 0}
+				if rng.IntN(2) == 0 {
+					f.Hint = time.UnixMicro(clock.Load() + []int64{-1000, 50_000, 300_000, 2_000_000}[rng.IntN(4)])
+				}
+				pr.t.Fail(f)
+				pr.rt.Fail(f)
+				log = append(log, fmt.Sprintf("%d: p%d fail %q %+v", step, pr.proc, pr.t.Model(), f))
 			case v < 4:
 				pr.t.Success()
 				pr.rt.Success()

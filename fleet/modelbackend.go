@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,24 +53,30 @@ func (a *modelShared) Begin() (fallback.SharedTurn, error) {
 	if err != nil {
 		return fallback.SharedTurn{}, err
 	}
+	return a.shared(t), nil
+}
+
+// shared wraps a ticket for package fallback.
+func (a *modelShared) shared(t Turn) fallback.SharedTurn {
 	if t.local != nil {
 		id := a.ids.Add(1)
 		a.locals.Store(id, t)
-		st := fallback.SharedTurn{Gen: localBit | id, Entry: a.m.entryOf(t.Model())}
+		st := fallback.SharedTurn{Gen: localBit | id, Entry: a.m.entryOf(t.Model()), Issued: time.Now()}
 		if t.IsProbe() {
 			st.Probe = 1
 			st.Deadline, _ = t.Deadline()
 		}
-		return st, nil
+		return st
 	}
-	st := fallback.SharedTurn{Gen: t.gen, Epoch: t.ce, Probe: t.probe, Entry: t.entry}
+	st := fallback.SharedTurn{Gen: t.gen, Epoch: t.ce, Probe: t.probe, Entry: t.entry,
+		Issued: a.m.s.clock.toLocal(t.issued), Uncounted: t.unc}
 	if t.probe != 0 {
 		st.Deadline = time.Unix(0, t.dl)
 	}
-	return st, nil
+	return st
 }
 
-func (a *modelShared) Settle(st fallback.SharedTurn, o fallback.Outcome, k fallback.Kind) {
+func (a *modelShared) Settle(st fallback.SharedTurn, o fallback.Outcome, f fallback.Failure) {
 	var t Turn
 	if st.Gen&localBit != 0 {
 		v, ok := a.locals.LoadAndDelete(st.Gen &^ localBit)
@@ -78,17 +85,46 @@ func (a *modelShared) Settle(st fallback.SharedTurn, o fallback.Outcome, k fallb
 		}
 		t = v.(Turn)
 	} else {
-		t = Turn{m: a.m, gen: st.Gen, ce: st.Epoch, probe: st.Probe, entry: st.Entry}
+		t = Turn{m: a.m, gen: st.Gen, ce: st.Epoch, probe: st.Probe, entry: st.Entry, issued: a.m.s.clock.toStore(st.Issued)}
 	}
 	switch o {
 	case fallback.OutcomeSuccess:
 		t.Success()
 	case fallback.OutcomeFailure:
-		t.Failure(k)
+		t.Fail(f)
 	default:
 		t.Cancel()
 	}
 }
+
+// slowArg lists the models slow reports as the script reads them.
+func (a *modelShared) slowArg(slow func(int) bool) string {
+	var b []byte
+	for i := 0; i <= a.m.n; i++ {
+		if slow(i) {
+			b = strconv.AppendInt(append(b, ' '), int64(i), 10)
+		}
+	}
+	return string(b)
+}
+
+func (a *modelShared) Next(probed bool, slow func(int) bool) (fallback.SharedTurn, error) {
+	t, err := a.m.begin(extra{probed: probed, slow: a.slowArg(slow)})
+	if err != nil {
+		return fallback.SharedTurn{}, err
+	}
+	return a.shared(t), nil
+}
+
+func (a *modelShared) Hedge(slow func(int) bool, skip int) (fallback.SharedTurn, bool) {
+	t, ok := a.m.hedge(extra{slow: a.slowArg(slow), skip: skip})
+	if !ok {
+		return fallback.SharedTurn{}, false
+	}
+	return a.shared(t), true
+}
+
+func (a *modelShared) Usable(probed bool, slow func(int) bool) bool { return a.m.usable(probed, slow) }
 
 func (a *modelShared) ActiveModel() string         { return a.m.ActiveModel() }
 func (a *modelShared) State() fallback.State       { return a.m.State() }

@@ -13,15 +13,17 @@ import (
 // probe of the primary, the probe's number (with the generation, the fencing
 // token). Settle it once. The zero Turn names no model and does nothing.
 type Turn struct {
-	m     *ModelBreaker
-	local *fallback.Turn // issued by the local manager while the store was down
-	lm    *fallback.Manager
-	ep    uint64
-	gen   uint64
-	ce    uint64
-	probe uint64
-	entry int   // -1: the primary
-	dl    int64 // probe: the lease end, local Unix ns
+	m      *ModelBreaker
+	local  *fallback.Turn // issued by the local manager while the store was down
+	lm     *fallback.Manager
+	ep     uint64
+	gen    uint64
+	ce     uint64
+	probe  uint64
+	entry  int   // -1: the primary
+	dl     int64 // probe: the lease end, local Unix ns
+	issued int64 // when it was issued, store µs (rev 3: a timeout is dated then)
+	unc    bool  // a chain entry serving a turn in Primary: its verdict counts nothing
 }
 
 // Model returns the model to send the turn to ("" for the zero Turn).
@@ -58,20 +60,25 @@ func (t Turn) Deadline() (time.Time, bool) {
 
 // Success reports that the turn succeeded (no round trip unless it can
 // change something: the probe, or the primary with failures pending).
-func (t Turn) Success() { t.settle("success", fallback.Transient) }
+func (t Turn) Success() { t.settle("success", fallback.Failure{}) }
 
 // Failure reports that the turn failed, with its kind. One round trip.
-func (t Turn) Failure(k fallback.Kind) { t.settle("failure", k) }
+func (t Turn) Failure(k fallback.Kind) { t.settle("failure", fallback.Failure{Kind: k}) }
+
+// Fail reports that the turn failed, with its report (kind, hint, timeout),
+// as [fallback.Turn.Fail]. One round trip.
+func (t Turn) Fail(f fallback.Failure) { t.settle("failure", f) }
 
 // Cancel reports that the caller gave up: no verdict. A cancelled probe
 // frees the slot (one round trip); any other cancel costs nothing.
-func (t Turn) Cancel() { t.settle("cancel", fallback.Transient) }
+func (t Turn) Cancel() { t.settle("cancel", fallback.Failure{}) }
 
-func (t Turn) settle(op string, k fallback.Kind) {
+func (t Turn) settle(op string, f fallback.Failure) {
 	m := t.m
-	if m == nil {
+	if m == nil || t.unc {
 		return
 	}
+	k := f.Kind
 	mr := m.mirror.Load()
 	if t.local != nil {
 		if mr.mode == LocalMode && mr.local == t.lm {
@@ -92,10 +99,17 @@ func (t Turn) settle(op string, k fallback.Kind) {
 	}
 	if mr.mode == Shared {
 		kind := 0
-		if k == fallback.RateLimit {
+		switch k {
+		case fallback.RateLimit:
 			kind = 1
+		case fallback.Quota:
+			kind = 2
 		}
-		if _, err := m.script(context.Background(), op, t, kind, 0, false); err == nil {
+		x := extra{tmo: f.Timeout}
+		if !f.Hint.IsZero() {
+			x.hint = m.s.clock.toStore(f.Hint)
+		}
+		if _, err := m.script(context.Background(), op, t, kind, 0, false, x); err == nil {
 			return
 		}
 		mr = m.mirror.Load()
@@ -105,7 +119,7 @@ func (t Turn) settle(op string, k fallback.Kind) {
 		// the model that served it, counted on the local manager's current route
 		if lt, err := mr.local.Begin(); err == nil {
 			if lt.Model() == t.Model() {
-				lt.Failure(k)
+				lt.Fail(f)
 			} else {
 				lt.Cancel()
 			}
@@ -117,27 +131,28 @@ func (t Turn) settle(op string, k fallback.Kind) {
 // applied to the fleet's one breaker. With no round trip it routes in
 // Primary, and in Fallback before the cooldown's end; everything else is one
 // script call. While the store is down it follows the Store's Policy.
-func (m *ModelBreaker) Begin() (Turn, error) {
+func (m *ModelBreaker) Begin() (Turn, error) { return m.begin(extra{}) }
+
+// begin is Begin for a turn with memory x (x.probed, x.slow; zero: none).
+func (m *ModelBreaker) begin(x extra) (Turn, error) {
 	mr := m.mirror.Load()
 	if mr.mode == Shared {
-		if mr.st == fallback.Primary {
-			return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: -1}, nil
+		now := m.s.clock.storeNow()
+		if x.slow == "" && !x.probed {
+			if mr.st == fallback.Primary {
+				return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: -1, issued: now / 1000}, nil
+			}
+			if mr.st == fallback.Fallback && mr.route != -2 && now < mr.cen*1000 {
+				return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: mr.route, issued: now / 1000}, nil
+			}
 		}
-		if mr.st == fallback.Fallback && mr.route != -2 && m.s.clock.storeNow() < (mr.ta+m.rec)*1000 {
-			return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: mr.route}, nil
-		}
-		v, err := m.script(context.Background(), "begin", Turn{entry: -1}, 0, 0, false)
+		v, err := m.script(context.Background(), "begin", Turn{entry: -1}, 0, 0, false, x)
 		if err == nil {
 			w := m.width()
-			entry, probe := int(v[w+1]), uint64(v[w+2])
-			if entry == -2 {
+			if int(v[w+1]) == -2 {
 				return Turn{}, m.exhausted(v)
 			}
-			t := Turn{m: m, ep: uint64(v[0]), gen: uint64(v[3]), ce: uint64(v[4]), probe: probe, entry: entry}
-			if probe != 0 {
-				t.dl = m.s.clock.toLocal(v[10] + m.lease).UnixNano()
-			}
-			return t, nil
+			return m.ticket(v), nil
 		}
 		mr = m.mirror.Load()
 	}
@@ -157,14 +172,42 @@ func (m *ModelBreaker) Begin() (Turn, error) {
 	return Turn{m: m, entry: -1, ep: ^uint64(0)}, nil // FailOpen (or a race): the primary, verdict ignored
 }
 
+// ticket builds the Turn of a begin or hedge reply.
+func (m *ModelBreaker) ticket(v []int64) Turn {
+	w := m.width()
+	t := Turn{m: m, ep: uint64(v[0]), gen: uint64(v[3]), ce: uint64(v[4]), probe: uint64(v[w+2]), entry: int(v[w+1]),
+		issued: v[w], unc: v[w+3] != 0}
+	if t.probe != 0 {
+		t.dl = m.s.clock.toLocal(v[10] + m.lease).UnixNano()
+	}
+	return t
+}
+
+// hedge issues the hedge ticket of a turn whose slow models are x.slow, for
+// the first usable chain entry other than x.skip; false if none or the store
+// is down.
+func (m *ModelBreaker) hedge(x extra) (Turn, bool) {
+	if m.mirror.Load().mode != Shared {
+		return Turn{}, false
+	}
+	v, err := m.script(context.Background(), "hedge", Turn{entry: -1}, 0, 0, false, x)
+	if err != nil || v[m.width()+1] < 0 {
+		return Turn{}, false
+	}
+	return m.ticket(v), true
+}
+
 // exhausted builds the refusal from a begin reply.
 func (m *ModelBreaker) exhausted(v []int64) error {
 	w := m.width()
 	now := v[w]
 	st := fallback.State(v[2])
-	at := v[7] + m.rec
+	at := v[14+2*m.n] // the cooldown's end
 	if st == fallback.Recovering {
-		at = v[10] + m.lease
+		at = now // the turn has held its probe and the slot is free
+		if v[9] != 0 {
+			at = v[10] + m.lease
+		}
 	}
 	return &fallback.ExhaustedError{Primary: m.set.Primary, Chain: append([]string(nil), m.set.Chain...),
 		State: st, ProbeAt: m.s.clock.toLocal(at), RetryIn: time.Duration(max(at-now, 0)) * time.Microsecond}
@@ -188,7 +231,7 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 		flag = 1
 	}
 	if mr := m.mirror.Load(); mr.mode == Shared {
-		if _, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false); err == nil {
+		if _, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
 			return nil
 		}
 	}
@@ -211,7 +254,7 @@ func (m *ModelBreaker) localCheck() *fallback.Manager {
 // trip), as [fallback.Manager.Reset] does.
 func (m *ModelBreaker) Reset() {
 	if mr := m.mirror.Load(); mr.mode == Shared {
-		if _, err := m.script(context.Background(), "reset", Turn{entry: -1}, 0, 0, false); err == nil {
+		if _, err := m.script(context.Background(), "reset", Turn{entry: -1}, 0, 0, false, extra{}); err == nil {
 			return
 		}
 	}

@@ -10,11 +10,50 @@ func (m *ModelBreaker) view(mr *modelMirror, now int64) modelMirror {
 		end := c.pst + m.lease
 		c.pr, c.pst, c.s = false, 0, 0
 		c.f++
+		c.lf = max(c.lf, end)
 		if c.f >= m.set.TripThreshold {
-			c.st, c.f, c.ta, c.act = fallback.Fallback, 0, end, true
+			c.cen, c.cause = end+m.rec, fallback.CauseRecoveryTimeout
+			if c.sh > c.cen {
+				c.cen, c.cause = c.sh, fallback.CauseHint
+			}
+			c.st, c.f, c.ta, c.act, c.sh, c.lf = fallback.Fallback, 0, end, true, 0, 0
 		}
 	}
 	return c
+}
+
+// usable is fallback.Attempts.Usable from the mirror: whether begin for a
+// turn (probed, slow(i): model i failed it slowly) would now route to a
+// model that is not slow. While the store is down: whether a chain entry
+// other than the slow ones is usable.
+func (m *ModelBreaker) usable(probed bool, slow func(int) bool) bool {
+	mr := m.mirror.Load()
+	now := m.storeMicros()
+	c := m.view(mr, now)
+	alt := -1
+	for i := range m.n {
+		if !c.dis[i] && c.att[i] < m.set.MaxFailCount && !slow(i+1) {
+			alt = i
+			break
+		}
+	}
+	if mr.mode != Shared {
+		return alt >= 0
+	}
+	st := c.st
+	if st == fallback.Fallback && now >= c.cen {
+		st = fallback.Recovering // the begin's cooldown step; no probe in flight then
+		c.pr = false
+	}
+	switch {
+	case st == fallback.Primary, st == fallback.Recovering && !c.pr && !probed:
+		return !slow(0) || alt >= 0
+	case m.n == 0:
+		return !probed && !slow(0)
+	case c.route < 0:
+		return false
+	}
+	return !slow(c.route+1) || alt >= 0
 }
 
 func (m *ModelBreaker) storeMicros() int64 { return m.s.clock.storeNow() / 1000 }
@@ -53,7 +92,7 @@ func (m *ModelBreaker) ActiveModel() string {
 	case fallback.Primary:
 		return m.set.Primary
 	case fallback.Fallback:
-		if now-c.ta >= m.rec {
+		if now >= c.cen {
 			return m.set.Primary
 		}
 	case fallback.Recovering:
@@ -102,6 +141,7 @@ func (m *ModelBreaker) Snapshot() ModelSnapshot {
 	s.State, s.ConsecutiveFailures, s.ProbeSuccesses, s.FallbackActivated = c.st, c.f, c.s, c.act
 	if c.ta >= 0 {
 		s.TrippedAt = m.s.clock.toLocal(c.ta)
+		s.CooldownEnds, s.CooldownCause = m.s.clock.toLocal(c.cen), c.cause
 	}
 	if c.pr {
 		s.ProbeStartedAt = m.s.clock.toLocal(c.pst)

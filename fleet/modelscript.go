@@ -8,8 +8,14 @@ import "github.com/redis/rueidis"
 // avail, reset, sync), trip threshold, successes needed, max fail count,
 // cooldown (µs), lease (µs), chain length n, channel, the ticket's incarnation
 // epoch, generation, chain-budget epoch, probe number and entry (-1: the
-// primary), the failure kind (0 transient, 1 rate limit) or for avail the
-// entry, the avail flag, and (tests only, else empty) a virtual time.
+// primary), the failure kind (0 transient, 1 rate limit, 2 quota) or for
+// avail the entry, the avail flag, (tests only, else empty) a virtual time,
+// and (rev 3) the quota cooldown (µs), the failure's hint (µs, 0 none), its
+// timeout flag, the ticket's issue time (µs), the turn's probed flag, the
+// models that failed the turn slowly (space-separated: 0 the primary, i+1
+// chain entry i) and for hedge the entry to skip. Ops (rev 3): begin routes
+// a turn with memory; hedge issues a ticket for the first usable chain entry
+// that is not slow and not the skipped one (no cooldown step).
 //
 // The generation and the chain-budget epoch start at the incarnation's TIME
 // (µs) and grow far slower than the clock, so they also tell incarnations
@@ -23,10 +29,15 @@ import "github.com/redis/rueidis"
 // generation of the latest-issued ticket whose success on the primary was
 // counted (rev 2 stale failures: an older ticket's failure on the primary
 // changes nothing). As in package fallback, g also moves on the first
-// failure after a clean streak and on every counted success.
+// failure after a clean streak and on every counted success. Then (rev 3)
+// cen the cooldown's end (0 none), cause (0 recovery timeout, 1 hint,
+// 2 quota), sh the latest hint of the current streak and lf its latest
+// failure time (0 none). A state of the rev-2 width is read with cen = ta +
+// cooldown.
 //
-// Reply: the state (14 + 2n integers), then now, the routed entry (-1 the
-// primary, -2 exhausted) and the probe number.
+// Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
+// primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
+// flag (a chain entry serving a turn in Primary).
 const modelLua = `
 local key = KEYS[1]
 local op = ARGV[1]
@@ -35,6 +46,14 @@ local rec, lease, n = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local ch = ARGV[8]
 local tep, tg, tce, tpr, ten = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
 local kind, flag = tonumber(ARGV[14]), tonumber(ARGV[15])
+local qcd = tonumber(ARGV[17] or '') or 600000000
+local hint = tonumber(ARGV[18] or '') or 0
+local tmo = tonumber(ARGV[19] or '') or 0
+local issued = tonumber(ARGV[20] or '') or 0
+local probed = tonumber(ARGV[21] or '') or 0
+local slow = {}
+for w in string.gmatch(ARGV[22] or '', '%S+') do slow[tonumber(w)] = true end
+local skip = tonumber(ARGV[23] or '') or -1
 local now
 if ARGV[16] ~= nil and ARGV[16] ~= '' then
   now = tonumber(ARGV[16])
@@ -48,15 +67,21 @@ local old = redis.call('HGET', key, 'p')
 if old then
   for w in string.gmatch(old, '%S+') do x[#x + 1] = tonumber(w) end
 end
-if #x ~= 14 + 2 * n then
+if #x == 14 + 2 * n then
+  x[15 + 2 * n] = (x[8] >= 0) and (x[8] + rec) or 0
+  x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0
+end
+if #x ~= 18 + 2 * n then
   x = {now, 0, 0, now, now, 0, 0, -1, 0, 0, 0, 0}
   for i = 1, 2 * n do x[12 + i] = 0 end
   x[13 + 2 * n] = now
   x[14 + 2 * n] = 0
+  x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0, 0
   old = nil
 end
 local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
 local cg, pv = x[13 + 2 * n], x[14 + 2 * n]
+local cen, cause, sh, lf = x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n]
 local function A(i) return x[12 + i] end
 local function D(i) return x[12 + n + i] end
 local function active()
@@ -65,54 +90,85 @@ local function active()
   end
   return -1
 end
-local function trip(at)
-  st = 1; g = g + 1; cg = g; f = 0; s = 0; ta = at; act = 1; pr = 0; pst = 0
+local function zero() f = 0; sh = 0; lf = 0 end
+local function trip(at, k, h)
+  local e, c = at + rec, 0
+  if sh > e then e = sh; c = 1 end
+  if k == 2 then
+    c = 2
+    if h == 0 and at + qcd > e then e = at + qcd end
+  end
+  st = 1; g = g + 1; cg = g; zero(); s = 0; ta = at; cen = e; cause = c; act = 1; pr = 0; pst = 0
 end
-local function probeFailed(k, at)
-  s = 0
-  if k == 1 then trip(at); return end
+local function count(h, at)
   f = f + 1
-  if f >= th then trip(at) end
+  if at > lf then lf = at end
+  if h > sh then sh = h end
+end
+local function probeFailed(k, h, at)
+  s = 0
+  count(h, at)
+  if k == 1 or k == 2 or f >= th then trip(at, k, h) end
 end
 local function expire()
   if st == 2 and pr == 1 and now - pst >= lease then
     local e = pst + lease
     pr = 0; pst = 0
-    probeFailed(0, e)
+    probeFailed(0, 0, e)
   end
+end
+local function usable(sk)
+  for i = 1, n do
+    if D(i) == 0 and A(i) < maxf and i - 1 ~= sk and not slow[i] then return i - 1 end
+  end
+  return -1
 end
 local function clearBudgets()
   for i = 1, n do x[12 + i] = 0 end
 end
 expire()
-local entry, probe = -1, 0
+local entry, probe, unc = -1, 0, 0
 if op == 'begin' then
-  if st == 1 and now - ta >= rec then
-    st = 2; g = g + 1; cg = g; f = 0; s = 0
+  if st == 1 and now >= cen then
+    st = 2; g = g + 1; cg = g; zero(); s = 0
   end
+  local alt = usable(-1)
+  local past = slow[0] and alt >= 0
   if st == 0 then
-    entry = -1
-  elseif st == 2 and pr == 0 then
-    pq = pq + 1; pr = 1; pst = now; probe = pq
+    if past then entry = alt; unc = 1 end
+  elseif st == 2 and pr == 0 and probed == 0 then
+    if past then
+      entry = alt
+    else
+      pq = pq + 1; pr = 1; pst = now; probe = pq
+    end
   elseif n == 0 then
-    entry = -1
+    if probed == 1 then entry = -2 end
   else
     entry = active()
-    if entry < 0 then entry = -2 end
+    if entry < 0 then
+      entry = -2
+    elseif slow[entry + 1] and alt >= 0 then
+      entry = alt
+    end
   end
+elseif op == 'hedge' then
+  entry = usable(skip)
+  if entry < 0 then entry = -3 end
+  if st == 0 then unc = 1 end
 elseif op == 'success' or op == 'failure' or op == 'cancel' then
   if tpr ~= 0 then
     if st == 2 and pr == 1 and pq == tpr and g == tg then
       pr = 0; pst = 0
       if op == 'success' then
         if tg > pv then pv = tg end
-        f = 0; s = s + 1
+        zero(); s = s + 1
         if s >= need then
-          st = 0; g = g + 1; cg = g; ce = ce + 1; f = 0; s = 0; ta = -1; pr = 0; pst = 0
+          st = 0; g = g + 1; cg = g; ce = ce + 1; zero(); s = 0; ta = -1; cen = 0; cause = 0; pr = 0; pst = 0
           clearBudgets()
         end
       elseif op == 'failure' then
-        probeFailed(kind, now)
+        probeFailed(kind, hint, now)
       end
     end
   elseif op ~= 'cancel' then
@@ -121,26 +177,31 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
         if op == 'success' then
           if f > 0 then
             if tg > pv then pv = tg end
-            f = 0; g = g + 1
+            zero(); g = g + 1
           end
         elseif tg >= pv then
           if f == 0 then g = g + 1 end
-          f = f + 1
-          if f >= th then trip(now) end
+          local at = now
+          if tmo == 1 and issued > 0 and issued < now then at = issued end
+          count(hint, at)
+          if kind == 2 or f >= th then trip(lf, kind, hint) end
         end
       end
     elseif op == 'failure' and ce == tce and ten < n then
-      x[13 + ten] = A(ten + 1) + 1
+      local a = A(ten + 1) + 1
+      if kind == 2 and a < maxf then a = maxf end
+      x[13 + ten] = a
     end
   end
 elseif op == 'avail' then
   if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1 end
 elseif op == 'reset' then
-  st = 0; g = g + 1; cg = g; ce = ce + 1; f = 0; s = 0; ta = -1; act = 0; pr = 0; pst = 0
+  st = 0; g = g + 1; cg = g; ce = ce + 1; zero(); s = 0; ta = -1; cen = 0; cause = 0; act = 0; pr = 0; pst = 0
   clearBudgets()
 end
 x[1], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12] = ep, st, g, ce, f, s, ta, act, pr, pst, pq
 x[13 + 2 * n], x[14 + 2 * n] = cg, pv
+x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = cen, cause, sh, lf
 local parts = {}
 for i = 1, #x do parts[i] = S(x[i]) end
 local p = table.concat(parts, ' ')
@@ -155,6 +216,7 @@ end
 x[#x + 1] = now
 x[#x + 1] = entry
 x[#x + 1] = probe
+x[#x + 1] = unc
 return x
 `
 

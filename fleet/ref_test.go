@@ -3,7 +3,7 @@ package fleet
 import "github.com/loopctl/loopctl-go/breaker"
 
 // refTool is the reference model of one local tool breaker (SEMANTICS §1,
-// rev 2), written from the table, for the equivalence test. Times are µs.
+// rev 3), written from the table, for the equivalence test. Times are µs.
 // Calls are ordered by start with the counter SEMANTICS suggests: bumped on
 // every state change, on the first failure after a clean state and on a
 // success that resets the count.
@@ -23,8 +23,9 @@ type refTool struct {
 }
 
 type refPermit struct {
-	order uint64
-	probe uint64 // 0: not the probe
+	order  uint64
+	probe  uint64 // 0: not the probe
+	issued int64  // when the gate granted it (rev 3: a timeout's date)
 }
 
 func newRefTool(th int, rec, lease int64) *refTool {
@@ -47,7 +48,7 @@ func (r *refTool) allow(now int64) (refPermit, bool, breaker.State, int64) {
 	r.expire(now)
 	switch {
 	case r.st == breaker.Closed:
-		return refPermit{order: r.order}, true, 0, 0
+		return refPermit{order: r.order, issued: now}, true, 0, 0
 	case r.st == breaker.Open && now-r.lf < r.rec:
 		return refPermit{}, false, breaker.Open, r.lf + r.rec - now
 	case r.st == breaker.HalfOpen && r.probing:
@@ -56,7 +57,7 @@ func (r *refTool) allow(now int64) (refPermit, bool, breaker.State, int64) {
 	r.ps, r.probing = now, true
 	r.probeID++
 	r.change(breaker.HalfOpen)
-	return refPermit{order: r.order, probe: r.probeID}, true, 0, 0
+	return refPermit{order: r.order, probe: r.probeID, issued: now}, true, 0, 0
 }
 
 func (r *refTool) success(p refPermit, now int64) {
@@ -73,7 +74,21 @@ func (r *refTool) success(p refPermit, now int64) {
 	}
 }
 
-func (r *refTool) failure(p refPermit, now int64) {
+func (r *refTool) failure(p refPermit, now int64) { r.failureAt(p, now, now) }
+
+// timeout (rev 3): dated at the permit's issue; a probe at the earlier of now
+// and its lease end.
+func (r *refTool) timeout(p refPermit, now int64) {
+	at := p.issued
+	if p.probe != 0 {
+		at = min(now, p.issued+r.lease)
+	}
+	r.failureAt(p, now, at)
+}
+
+// failureAt is a failure arriving at now dated at at: the last failure never
+// moves back.
+func (r *refTool) failureAt(p refPermit, now, at int64) {
 	r.expire(now)
 	if p.order < r.maxSucc {
 		return // stale: a call that started later succeeded
@@ -82,7 +97,10 @@ func (r *refTool) failure(p refPermit, now int64) {
 		r.order++
 	}
 	r.failures++
-	r.lf, r.hasLF = now, true
+	if !r.hasLF || at > r.lf {
+		r.lf = at
+	}
+	r.hasLF = true
 	switch r.st {
 	case breaker.Closed:
 		if r.failures >= r.th {

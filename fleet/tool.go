@@ -101,15 +101,15 @@ func (b *ToolBreaker) Name() string { return b.name }
 
 func (b *ToolBreaker) channel() string { return b.ch }
 
-// script runs one event on the store for a permit of generation gen. Reply
-// layout: see toolLua.
-func (b *ToolBreaker) script(op string, probe bool, gen uint64) ([]int64, error) {
+// script runs one event on the store for a permit of generation gen issued
+// at at (store µs; a probe: its grant). Reply layout: see toolLua.
+func (b *ToolBreaker) script(op string, probe bool, gen uint64, at int64) ([]int64, error) {
 	pr := "0"
 	if probe {
 		pr = "1"
 	}
 	args := []string{op, b.static[0], b.static[1], b.static[2], b.ch,
-		pr, strconv.FormatUint(gen, 10), "0", b.s.clock.arg()}
+		pr, strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg()}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {
 		return nil, err

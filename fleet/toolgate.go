@@ -18,7 +18,7 @@ var errShortReply = errors.New("fleet: short script reply")
 // follows the Store's [Policy].
 func (b *ToolBreaker) Allow() (Permit, error) {
 	if mr := b.mirror.Load(); mr.quiet {
-		return Permit{b: b, gen: mr.g}, nil
+		return Permit{b: b, gen: mr.g, at: b.s.clock.storeNow() / 1000}, nil
 	}
 	return b.allowSlow()
 }
@@ -39,7 +39,7 @@ func (b *ToolBreaker) allowSlow() (Permit, error) {
 			return Permit{}, b.refusal(breaker.HalfOpen, until-now)
 		}
 	}
-	v, err := b.script("allow", false, 0)
+	v, err := b.script("allow", false, 0, 0)
 	if err != nil {
 		if mr = b.mirror.Load(); mr.mode != Shared {
 			return b.allowDown(mr)
@@ -48,8 +48,9 @@ func (b *ToolBreaker) allowSlow() (Permit, error) {
 	}
 	// v: ep, v, m, g, f, lf, ps, now, granted, token, wait
 	if v[8] == 1 {
-		p := Permit{b: b, gen: uint64(v[3]), probe: v[9] != 0}
+		p := Permit{b: b, gen: uint64(v[3]), at: v[7], probe: v[9] != 0}
 		if p.probe {
+			p.at = v[6]
 			p.dl = b.s.clock.toLocal(v[6] + b.lease).UnixNano()
 		}
 		return p, nil
@@ -96,12 +97,14 @@ func (b *ToolBreaker) refusal(st breaker.State, d int64) error {
 // with the same methods as [breaker.Permit]. It carries the breaker's
 // generation when it was issued (the start order of its call) and whether it
 // holds the probe slot; the probe's generation is its fencing token: only the
-// current probe's verdict can close the breaker. The zero Permit is valid and
-// its methods do nothing.
+// current probe's verdict can close the breaker. It also carries when it was
+// issued (a timeout is dated at it: SEMANTICS §1, rev 3). The zero Permit is
+// valid and its methods do nothing.
 type Permit struct {
 	b     *ToolBreaker // nil: the zero Permit (and FailOpen's): settling does nothing
 	gen   uint64       // with localBit: issued by a local breaker (see localTool)
 	dl    int64        // probe: the lease end, local Unix ns
+	at    int64        // issue time (a probe: its grant): store µs; local permits: local Unix ns
 	probe bool
 }
 
@@ -121,7 +124,7 @@ func (p Permit) Deadline() (time.Time, bool) {
 // breaker costs no round trip.
 func (p Permit) Success() {
 	if b := p.b; b != nil && (p.probe || !b.mirror.Load().quiet) {
-		b.settle(p.gen, p.probe, "success")
+		b.settle(p, "success")
 	}
 }
 
@@ -130,7 +133,18 @@ func (p Permit) Success() {
 // failure changes nothing). One round trip.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.settle(p.gen, p.probe, "failure")
+		p.b.settle(p, "failure")
+	}
+}
+
+// Timeout reports that the call gave no answer until its deadline, like
+// [breaker.Permit.Timeout]: a failure dated at the permit's issue (on the
+// store's clock) for a permit that is not the probe, never moving the last
+// failure back; a probe's timeout is dated now, or at its lease end once the
+// lease has run out. One round trip.
+func (p Permit) Timeout() {
+	if p.b != nil {
+		p.b.settle(p, "timeout")
 	}
 }
 
@@ -138,18 +152,21 @@ func (p Permit) Failure() {
 // released at once (one round trip); any other cancel costs nothing.
 func (p Permit) Cancel() {
 	if p.b != nil && p.probe {
-		p.b.settle(p.gen, p.probe, "cancel")
+		p.b.settle(p, "cancel")
 	}
 }
 
 // Done settles p from a call's error like [breaker.Permit.Done]: nil is a
-// success, context.Canceled a cancel, anything else a failure.
+// success, context.Canceled a cancel, context.DeadlineExceeded a timeout,
+// anything else a failure.
 func (p Permit) Done(err error) {
 	switch {
 	case err == nil:
 		p.Success()
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
+	case errors.Is(err, context.DeadlineExceeded):
+		p.Timeout()
 	default:
 		p.Failure()
 	}
@@ -159,17 +176,21 @@ func (p Permit) Done(err error) {
 // up, else to the local breaker (a shared permit settled while the store is
 // down counts there as a plain call; a local permit settled after the store
 // came back is dropped: the store wins).
-func (b *ToolBreaker) settle(gen uint64, probe bool, op string) {
+func (b *ToolBreaker) settle(p Permit, op string) {
+	gen, probe, at := p.gen, p.probe, p.at
 	mr := b.mirror.Load()
 	local := gen&localBit != 0
 	if !local && mr.mode == Shared {
-		if _, err := b.script(op, probe, gen); err == nil {
+		if _, err := b.script(op, probe, gen, at); err == nil {
 			return
 		}
 		mr = b.mirror.Load()
 	}
 	if mr.mode != LocalMode {
 		return
+	}
+	if !local {
+		at = at*1000 - b.s.clock.offset.Load() // store µs to local ns
 	}
 	if !local || !mr.local.issued(gen) {
 		gen, probe = 0, false // a plain call of the local breaker, never its probe
@@ -179,7 +200,12 @@ func (b *ToolBreaker) settle(gen uint64, probe bool, op string) {
 	case "success":
 		mr.local.success(gen, probe, now)
 	case "failure":
-		mr.local.failure(gen, now)
+		mr.local.failure(gen, now, now)
+	case "timeout":
+		if p.probe {
+			at += b.lease * 1000 // a probe: dated at its lease end at the latest
+		}
+		mr.local.failure(gen, now, at)
 	case "cancel":
 		mr.local.cancel(gen, probe, now)
 	}
@@ -188,8 +214,8 @@ func (b *ToolBreaker) settle(gen uint64, probe bool, op string) {
 
 // Do runs fn through b like [breaker.Do]: it takes the gate (returning the
 // refusal without calling fn), calls fn under a context bounded by the probe's
-// lease when the permit is the probe, and settles the permit with Done. If fn
-// panics, the permit is settled as a failure and the panic continues.
+// lease when the permit is the probe, and settles the permit with Done (a
+// call cut by its deadline as a timeout, as breaker.Do does). If fn panics, the permit is settled as a failure and the panic continues.
 func Do[T any](ctx context.Context, b *ToolBreaker, fn func(context.Context) (T, error)) (T, error) {
 	p, err := b.Allow()
 	if err != nil {
@@ -209,6 +235,10 @@ func Do[T any](ctx context.Context, b *ToolBreaker, fn func(context.Context) (T,
 	}()
 	v, err := fn(ctx)
 	settled = true
-	p.Done(err)
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded {
+		p.Timeout() // cut by its deadline, whatever fn made of it
+	} else {
+		p.Done(err)
+	}
 	return v, err
 }

@@ -48,13 +48,13 @@ func (l *localTool) allow(now int64) (Permit, int64, breaker.State) {
 	l.expire(now)
 	switch {
 	case l.m == 0:
-		return Permit{gen: l.g}, 0, 0
+		return Permit{gen: l.g, at: now}, 0, 0
 	case l.m == 1 && now < l.lf+l.rec:
 		return Permit{}, l.lf + l.rec - now, breaker.Open
 	case l.m == 1 || l.m == 3:
 		l.ps = now
 		l.setMode(2)
-		return Permit{gen: l.g, probe: true, dl: now + l.lease}, 0, 0
+		return Permit{gen: l.g, probe: true, dl: now + l.lease, at: now}, 0, 0
 	}
 	return Permit{}, max(l.ps+l.lease-now, 1), breaker.HalfOpen
 }
@@ -77,7 +77,10 @@ func (l *localTool) success(gen uint64, probe bool, now int64) {
 	}
 }
 
-func (l *localTool) failure(gen uint64, now int64) {
+// failure applies a failure arriving at now, dated at the earlier of now and
+// at (a timeout's issue or a probe's lease end); the last failure never moves
+// back.
+func (l *localTool) failure(gen uint64, now, at int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
@@ -88,7 +91,10 @@ func (l *localTool) failure(gen uint64, now int64) {
 		l.g++
 	}
 	l.f++
-	l.lf, l.hasLF = now, true
+	if t := min(now, at); !l.hasLF || t > l.lf {
+		l.lf = t
+	}
+	l.hasLF = true
 	switch l.m {
 	case 0:
 		if l.f >= l.th {

@@ -137,7 +137,7 @@ func (b *ToolBreaker) Snapshot() ToolSnapshot {
 func (b *ToolBreaker) Reset() {
 	mr := b.mirror.Load()
 	if mr.mode == Shared {
-		if _, err := b.script("reset", false, 0); err == nil {
+		if _, err := b.script("reset", false, 0, 0); err == nil {
 			return
 		}
 		mr = b.mirror.Load()

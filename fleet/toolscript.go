@@ -2,11 +2,14 @@ package fleet
 
 import "github.com/redis/rueidis"
 
-// toolLua applies one event to a shared tool breaker (SEMANTICS §1, rev 2),
+// toolLua applies one event to a shared tool breaker (SEMANTICS §1, rev 3),
 // atomically, on the store's clock. KEYS[1] is the breaker's hash. ARGV:
-// op (allow, success, failure, cancel, sync, reset), threshold, cooldown (µs),
-// lease (µs), channel, the permit's epoch, generation and probe token, and
-// (tests only, else empty) a virtual time replacing TIME.
+// op (allow, success, failure, timeout, cancel, sync, reset), threshold,
+// cooldown (µs), lease (µs), channel, the permit's probe flag, generation and
+// issue time (µs; a probe: its grant), and (tests only, else empty) a virtual
+// time replacing TIME. A failure is dated now; a timeout at its permit's
+// issue, a probe's timeout at the earlier of now and its lease end; the last
+// failure never moves back.
 //
 // Hash fields: ep epoch (the store's TIME in µs when the state was created; a
 // store restarted empty makes a new one, so tokens of the old epoch are
@@ -78,10 +81,17 @@ elseif op == 'success' then
     f = 0; ps = 0; setmode(0)
     if pg > sg then sg = pg end
   end
-elseif op == 'failure' then
+elseif op == 'failure' or op == 'timeout' then
   if pg >= sg then
+    local at = now
+    if op == 'timeout' then
+      at = tonumber(ARGV[8])
+      if pprobe == 1 then at = at + lease end
+      if at > now then at = now end
+    end
     if m == 0 and f == 0 then g = g + 1 end
-    f = f + 1; lf = now; dirty = true
+    f = f + 1; dirty = true
+    if at > lf then lf = at end
     if m == 0 then
       if f >= th then setmode(1) end
     elseif m == 2 or m == 3 then

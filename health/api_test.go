@@ -47,4 +47,7 @@ var (
 	_ func(health.Permit) (time.Time, bool)                                                            = health.Permit.Deadline
 	_ func(*health.Registry, string) bool                                                              = (*health.Registry).Reset
 	_ func(context.Context, *health.Registry, string, func(context.Context) (int, error)) (int, error) = health.Do[int]
+
+	// Revision 3 addition: a timeout, dated at the call's start.
+	_ func(health.Permit) = health.Permit.Timeout
 )

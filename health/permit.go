@@ -56,19 +56,32 @@ func (p Permit) Failure() {
 	}
 }
 
+// Timeout records a failed call that gave no answer until its deadline and
+// reports it to the breaker as a timeout (see [breaker.Permit.Timeout]: dated
+// at the call's start, a probe at its lease end at the latest). The Stats
+// record it like any failure.
+func (p Permit) Timeout() {
+	if p.e != nil {
+		p.record(false)
+		p.p.Timeout()
+	}
+}
+
 // Cancel reports that the caller gave up: nothing is recorded, and a probe
 // slot held by p is freed (see [breaker.Permit.Cancel]).
 func (p Permit) Cancel() { p.p.Cancel() }
 
 // Done settles p from a call's error: nil is a success, an error matching
-// context.Canceled is a cancel, and anything else (including
-// context.DeadlineExceeded) is a failure.
+// context.Canceled is a cancel, an error matching context.DeadlineExceeded is
+// a timeout ([Permit.Timeout]), and anything else is a failure.
 func (p Permit) Done(err error) {
 	switch {
 	case err == nil:
 		p.Success()
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
+	case errors.Is(err, context.DeadlineExceeded):
+		p.Timeout()
 	default:
 		p.Failure()
 	}
@@ -92,8 +105,10 @@ func (p Permit) record(ok bool) {
 // A probe's call never outlives its lease: fn then runs under a context that
 // ends at the earlier of ctx's deadline and the lease end (the lease remaining
 // on the registry's clock, applied with context.WithTimeout), so a probe cut by
-// its lease settles as a failure and frees the caller at the lease end. Other
-// calls run under ctx itself.
+// its lease settles as a failure dated at the lease end and frees the caller
+// then. Other calls run under ctx itself; one cut by its deadline (fn's error
+// matches context.DeadlineExceeded, or fn failed after ctx ended by its
+// deadline) settles as a timeout, dated at the call's start.
 //
 // To route first, resolve the tool with a [Router] and pass the resolved name.
 func Do[T any](ctx context.Context, r *Registry, tool string, fn func(context.Context) (T, error)) (T, error) {
@@ -113,7 +128,11 @@ func Do[T any](ctx context.Context, r *Registry, tool string, fn func(context.Co
 	v, err := fn(ctx)
 	q := p
 	p.e = nil
-	q.Done(err)
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded {
+		q.Timeout() // cut by its deadline, whatever fn made of it
+	} else {
+		q.Done(err)
+	}
 	return v, err
 }
 

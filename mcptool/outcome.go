@@ -30,7 +30,8 @@ const (
 	// is down or died during the call. A failure for the breaker.
 	OutcomeFailure Outcome = "failure"
 	// OutcomeTimeout: the call's deadline (its timeout, the probe's lease or the
-	// caller's deadline) passed. A failure for the breaker.
+	// caller's deadline) passed. A timeout for the breaker (SEMANTICS §1, rev
+	// 3): a failure dated at the call's start (a probe's at its lease end).
 	OutcomeTimeout Outcome = "timeout"
 	// OutcomeCancel: the caller cancelled. No verdict.
 	OutcomeCancel Outcome = "cancel"
@@ -55,12 +56,14 @@ const (
 	verdictNone verdict = iota
 	verdictSuccess
 	verdictFailure
+	verdictTimeout // a failure dated at the call's start
 )
 
 // classify judges a finished call. caller is the context the caller gave
-// (whose cancellation is a cancel); the deadline of the call's own context
-// passing is a timeout.
-func classify(caller context.Context, res *mcp.CallToolResult, err error, opts ToolOptions) (Outcome, verdict) {
+// (whose cancellation is a cancel), call the call's own context: an error
+// matching context.DeadlineExceeded, or any error once call's deadline has
+// passed, is a timeout.
+func classify(caller, call context.Context, res *mcp.CallToolResult, err error, opts ToolOptions) (Outcome, verdict) {
 	switch {
 	case err == nil && res != nil && res.IsError:
 		if opts.CountToolErrors {
@@ -71,8 +74,8 @@ func classify(caller context.Context, res *mcp.CallToolResult, err error, opts T
 		return OutcomeSuccess, verdictSuccess
 	case errors.Is(caller.Err(), context.Canceled):
 		return OutcomeCancel, verdictNone
-	case errors.Is(err, context.DeadlineExceeded):
-		return OutcomeTimeout, verdictFailure
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(call.Err(), context.DeadlineExceeded):
+		return OutcomeTimeout, verdictTimeout
 	case isInvalidParams(err):
 		return OutcomeInvalidArguments, verdictNone
 	default:

@@ -204,6 +204,10 @@ func TestProxyTimeoutCancelsUpstreamAndCounts(t *testing.T) {
 		if st := h.p.Registry().Stats("s/hang"); st.Failures != 1 {
 			t.Fatalf("timeout not counted: %+v", st)
 		}
+		// SEMANTICS §1, rev 3: the breaker dates the timeout at the call's start.
+		if lf := h.p.Registry().Breaker("s/hang").Snapshot().LastFailure; !lf.Equal(began) {
+			t.Fatalf("LastFailure %v, want the call's start %v (2s earlier than its end)", lf, began)
+		}
 	})
 }
 

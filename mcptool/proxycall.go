@@ -71,12 +71,14 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress f
 	}()
 	res, err := pt.up.CallToolProgress(cctx, pt.tool, args, progress)
 	settled = true
-	outcome, v := classify(ctx, res, err, opts)
+	outcome, v := classify(ctx, cctx, res, err, opts)
 	switch v {
 	case verdictSuccess:
 		permit.Success()
 	case verdictFailure:
 		permit.Failure()
+	case verdictTimeout:
+		permit.Timeout()
 	default:
 		permit.Cancel()
 	}

@@ -123,11 +123,14 @@ func checkWins(t *testing.T, label string, s Scenario) {
 	}
 }
 
-// TestShortOutageSeeds pins the count README.md gives: over seeds 1 to 100 of the
-// short outage, the breaker trips on the healthy service in 26, and in each of them
-// it is still open when the run ends; in the others it never trips and ties every row.
+// TestShortOutageSeeds: over seeds 1 to 100 of the short outage the breaker never
+// trips on the recovered service (SEMANTICS §1, rev 3: the timeouts of the calls
+// that hung since the outage are dated at their start, inside it), and it is closed
+// and the service recovered when every run ends. Under rev 2 it tripped on the
+// healthy service in 26 seeds and stayed open until the run ended, failing about 100
+// calls each; README.md gives the numbers of both.
 func TestShortOutageSeeds(t *testing.T) {
-	tripped := 0
+	tripped, failed := 0, 0
 	for seed := uint64(1); seed <= 100; seed++ {
 		s := ShortOutage()
 		s.Seed = seed
@@ -136,30 +139,26 @@ func TestShortOutageSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := res.Breaker.Metrics
-		if m.Trips == 0 {
-			for _, row := range res.Rows() {
-				if row.Winner != NotCompared && row.Winner != Tie {
-					t.Errorf("seed %d: no trip, but %q is not a tie (%s against %s)", seed, row.Label, row.Plain, row.Breaker)
-				}
-			}
-			continue
+		if m.TripsOnRecovered != 0 {
+			t.Errorf("seed %d: %d trips dated after the fix: %+v", seed, m.TripsOnRecovered, m)
 		}
-		tripped++
-		if m.BreakerClosed >= 0 || m.Recovered {
-			t.Errorf("seed %d: tripped, but closed again within the run: %+v", seed, m)
+		if m.BreakerClosed < 0 || !m.Recovered {
+			t.Errorf("seed %d: not closed and recovered at the end: %+v", seed, m)
 		}
+		if m.Trips > 0 {
+			tripped++
+		}
+		failed += m.Failed
 	}
-	if tripped != 26 {
-		t.Errorf("the breaker tripped in %d of 100 seeds; README.md says 26", tripped)
-	}
+	t.Logf("short outage, seeds 1-100: %d trips dated inside the outage, %d failed calls in all", tripped, failed)
 }
 
 // TestShortOutageTripsOnSomeSeeds pins what README.md says about the short outage:
 // with seed 1 the first retry to succeed comes before the third failure of the calls
 // that hung since the outage, so those failures are stale and the breaker never trips
-// (every row a tie); with seed 13 three of them fail before any retry succeeds, the
-// breaker trips on the healthy service, and the other hung calls' failures restart
-// its cooldown until the run ends.
+// (every row a tie); with seed 13 three of them fail before any retry succeeds and
+// trip the breaker, but the trip is dated at their start, inside the outage, so its
+// cooldown has passed and the next call is the probe, which closes it at once.
 func TestShortOutageTripsOnSomeSeeds(t *testing.T) {
 	s := ShortOutage()
 	res, err := Simulate(context.Background(), s)
@@ -174,7 +173,8 @@ func TestShortOutageTripsOnSomeSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Breaker.Metrics
-	if m.Trips != 1 || m.StaleFailures != 0 || m.Failed != 100 || m.Recovered || res.Plain.Metrics.Failed != 0 {
+	if m.Trips != 1 || m.TripsOnRecovered != 0 || m.Failed > 3 || !m.Recovered || m.BreakerClosed < 0 ||
+		m.BreakerClosed-m.FirstSuccess > time.Second || res.Plain.Metrics.Failed != 0 {
 		t.Errorf("seed 13: %+v", m)
 	}
 }
@@ -268,43 +268,47 @@ func TestProbeCutAtLease(t *testing.T) {
 	}
 	p := phase(s, 0)
 	sec := func(n int) time.Duration { return p + time.Duration(n)*time.Second }
-	// p hangs 20s and trips it; p+10 is skipped; p+20 is refused (cooldown); p+30
-	// probes the dead service and is cut at p+38; p+40 refused; p+50 probes, cut at
-	// p+58; p+60 refused; p+70 probes the fixed service and closes it; p+80 succeeds.
+	// p hangs 20s and trips it, dated at its start p (SEMANTICS §1, rev 3: a
+	// timeout is dated at its call's start), so the 5s cooldown has passed: p+20
+	// probes the dead service at once and is cut at p+28; p+30 refused; p+40
+	// probes, cut at p+48; p+50 refused; p+60 probes the fixed service and closes
+	// it; p+70 and p+80 succeed.
 	wantProbes := []Probe{
-		{At: sec(30), End: sec(38), Failed: true, Cut: true},
-		{At: sec(50), End: sec(58), Failed: true, Cut: true},
-		{At: sec(70), End: sec(71)},
+		{At: sec(20), End: sec(28), Failed: true, Cut: true},
+		{At: sec(40), End: sec(48), Failed: true, Cut: true},
+		{At: sec(60), End: sec(61)},
 	}
 	if !reflect.DeepEqual(res.Breaker.Probes, wantProbes) {
 		t.Errorf("probes (phase %v):\n got %+v\nwant %+v", p, res.Breaker.Probes, wantProbes)
 	}
 	wantBand := []Segment{
 		{0, sec(20), breaker.Closed},
-		{sec(20), sec(30), breaker.Open},
-		{sec(30), sec(38), breaker.HalfOpen},
-		{sec(38), sec(50), breaker.Open},
-		{sec(50), sec(58), breaker.HalfOpen},
-		{sec(58), sec(70), breaker.Open},
-		{sec(70), sec(71), breaker.HalfOpen},
-		{sec(71), 90 * time.Second, breaker.Closed},
+		{sec(20), sec(20), breaker.Open},
+		{sec(20), sec(28), breaker.HalfOpen},
+		{sec(28), sec(40), breaker.Open},
+		{sec(40), sec(48), breaker.HalfOpen},
+		{sec(48), sec(60), breaker.Open},
+		{sec(60), sec(61), breaker.HalfOpen},
+		{sec(61), 90 * time.Second, breaker.Closed},
 	}
 	if !reflect.DeepEqual(res.Breaker.Band, wantBand) {
 		t.Errorf("band (phase %v):\n got %v\nwant %v", p, res.Breaker.Band, wantBand)
 	}
 	m := res.Breaker.Metrics
-	if m.Calls != 8 || m.Skipped != 1 || m.Succeeded != 2 || m.Failed != 3 || m.Refused != 3 ||
+	if m.Calls != 8 || m.Skipped != 1 || m.Succeeded != 3 || m.Failed != 3 || m.Refused != 2 ||
 		m.ReachedDead != 3 || m.Probes != 3 || m.ProbesCut != 2 || m.Waiting != 36*time.Second ||
-		m.FirstSuccess != sec(11) || m.BreakerClosed != sec(11) {
+		m.FirstSuccess != sec(1) || m.BreakerClosed != sec(1) {
 		t.Errorf("breaker metrics (phase %v): %+v", p, m)
 	}
 }
 
-// TestLateFailureRestartsCooldown: two callers hang on the dead service at once (both
-// phases are within one interval, shorter than the timeout); the first
-// failure trips the breaker, the second arrives while it is open and restarts the
-// cooldown, so the first probe comes a cooldown after the late failure.
-func TestLateFailureRestartsCooldown(t *testing.T) {
+// TestLateTimeoutDatedAtStart: two callers hang on the dead service at once (both
+// phases are within one interval, shorter than the timeout); the first timeout
+// trips the breaker dated at its call's start (SEMANTICS §1, rev 3), so the
+// cooldown has passed and a probe follows without waiting a cooldown from the
+// trip; the second timeout arrives late and moves the last failure forward to
+// its own start, never back.
+func TestLateTimeoutDatedAtStart(t *testing.T) {
 	s := DefaultScenario()
 	s.Callers, s.Warmup, s.Retries, s.FailureThreshold = 2, 0, 0, 1
 	s.Timeout, s.Interval, s.Cooldown = 20*time.Second, 10*time.Second, 7*time.Second
@@ -313,20 +317,21 @@ func TestLateFailureRestartsCooldown(t *testing.T) {
 		t.Fatal(err)
 	}
 	p0, p1 := phase(s, 0), phase(s, 1)
-	late := max(p0, p1) + s.Timeout
 	if p0 == p1 {
 		t.Fatal("equal phases: pick another seed")
 	}
+	first := min(p0, p1) + s.Timeout
 	m := res.Breaker.Metrics
 	if m.Trips != 1 || m.LateFailures < 1 {
 		t.Fatalf("trips %d, late failures %d; want 1 and at least 1", m.Trips, m.LateFailures)
 	}
 	band := res.Breaker.Band
-	if band[1].State != breaker.Open || band[1].From != min(p0, p1)+s.Timeout {
-		t.Fatalf("band[1] = %v, want open from the first failure %v", band[1], min(p0, p1)+s.Timeout)
+	if band[1].State != breaker.Open || band[1].From != first {
+		t.Fatalf("band[1] = %v, want open from the first failure %v", band[1], first)
 	}
-	if band[2].State != breaker.HalfOpen || band[2].From < late+s.Cooldown {
-		t.Fatalf("first probe %v, want half-open no earlier than %v (late failure %v + cooldown)", band[2], late+s.Cooldown, late)
+	if band[2].State != breaker.HalfOpen || band[2].From >= first+s.Cooldown {
+		t.Fatalf("first probe %v, want half-open before %v (the trip is dated at %v, its call's start)",
+			band[2], first+s.Cooldown, min(p0, p1))
 	}
 }
 

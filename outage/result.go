@@ -45,6 +45,13 @@ type Metrics struct {
 	Probes      int // permits that held the breaker's probe slot
 	Trips       int // breaker transitions from Closed to Open
 
+	// TripsOnRecovered counts trips dated after the fix (the breaker's last
+	// failure when it tripped is after the end of the last outage): trips that
+	// hold the breaker open on a service that has recovered. A timeout is dated
+	// at its attempt's start (SEMANTICS section 1, rev 3), so a trip caused by
+	// attempts that hung since the outage is dated inside it.
+	TripsOnRecovered int
+
 	// ProbesCut counts probes cut at the end of their lease (each failed then).
 	ProbesCut int
 

@@ -229,7 +229,13 @@ func (sm *sim) attemptEnd(i int) {
 			c.probe = 0
 		}
 		before := sm.b.Snapshot()
-		c.permit.Done(err)
+		if c.dead && !c.cut {
+			// It hung until the caller's timeout: a timeout, dated at the
+			// attempt's start (SEMANTICS section 1, rev 3).
+			c.permit.Timeout()
+		} else {
+			c.permit.Done(err) // a probe cut at its lease: dated at the lease end
+		}
 		c.permit = breaker.Permit{}
 		if err != nil {
 			after := sm.b.Snapshot()
@@ -271,6 +277,9 @@ func (sm *sim) bad() { sm.lastBad, sm.haveBad = sm.now, true }
 func (sm *sim) onStateChange(_ string, from, to breaker.State) {
 	if from == breaker.Closed && to == breaker.Open {
 		sm.m.Trips++
+		if sm.b.Snapshot().LastFailure.Sub(epoch) > sm.s.fix() {
+			sm.m.TripsOnRecovered++
+		}
 	}
 }
 

@@ -24,6 +24,8 @@ var (
 		MaxRateLimitDelay: time.Duration(0),
 		Rand:              func() float64 { return 0 },
 		OnRetry:           func(retry.Attempt) {},
+		Failover:          false,            // rev 3
+		RateLimitWait:     time.Duration(0), // rev 3
 	}
 	_ = retry.Attempt{Number: 1, Err: error(nil), Delay: time.Duration(0)}
 
@@ -49,4 +51,19 @@ var (
 
 	_ func(string, time.Time) (time.Duration, bool) = retry.ParseRetryAfter
 	_ func(http.Header, time.Time) time.Duration    = retry.RetryAfterFromHeader
+
+	// rev 3: kinds and hints.
+	_ retry.Limit                                   = retry.NoLimit
+	_ retry.Limit                                   = retry.Throttle
+	_ retry.Limit                                   = retry.Quota
+	_ retry.Limit                                   = retry.Overload
+	_ func(retry.Limit) string                      = retry.Limit.String
+	_ func(retry.Limit) ([]byte, error)             = retry.Limit.MarshalText
+	_ func(*retry.Limit, []byte) error              = (*retry.Limit).UnmarshalText
+	_ func(int, string, string, string) retry.Limit = retry.LimitFor
+	_ func(http.Header, time.Time) time.Time        = retry.HintFromHeader
+	_ func(error) (retry.Limit, time.Time)          = retry.LimitOf
+	_ func(error) bool                              = retry.IsTimeout
+	_                                               = retry.StatusError{Limit: retry.NoLimit, Hint: time.Time{}}
+	_                                               = retry.EscalationError{Limit: retry.NoLimit, Hint: time.Time{}}
 )

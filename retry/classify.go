@@ -86,10 +86,11 @@ func classifyCode(code int) Class {
 }
 
 // StatusError is how adapters report an HTTP failure: the response's status
-// code, the server's Retry-After hint, what the provider said about it (its
-// error message, code and type, when the body carried them) and the
-// underlying error (typically the SDK's error, or the response body).
-// [Classify] uses Code; [Do] uses RetryAfter for rate-limited retries.
+// code, the server's hint (as a wait and as a time), what the provider said
+// about it (its error message, code and type, when the body carried them),
+// the kind of rate limit it is, and the underlying error (typically the
+// SDK's error, or the response body). [Classify] uses Code; [Do] uses the
+// kind ([LimitOf]) and RetryAfter (else Hint) for rate-limited retries.
 type StatusError struct {
 	// Code is the HTTP status code.
 	Code int
@@ -108,6 +109,16 @@ type StatusError struct {
 	// Type is the provider's error type, e.g. "invalid_request_error";
 	// "": none was given.
 	Type string
+
+	// Limit is the kind of a rate-limited answer (rev 3; adapters fill it
+	// with [LimitFor]). NoLimit: [LimitOf] and [Do] use what LimitFor says
+	// for Code, Type, ErrorCode and Message, so a StatusError{Code: 429}
+	// is a Throttle.
+	Limit Limit
+	// Hint is the provider's "call again at" (see [HintFromHeader]),
+	// uncapped; the zero Time: none. RetryAfter is the same hint as a wait
+	// from when the answer arrived.
+	Hint time.Time
 }
 
 // Error returns a message like "retry: HTTP 503 Service Unavailable: <Err>",
@@ -155,26 +166,41 @@ func (e *StatusError) Unwrap() error { return e.Err }
 // ErrRateLimitEscalation is matched (errors.Is) by every [*EscalationError].
 var ErrRateLimitEscalation = errors.New("retry: rate limit escalation")
 
-// EscalationError is what [Do] returns when the rate-limit budget is spent:
-// the (RateLimitRetries+1)-th rate-limited response stops the ladder so the
-// caller can switch models instead of waiting. errors.Is(err,
+// EscalationError is what [Do] returns when a rate-limited answer stops the
+// ladder so the caller can switch models instead of waiting: the
+// (RateLimitRetries+1)-th Throttle, a Quota answer (at once), a rate-limit
+// wait that would pass Policy.RateLimitWait, and with Policy.Failover the
+// first rate-limited answer of any kind. errors.Is(err,
 // ErrRateLimitEscalation) is true, and Unwrap gives the last error (so
 // errors.As still finds its [*StatusError]).
 type EscalationError struct {
-	// Attempts is the number of rate-limited responses received
-	// (RateLimitRetries+1: 4 by default).
+	// Attempts is the number of rate-limited answers on the rate-limit
+	// budget received, counting the one that escalates: Throttles, and the
+	// Quota or (with Failover) Overload answer that escalates
+	// (RateLimitRetries+1: 4 by default, when the budget is spent).
 	Attempts int
-	// RetryAfter is the last response's Retry-After hint, uncapped;
-	// 0 if it gave none.
+	// RetryAfter is the last response's hint as a wait, uncapped; 0 if it
+	// gave none.
 	RetryAfter time.Duration
 	// Err is the last rate-limited error.
 	Err error
+
+	// Limit is the last answer's kind (Throttle, Quota or Overload; rev 3).
+	Limit Limit
+	// Hint is the last answer's hint as a time, uncapped; zero: none.
+	Hint time.Time
 }
 
 // Error returns a message like "retry: rate limit escalation after 4
-// rate-limited attempts (retry after 2m0s): <Err>".
+// rate-limited attempts (retry after 2m0s): <Err>"; a Quota or Overload
+// escalation says so: "retry: rate limit escalation (quota) after 1
+// rate-limited attempts: <Err>".
 func (e *EscalationError) Error() string {
-	s := "retry: rate limit escalation after " + strconv.Itoa(e.Attempts) + " rate-limited attempts"
+	s := "retry: rate limit escalation"
+	if e.Limit == Quota || e.Limit == Overload {
+		s += " (" + e.Limit.String() + ")"
+	}
+	s += " after " + strconv.Itoa(e.Attempts) + " rate-limited attempts"
 	if e.RetryAfter > 0 {
 		s += " (retry after " + e.RetryAfter.String() + ")"
 	}

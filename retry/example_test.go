@@ -92,9 +92,33 @@ func ExampleParseRetryAfter() {
 
 func ExampleRetryAfterFromHeader() {
 	h := http.Header{}
-	h.Set("Retry-After", "3")
+	h.Set("Retry-After", "1")
 	h.Set("Retry-After-Ms", "1500")
-	fmt.Println(retry.RetryAfterFromHeader(h, time.Now()))
+	fmt.Println(retry.RetryAfterFromHeader(h, time.Now())) // the later of the two
 	// Output:
 	// 1.5s
+}
+
+func ExampleHintFromHeader() {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	h := http.Header{}
+	h.Set("X-Ratelimit-Remaining-Requests", "0") // the exhausted limit
+	h.Set("X-Ratelimit-Reset-Requests", "1m30.5s")
+	h.Set("X-Ratelimit-Remaining-Tokens", "1200")
+	h.Set("X-Ratelimit-Reset-Tokens", "20ms")
+	fmt.Println(retry.HintFromHeader(h, now).Format(time.TimeOnly + ".0"))
+	// Output:
+	// 12:01:30.5
+}
+
+func ExampleLimitFor() {
+	fmt.Println(retry.LimitFor(429, "insufficient_quota", "insufficient_quota", "You exceeded your current quota"))
+	fmt.Println(retry.LimitFor(529, "overloaded_error", "", "Overloaded"))
+	fmt.Println(retry.LimitFor(429, "rate_limit_error", "", ""))
+	fmt.Println(retry.LimitFor(500, "", "", ""))
+	// Output:
+	// quota
+	// overload
+	// throttle
+	// none
 }

@@ -5,6 +5,7 @@ import "github.com/loopctl/loopctl-go/internal/enumtext"
 var (
 	classTexts  = [...]string{Transient: "transient", RateLimited: "rate-limited", Permanent: "permanent"}
 	jitterTexts = [...]string{FullJitter: "full", ProportionalJitter: "proportional"}
+	limitTexts  = [...]string{NoLimit: "none", Throttle: "throttle", Quota: "quota", Overload: "overload"}
 )
 
 // MarshalText returns the class's name ("transient", "rate-limited",
@@ -35,6 +36,22 @@ func (j *Jitter) UnmarshalText(text []byte) error {
 	v, err := enumtext.Unmarshal[Jitter]("retry", "jitter", text, jitterTexts[:])
 	if err == nil {
 		*j = v
+	}
+	return err
+}
+
+// MarshalText returns the limit's name ("none", "throttle", "quota",
+// "overload"). Any other value is an error.
+func (l Limit) MarshalText() ([]byte, error) {
+	return enumtext.Marshal("retry", "Limit", l, limitTexts[:])
+}
+
+// UnmarshalText parses a name written by [Limit.MarshalText]. Any other text
+// is an error.
+func (l *Limit) UnmarshalText(text []byte) error {
+	v, err := enumtext.Unmarshal[Limit]("retry", "limit", text, limitTexts[:])
+	if err == nil {
+		*l = v
 	}
 	return err
 }

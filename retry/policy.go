@@ -48,7 +48,8 @@ var ErrInvalidPolicy = errors.New("retry: invalid policy")
 
 // Policy configures [Do]. It is a plain value: the zero Policy is loopctl's
 // default ladder (3 transient retries with full jitter from 100ms up to 10s;
-// 3 rate-limited retries honouring Retry-After up to 60s, else 5s).
+// 3 rate-limited retries honouring the hint up to 60s, else 5s; no
+// failover, no total rate-limit cap).
 // Every field's zero value means its default.
 type Policy struct {
 	// MaxRetries is the number of transient retries (MaxRetries+1 attempts
@@ -89,6 +90,21 @@ type Policy struct {
 	// 0: 60s. Negative is invalid.
 	MaxRateLimitDelay time.Duration
 
+	// Failover says that another model is usable for this turn (SEMANTICS
+	// §7.1, rev 3): the first rate-limited answer of any kind (Throttle,
+	// Quota, Overload) escalates at once with an *EscalationError, without
+	// waiting, and the first timeout ([IsTimeout]) is returned at once, not
+	// retried. Other transient errors (5xx, connection refused or reset)
+	// keep their transient retries. false: the ladder of §4.
+	Failover bool
+
+	// RateLimitWait caps the total time Do waits out rate limits (the waits
+	// of the rate-limit budget, each already capped by MaxRateLimitDelay):
+	// a rate-limit wait that would take the total past it escalates with an
+	// *EscalationError instead. Overload answers wait the transient backoff
+	// and are not counted. 0: no cap. Negative is invalid.
+	RateLimitWait time.Duration
+
 	// Rand returns the random draw r in [0, 1) for each transient retry;
 	// values outside are clamped (see Delay). It must be safe for
 	// concurrent use if the Policy is shared. nil: math/rand/v2.Float64.
@@ -127,6 +143,8 @@ func (p Policy) Validate() error {
 		return invalid("RateLimitDelay must not be negative (got %v)", p.RateLimitDelay)
 	case p.MaxRateLimitDelay < 0:
 		return invalid("MaxRateLimitDelay must not be negative (got %v)", p.MaxRateLimitDelay)
+	case p.RateLimitWait < 0:
+		return invalid("RateLimitWait must not be negative (got %v)", p.RateLimitWait)
 	case p.RateLimitRetries < 0:
 		return invalid("RateLimitRetries must not be negative (got %d)", p.RateLimitRetries)
 	case !(p.JitterFactor >= 0 && p.JitterFactor <= 1): // also rejects NaN

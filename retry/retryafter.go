@@ -42,22 +42,16 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 // RetryAfterFromHeader returns the retry hint in response headers h
-// received at now, for [StatusError.RetryAfter]: the "retry-after-ms"
-// header (milliseconds, possibly fractional, as OpenAI sends) when valid,
-// else the "Retry-After" header (see [ParseRetryAfter]). It returns 0 when
-// neither is present and valid (0 also means "no hint" to [Do]).
+// received at now as a wait, for [StatusError.RetryAfter]: the time from now
+// until [HintFromHeader]'s hint, 0 when there is none (or it is not after
+// now; 0 also means "no hint" to [Do]). It saturates at the largest
+// Duration.
 func RetryAfterFromHeader(h http.Header, now time.Time) time.Duration {
-	if v, ok := header(h, "Retry-After-Ms", "retry-after-ms"); ok {
-		if d, ok := parseMillis(v); ok {
-			return d
-		}
+	hint := HintFromHeader(h, now)
+	if hint.IsZero() {
+		return 0
 	}
-	if v, ok := header(h, "Retry-After", "retry-after"); ok {
-		if d, ok := ParseRetryAfter(v, now); ok {
-			return d
-		}
-	}
-	return 0
+	return max(hint.Sub(now), 0)
 }
 
 // header returns the first value of the canonical key, or of the

@@ -11,13 +11,18 @@ import (
 )
 
 // settle gives p the verdict of a request that ended with err (nil: a
-// success): the caller's cancellation is no verdict, anything else a failure.
+// success): the caller's cancellation is no verdict, a request cut by its
+// deadline a timeout (dated at its start: SEMANTICS §1, rev 3), anything else
+// a failure.
 func settle(p health.Permit, parent context.Context, err error) {
-	if err != nil && (errors.Is(err, context.Canceled) || parent.Err() == context.Canceled) {
+	switch {
+	case err != nil && (errors.Is(err, context.Canceled) || parent.Err() == context.Canceled):
 		p.Cancel()
-		return
+	case err != nil && parent.Err() == context.DeadlineExceeded:
+		p.Timeout()
+	default:
+		p.Done(err) // context.DeadlineExceeded: a timeout too
 	}
-	p.Done(err)
 }
 
 // noVerdict reports whether an error status carries no verdict against the

@@ -14,6 +14,18 @@
 // Request.GetBody. A request whose body cannot be replayed (a non-nil Body
 // without GetBody) is sent once.
 //
+// The ladder honours the kinds and hints of SEMANTICS §4 (rev 3): each error
+// answer's hint comes from its headers (retry.HintFromHeader), and for 403,
+// 429 and 5xx its kind (retry.LimitFor) from the status and the provider's
+// error type, code and message, read ahead from up to 16 KiB of the body (the
+// caller still reads the body whole). A Quota is not retried; a Throttle
+// waits its hint within MaxRateLimitDelay, RateLimitWait and the request's
+// deadline; an Overload takes the transient backoff; with Retry.Failover the
+// first rate limit and the first timeout end the ladder at once. The answer
+// is returned as it is, so openai.MapError / anthropic.MapError read the same
+// kind and hint; when RoundTrip returns an error instead, errors.As finds the
+// *retry.StatusError with its Limit and Hint (retry.LimitOf).
+//
 // The breaker's verdict follows SEMANTICS rev 2:
 //
 //   - 1xx, 2xx, 3xx: a success, counted when the caller has read the body to

@@ -131,3 +131,27 @@ func (b *hangingBody) Read([]byte) (int, error) {
 }
 
 func (b *hangingBody) Close() error { return nil }
+
+// TestTimeoutDatedAtStart (SEMANTICS §1, rev 3): a request that is not the
+// probe and hangs until the caller's deadline is a failure dated at its start.
+func TestTimeoutDatedAtStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := rtFunc(func(r *http.Request) (*http.Response, error) { return hang(r) })
+		rt := newRT(t, transport.Settings{
+			Base:    up,
+			Retry:   retry.Policy{MaxRetries: -1},
+			Breaker: breaker.Settings{FailureThreshold: 3},
+		})
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://api.test/", nil)
+		if _, err := rt.RoundTrip(req); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err %v, want a deadline", err)
+		}
+		s := rt.Registry().Breaker("api.test").Snapshot()
+		if s.ConsecutiveFailures != 1 || !s.LastFailure.Equal(start) {
+			t.Fatalf("snapshot %+v, want 1 failure dated at the start %v (5s before its end)", s, start)
+		}
+	})
+}

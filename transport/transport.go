@@ -164,7 +164,10 @@ func (t *RoundTripper) ladder(r *http.Request, resp *http.Response, err error) (
 }
 
 // attemptError is the error the ladder classifies for one attempt: err, or a
-// *retry.StatusError for an error status, or nil.
+// *retry.StatusError for an error status (with its kind and hint: the
+// headers' hint, and for 403, 429 and 5xx the provider's error type, code and
+// message read ahead from the body, which the caller still reads whole), or
+// nil.
 func (t *RoundTripper) attemptError(resp *http.Response, err error) error {
 	if err != nil {
 		return err
@@ -172,11 +175,18 @@ func (t *RoundTripper) attemptError(resp *http.Response, err error) error {
 	if resp.StatusCode < 400 {
 		return nil
 	}
-	return &retry.StatusError{
+	now := t.now()
+	se := &retry.StatusError{
 		Code:       resp.StatusCode,
-		RetryAfter: retry.RetryAfterFromHeader(resp.Header, t.now()),
+		RetryAfter: retry.RetryAfterFromHeader(resp.Header, now),
+		Hint:       retry.HintFromHeader(resp.Header, now),
 		Err:        errStatus,
 	}
+	if peeksBody(resp.StatusCode) {
+		se.Type, se.ErrorCode, se.Message = peekError(resp)
+	}
+	se.Limit = retry.LimitFor(se.Code, se.Type, se.ErrorCode, se.Message)
+	return se
 }
 
 // errStatus is the Err of the StatusError of an error response.

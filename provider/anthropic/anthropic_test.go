@@ -177,9 +177,18 @@ func TestStopReasons(t *testing.T) {
 func TestHTTPErrors(t *testing.T) {
 	now := providertest.Now()
 	providertest.TestErrors(t, harness,
-		providertest.ErrorCase{Name: "529 overloaded", Reply: llmtest.Error(529), Code: 529, Class: retry.Transient},
+		providertest.ErrorCase{Name: "529 overloaded", Reply: llmtest.Error(529), Code: 529, Limit: retry.Overload, Class: retry.Transient},
+		providertest.ErrorCase{Name: "529 overloaded_error", Reply: llmtest.Raw(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`),
+			Code: 529, Limit: retry.Overload, Class: retry.Transient, Text: []string{"type overloaded_error"}},
+		providertest.ErrorCase{Name: "429 rate_limit_error with reset headers", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 429, Header: http.Header{
+			"Anthropic-Ratelimit-Requests-Remaining": {"12"}, "Anthropic-Ratelimit-Requests-Reset": {now.Add(time.Second).Format(time.RFC3339)},
+			"Anthropic-Ratelimit-Output-Tokens-Remaining": {"0"}, "Anthropic-Ratelimit-Output-Tokens-Reset": {now.Add(40 * time.Second).Format(time.RFC3339)}}}},
+			Code: 429, RetryAfter: 40 * time.Second, Limit: retry.Throttle, Class: retry.RateLimited},
+		providertest.ErrorCase{Name: "429 Retry-After hides the resets", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 429, Header: http.Header{"Retry-After": {"3"},
+			"Anthropic-Ratelimit-Tokens-Remaining": {"0"}, "Anthropic-Ratelimit-Tokens-Reset": {now.Add(40 * time.Second).Format(time.RFC3339)}}}},
+			Code: 429, RetryAfter: 3 * time.Second, Limit: retry.Throttle, Class: retry.RateLimited},
 		providertest.ErrorCase{Name: "502 HTML body", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 502, Body: "<html>bad gateway</html>"}}, Code: 502, Class: retry.Transient},
-		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(time.Minute).Format(http.TimeFormat)), Code: 429, RetryAfter: time.Minute, Class: retry.RateLimited},
+		providertest.ErrorCase{Name: "429 Retry-After date", Reply: llmtest.RateLimit(now.Add(time.Minute).Format(http.TimeFormat)), Code: 429, RetryAfter: time.Minute, Limit: retry.Throttle, Class: retry.RateLimited},
 		providertest.ErrorCase{Name: "404", Reply: llmtest.Error(404), Code: 404, Class: retry.Permanent, Text: []string{"(type not_found_error)"}},
 		providertest.ErrorCase{Name: "400 prompt too long", Reply: llmtest.Raw(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum","details":{"error_code":"prompt_too_long"}},"request_id":"req_1"}`),
 			Code: 400, Class: retry.Permanent, Text: []string{"retry: HTTP 400 Bad Request: prompt is too long: 210000 tokens > 200000 maximum (code prompt_too_long, type invalid_request_error)"}},

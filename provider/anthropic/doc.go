@@ -49,9 +49,14 @@
 //
 // # Errors
 //
-//   - An HTTP error status becomes a *retry.StatusError with the status code and
-//     the Retry-After hint of the response headers, wrapping the SDK's
-//     *anthropic.Error. 529 (overloaded) is transient to the ladder.
+//   - An HTTP error status becomes a *retry.StatusError with the status code,
+//     the provider's message, code and type, the rate-limit kind
+//     (retry.LimitFor: 529 and overloaded_error are an Overload, other 429s a
+//     Throttle) and the hint of the response headers (retry.HintFromHeader:
+//     the later of Retry-After and retry-after-ms, else
+//     anthropic-ratelimit-*-reset of the exhausted limit)
+//     as Hint and as RetryAfter, wrapping the SDK's *anthropic.Error. An
+//     Overload is transient to the ladder (without Policy.Failover).
 //   - A connection error or timeout is returned as it is.
 //   - When the context ends, the error satisfies errors.Is(err, ctx.Err()).
 //   - A 2xx response that cannot be decoded, or that has no "content", wraps

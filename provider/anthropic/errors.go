@@ -16,9 +16,10 @@ import (
 // calling the SDK directly can classify its errors with [retry.Classify]:
 //
 //   - the caller's cancellation (ctx has ended): an error matching ctx.Err();
-//   - an HTTP error status: a [*retry.StatusError] with the code and the
-//     Retry-After hint (Retry-After, read at now; a zero
-//     now means time.Now()), wrapping err;
+//   - an HTTP error status: a [*retry.StatusError] with the code, the
+//     provider's words, the rate-limit kind ([retry.LimitFor]) and the hint
+//     ([retry.HintFromHeader], read at now; a zero now means time.Now()) as
+//     Hint and RetryAfter, wrapping err;
 //   - no response at all (a connection error or timeout): err as it is;
 //   - a 2xx response that could not be read: an error wrapping
 //     [ErrBadResponse] and err (transient to the ladder).
@@ -36,8 +37,8 @@ func MapError(ctx context.Context, err error, raw *http.Response, now time.Time)
 }
 
 // StatusError returns the [*retry.StatusError] for an anthropic-sdk-go error that
-// carries an HTTP error status (an *anthropic.Error), with the Retry-After hint
-// read at time.Now(), or nil if err carries none.
+// carries an HTTP error status (an *anthropic.Error), with its kind and its
+// hint read at time.Now(), or nil if err carries none.
 func StatusError(err error) *retry.StatusError {
 	apiErr, ok := errors.AsType[*sdk.Error](err)
 	if !ok || apiErr.StatusCode == 0 {

@@ -49,10 +49,16 @@
 //
 // # Errors
 //
-//   - An HTTP error status becomes a *retry.StatusError with the status code and
-//     the Retry-After hint of the response headers (retry-after-ms, then
-//     Retry-After), wrapping the SDK's *openai.Error (or, when the error body is
-//     not the API's JSON, a plain error).
+//   - An HTTP error status becomes a *retry.StatusError with the status code,
+//     the provider's message, code and type, the rate-limit kind
+//     (retry.LimitFor: insufficient_quota is a Quota, a 503 saying overloaded
+//     an Overload, other 429s a Throttle; a Google-style "status" such as
+//     RESOURCE_EXHAUSTED counts as the type when there is none) and the hint
+//     of the response headers (retry.HintFromHeader: the later of
+//     Retry-After and retry-after-ms, else x-ratelimit-reset-* of the
+//     exhausted limit) as Hint and as RetryAfter, wrapping the SDK's
+//     *openai.Error (or, when the error body is not the API's JSON, a plain
+//     error).
 //   - A connection error or timeout is returned as it is.
 //   - When the context ends, the error satisfies errors.Is(err, ctx.Err()).
 //   - A 2xx response that cannot be decoded, or that has no choices, wraps

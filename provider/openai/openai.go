@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -123,9 +124,26 @@ func (p *Provider) mapError(ctx context.Context, err error, raw *http.Response) 
 	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
 		c.APIStatus = apiErr.StatusCode
 		c.APIMessage, c.APICode, c.APIType = apiErr.Message, apiErr.Code, apiErr.Type
+		if c.APIType == "" {
+			c.APIType = errorStatus(apiErr.RawJSON())
+		}
 		if apiErr.Response != nil {
 			c.APIHeader = apiErr.Response.Header
 		}
 	}
 	return httperr.Map(ctx, c, p.now())
+}
+
+// errorStatus returns the "status" of an error object such as
+// {"code":429,"message":"Quota exceeded ...","status":"RESOURCE_EXHAUSTED"}
+// (Google's OpenAI-compatible endpoint), which says what kind of rate limit a
+// 429 is (retry.LimitFor); "" if there is none.
+func errorStatus(raw string) string {
+	var e struct {
+		Status string `json:"status"`
+	}
+	if raw == "" || json.Unmarshal([]byte(raw), &e) != nil {
+		return ""
+	}
+	return e.Status
 }

@@ -1,6 +1,7 @@
 // Package httperr turns the error of one provider SDK call into the error the
 // retry ladder classifies: the caller's cancellation as it is, an HTTP error
-// status as a *retry.StatusError with its Retry-After hint, no response at all
+// status as a *retry.StatusError with its hint (retry.HintFromHeader, also as
+// RetryAfter) and its rate-limit kind (retry.LimitFor), no response at all
 // (a connection error or timeout) as it is, and anything else (a 2xx response
 // that could not be read) as the provider's bad-response error, which the
 // ladder treats as transient.
@@ -37,7 +38,9 @@ type Call struct {
 	BadResponse error
 }
 
-// Map returns the error for c, reading Retry-After hints against now.
+// Map returns the error for c, reading the headers' hints against now. The
+// kind of an error status comes from its code and the provider's type, code
+// and message (APIType, APICode, APIMessage).
 func Map(ctx context.Context, c Call, now time.Time) error {
 	if cerr := ctx.Err(); cerr != nil {
 		if errors.Is(c.Err, cerr) {
@@ -49,6 +52,8 @@ func Map(ctx context.Context, c Call, now time.Time) error {
 		return &retry.StatusError{
 			Code:       c.APIStatus,
 			RetryAfter: retry.RetryAfterFromHeader(c.APIHeader, now),
+			Hint:       retry.HintFromHeader(c.APIHeader, now),
+			Limit:      retry.LimitFor(c.APIStatus, c.APIType, c.APICode, c.APIMessage),
 			Err:        c.Err,
 			Message:    c.APIMessage,
 			ErrorCode:  c.APICode,
@@ -63,6 +68,8 @@ func Map(ctx context.Context, c Call, now time.Time) error {
 		return &retry.StatusError{
 			Code:       c.Raw.StatusCode,
 			RetryAfter: retry.RetryAfterFromHeader(c.Raw.Header, now),
+			Hint:       retry.HintFromHeader(c.Raw.Header, now),
+			Limit:      retry.LimitFor(c.Raw.StatusCode, "", "", ""),
 			Err:        fmt.Errorf("%s: HTTP %d: %w", c.Provider, c.Raw.StatusCode, c.Err),
 		}
 	}

@@ -79,3 +79,38 @@ func TestMap(t *testing.T) {
 		})
 	}
 }
+
+// TestMapKinds: the StatusError carries the kind (retry.LimitFor of the
+// status and the provider's words) and the hint (retry.HintFromHeader).
+func TestMapKinds(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	sdkErr := errors.New("sdk")
+	tests := []struct {
+		name  string
+		call  Call
+		limit retry.Limit
+		hint  time.Time
+	}{
+		{"throttle with Retry-After", Call{Err: sdkErr, APIStatus: 429, APIHeader: http.Header{"Retry-After": {"7"}}},
+			retry.Throttle, now.Add(7 * time.Second)},
+		{"quota", Call{Err: sdkErr, APIStatus: 429, APICode: "insufficient_quota", APIType: "insufficient_quota"}, retry.Quota, time.Time{}},
+		{"overload", Call{Err: sdkErr, APIStatus: 529, APIType: "overloaded_error"}, retry.Overload, time.Time{}},
+		{"reset of the exhausted limit", Call{Err: sdkErr, APIStatus: 429, APIHeader: http.Header{
+			"X-Ratelimit-Remaining-Tokens": {"0"}, "X-Ratelimit-Reset-Tokens": {"6m0s"}}}, retry.Throttle, now.Add(6 * time.Minute)},
+		{"500", Call{Err: sdkErr, APIStatus: 500}, retry.NoLimit, time.Time{}},
+		{"unparsed 529", Call{Err: sdkErr, Raw: &http.Response{StatusCode: 529, Header: http.Header{"Retry-After-Ms": {"250"}}}},
+			retry.Overload, now.Add(250 * time.Millisecond)},
+	}
+	for _, tt := range tests {
+		se, ok := errors.AsType[*retry.StatusError](Map(context.Background(), tt.call, now))
+		if !ok {
+			t.Fatalf("%s: no StatusError", tt.name)
+		}
+		if se.Limit != tt.limit || !se.Hint.Equal(tt.hint) {
+			t.Errorf("%s: Limit %v, Hint %v; want %v, %v", tt.name, se.Limit, se.Hint, tt.limit, tt.hint)
+		}
+		if want := max(tt.hint.Sub(now), 0); !tt.hint.IsZero() && se.RetryAfter != want {
+			t.Errorf("%s: RetryAfter %v, want %v", tt.name, se.RetryAfter, want)
+		}
+	}
+}

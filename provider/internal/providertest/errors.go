@@ -30,6 +30,11 @@ type ErrorCase struct {
 	Code int
 	// RetryAfter is the wanted StatusError.RetryAfter (with Code != 0).
 	RetryAfter time.Duration
+	// Limit is the wanted StatusError.Limit (with Code != 0).
+	Limit retry.Limit
+	// Hint is the wanted StatusError.Hint as a wait from [Now] (with Code
+	// != 0); 0: RetryAfter (and with both 0, no hint: the zero Time).
+	Hint time.Duration
 	// Class is the wanted retry.Classify result.
 	Class retry.Class
 	// Bad states whether the error wraps Harness.BadResponse.
@@ -42,8 +47,8 @@ type ErrorCase struct {
 // errorCases are the cases every adapter shares.
 var errorCases = []ErrorCase{
 	{Name: "500", Reply: llmtest.Error(500), Code: 500, Class: retry.Transient},
-	{Name: "429 Retry-After seconds", Reply: llmtest.RateLimit("7"), Code: 429, RetryAfter: 7 * time.Second, Class: retry.RateLimited},
-	{Name: "429 no hint", Reply: llmtest.RateLimit(""), Code: 429, Class: retry.RateLimited},
+	{Name: "429 Retry-After seconds", Reply: llmtest.RateLimit("7"), Code: 429, RetryAfter: 7 * time.Second, Limit: retry.Throttle, Class: retry.RateLimited},
+	{Name: "429 no hint", Reply: llmtest.RateLimit(""), Code: 429, Limit: retry.Throttle, Class: retry.RateLimited},
 	{Name: "400", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "messages: too long"}}, Code: 400, Class: retry.Permanent,
 		Text: []string{"retry: HTTP 400 Bad Request: messages: too long (", "type invalid_request_error"}},
 	{Name: "401", Reply: llmtest.Reply{Fault: &llmtest.Fault{Status: 401, Message: "bad key"}}, Code: 401, Class: retry.Permanent,
@@ -92,6 +97,13 @@ func TestErrors(t *testing.T, h Harness, extra ...ErrorCase) {
 			}
 			if se.Code != tt.Code || se.RetryAfter != tt.RetryAfter {
 				t.Errorf("StatusError{Code: %d, RetryAfter: %v}, want {%d, %v}", se.Code, se.RetryAfter, tt.Code, tt.RetryAfter)
+			}
+			var wantHint time.Time
+			if d := max(tt.Hint, tt.RetryAfter); d > 0 {
+				wantHint = Now().Add(d)
+			}
+			if se.Limit != tt.Limit || !se.Hint.Equal(wantHint) {
+				t.Errorf("StatusError{Limit: %v, Hint: %v}, want {%v, %v}", se.Limit, se.Hint, tt.Limit, wantHint)
 			}
 		})
 	}

@@ -1,0 +1,220 @@
+package fallback
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Failure is a failed turn's report (rev 3), for [Turn.Fail].
+type Failure struct {
+	// Kind is the kind of the failure: Transient, RateLimit (a throttle or an
+	// overload) or Quota. Any other value counts as Transient.
+	Kind Kind
+	// Hint is the provider's "call again at" (SEMANTICS §4); zero: none. The
+	// latest hint of the failures that trip the primary holds it open until
+	// then ("open until the hint").
+	Hint time.Time
+	// Timeout reports that the turn gave no answer before its deadline. A
+	// timeout of a ticket that is not the probe is dated at the ticket's issue
+	// time, for the trip time and every cooldown; a probe's is dated when it
+	// is reported (a probe cut at its lease: the lease end).
+	Timeout bool
+}
+
+// slow reports whether f is a slow failure (SEMANTICS §7): a timeout, or a
+// rate limit of any kind.
+func (f Failure) slow() bool { return f.Timeout || f.Kind == RateLimit || f.Kind == Quota }
+
+// Attempts is the memory of one turn (one agent turn, one gateway request)
+// across its attempts: whether it has held the probe ticket, and which models
+// failed it slowly (SEMANTICS §3 "one probe per turn", §7). Pass the same
+// *Attempts to every [Manager.Next] and [Manager.Hedge] of the turn, and to no
+// other turn or Manager. The zero value is a new turn. It is safe for
+// concurrent use (two attempts of one hedged turn) and does not allocate for a
+// manager of up to 64 models (the primary and 63 chain entries); beyond that a
+// bounded bitset (one bit per model) is allocated once.
+type Attempts struct {
+	slow0  atomic.Uint64                   // bit 0: the primary; bit i+1: chain entry i
+	more   atomic.Pointer[[]atomic.Uint64] // models 64 and up
+	probed atomic.Bool                     // the turn has held a probe ticket
+	begun  atomic.Bool                     // the turn's first Next has run
+
+	mu       sync.Mutex
+	probeErr bool    // the turn's probe failed
+	probeF   Failure // its report
+}
+
+// slow reports whether model i (0: the primary, i+1: chain entry i) failed
+// the turn slowly. A nil *Attempts has no memory.
+func (a *Attempts) slow(i int) bool {
+	if a == nil {
+		return false
+	}
+	if i < 64 {
+		return a.slow0.Load()&(1<<uint(i)) != 0
+	}
+	p := a.more.Load()
+	if p == nil || (i-64)/64 >= len(*p) {
+		return false
+	}
+	return (*p)[(i-64)/64].Load()&(1<<uint((i-64)%64)) != 0
+}
+
+// clean reports whether the turn has no memory yet that changes its routing.
+func (a *Attempts) clean() bool {
+	return a == nil || (a.slow0.Load() == 0 && a.more.Load() == nil && !a.probed.Load())
+}
+
+// markSlow records that model i of a manager of n models failed slowly.
+func (a *Attempts) markSlow(i, n int) {
+	if i < 64 {
+		a.slow0.Or(1 << uint(i))
+		return
+	}
+	p := a.more.Load()
+	if p == nil {
+		words := make([]atomic.Uint64, (n-64+63)/64)
+		if !a.more.CompareAndSwap(nil, &words) {
+			p = a.more.Load()
+		} else {
+			p = &words
+		}
+	}
+	(*p)[(i-64)/64].Or(1 << uint((i-64)%64))
+}
+
+// record notes the failure f of ticket t, begun for this turn.
+func (a *Attempts) record(t *Turn, f Failure) {
+	if f.slow() {
+		a.markSlow(t.entry()+1, len(t.m.cfg.models)+1)
+	}
+	if t.probe() != 0 {
+		a.mu.Lock()
+		a.probeErr, a.probeF = true, f
+		a.mu.Unlock()
+	}
+}
+
+// probeFailure returns the report of the turn's failed probe, if any.
+func (a *Attempts) probeFailure() (Failure, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.probeF, a.probeErr
+}
+
+// Usable reports whether another model is usable for the turn's next
+// attempt (SEMANTICS §7): whether [Manager.Next] would now route the turn to
+// a model that has not failed it slowly (the caller adds its own attempt
+// budget). It is a pure read: it changes nothing. A nil *Attempts is a new
+// turn.
+func (a *Attempts) Usable(m *Manager) bool {
+	if m.shared != nil {
+		return m.shared.Usable(a != nil && a.probed.Load(), a.slow)
+	}
+	clk := m.clock()
+	m.mu.Lock()
+	c := m.mc // shallow copy: begin does not write to chain
+	r := c.begin(&clk, nil, a)
+	m.mu.Unlock()
+	return !r.exhausted && !a.slow(r.entry+1)
+}
+
+// Next begins an attempt of the turn a: [Manager.Begin] with the turn's
+// memory (SEMANTICS §3, §7). A turn that has held a probe ticket never gets
+// the probe slot again: it goes to the active chain entry, and when the
+// chain is spent or empty Next returns an [*ExhaustedError] with Probed set,
+// the probe's report and the time until the next probe may be granted. The
+// turn routes past the models that failed it slowly (a timeout or a rate
+// limit of any kind), in chain order: in Primary, a turn whose primary failed
+// slowly goes to the first usable chain entry, and that ticket's verdict
+// counts nothing for the entry (as on Turn.Success). When no model is left
+// past them, the turn goes where Begin would send it. The turn's first Next
+// feeds the hedge budget. Tickets begun by Next record their failures in a.
+// Next(nil) is Begin. With a clean turn Next costs what Begin does.
+func (m *Manager) Next(a *Attempts) (Turn, error) {
+	if a == nil {
+		return m.Begin()
+	}
+	if !a.begun.Load() && a.begun.CompareAndSwap(false, true) && m.cfg.hedgeAfter > 0 {
+		m.feedHedges()
+	}
+	return m.begin(a)
+}
+
+// hedgeCap is the size of the hedge bucket.
+const hedgeCap = 10
+
+// feedHedges adds HedgeBudget to the hedge bucket, up to hedgeCap.
+func (m *Manager) feedHedges() {
+	for {
+		old := m.hedges.Load()
+		b := math.Min(hedgeCap, math.Float64frombits(old)+m.cfg.hedgeBudget)
+		if m.hedges.CompareAndSwap(old, math.Float64bits(b)) {
+			return
+		}
+	}
+}
+
+// feedBack returns a hedge spent for nothing.
+func (m *Manager) feedBack() {
+	for {
+		old := m.hedges.Load()
+		b := math.Min(hedgeCap, math.Float64frombits(old)+1)
+		if m.hedges.CompareAndSwap(old, math.Float64bits(b)) {
+			return
+		}
+	}
+}
+
+// spendHedge takes 1 from the hedge bucket; false if it holds less.
+func (m *Manager) spendHedge() bool {
+	for {
+		old := m.hedges.Load()
+		b := math.Float64frombits(old)
+		if b < 1 {
+			return false
+		}
+		if m.hedges.CompareAndSwap(old, math.Float64bits(b-1)) {
+			return true
+		}
+	}
+}
+
+// Hedge returns the hedge ticket of SEMANTICS §7.4 for the turn a, whose
+// attempt running has waited HedgeAfter without its first content: a ticket
+// for the first chain entry that is usable (not failed), has not failed the
+// turn slowly and is not running's model (never the primary, never the
+// probe), spending 1 of the hedge budget. It returns false, spending nothing,
+// when HedgeAfter is 0, the bucket holds less than 1, or no such entry exists.
+// The hedge is settled like any ticket: the caller serves the first of the
+// two attempts to produce content and settles the other with Cancel, or, if
+// it had waited at least HedgeAfter, with a Transient failure. A hedge served
+// while the breaker is in Primary counts nothing for its entry.
+func (m *Manager) Hedge(a *Attempts, running Turn) (Turn, bool) {
+	if m.cfg.hedgeAfter == 0 {
+		return Turn{}, false
+	}
+	skip := -1
+	if running.m == m {
+		skip = running.entry()
+	}
+	if m.shared != nil {
+		return m.sharedHedge(a, skip)
+	}
+	rec := recorder{q: m.queue}
+	clk := m.clock()
+	m.mu.Lock()
+	m.mc.expireLease(&clk, &rec)
+	i := m.mc.usableEntry(a, skip)
+	ok := i >= 0 && m.spendHedge()
+	var t Turn
+	if ok {
+		t = m.issue(&clk, route{entry: i, uncounted: m.mc.state == Primary}, a)
+	}
+	m.publish()
+	m.mu.Unlock()
+	m.drain(&rec)
+	return t, ok
+}
