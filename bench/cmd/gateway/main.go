@@ -49,16 +49,33 @@ type target struct {
 	header http.Header
 }
 
-func main() {
-	var (
-		rounds   = flag.Int("rounds", 12, "interleaved latency rounds")
-		perRound = flag.Int("n", 100, "sequential requests per target per round")
-		p99      = flag.Duration("p99", 10*time.Millisecond, "the p99 bound of the throughput search")
-		step     = flag.Duration("step", 400*time.Millisecond, "duration of each vegeta attack in the throughput search")
-		maxRate  = flag.Int("max-rate", 20000, "highest request rate tried (req/s)")
-		portkey  = flag.String("portkey", "portkey", "directory of the pinned Portkey install (with node_modules); \"\": skip (d)")
-	)
+// options are the command's flags.
+type options struct {
+	rounds   int           // interleaved latency rounds
+	perRound int           // sequential requests per target per round
+	p99      time.Duration // the p99 bound of the throughput search
+	step     time.Duration // duration of each vegeta attack
+	maxRate  int           // highest request rate tried (req/s)
+	portkey  string        // directory of the pinned Portkey install; "": skip (d)
+}
+
+// parseFlags reads the command line into options.
+func parseFlags() options {
+	var o options
+	flag.IntVar(&o.rounds, "rounds", 12, "interleaved latency rounds")
+	flag.IntVar(&o.perRound, "n", 100, "sequential requests per target per round")
+	flag.DurationVar(&o.p99, "p99", 10*time.Millisecond, "the p99 bound of the throughput search")
+	flag.DurationVar(&o.step, "step", 400*time.Millisecond, "duration of each vegeta attack in the throughput search")
+	flag.IntVar(&o.maxRate, "max-rate", 20000, "highest request rate tried (req/s)")
+	flag.StringVar(&o.portkey, "portkey", "portkey", "directory of the pinned Portkey install (with node_modules); \"\": skip (d)")
 	flag.Parse()
+	return o
+}
+
+// main starts the upstream and the targets in front of it, checks each
+// target, then measures latency, throughput and allocations.
+func main() {
+	o := parseFlags()
 	start := time.Now()
 	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
 
@@ -67,30 +84,19 @@ func main() {
 	upURL := "http://" + up.Addr + "/v1"
 	targets := []target{{name: "direct", url: upURL + "/chat/completions"}}
 
-	u, _ := url.Parse("http://" + up.Addr)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.Transport = proxyTransport()
-	rp.FlushInterval = -1                    // flush every write: streams pass through
-	rp.ErrorLog = log.New(io.Discard, "", 0) // failures are counted on the client side
-	px := serve(rp)
+	px := serveProxy(up.Addr)
 	defer px.Close()
 	targets = append(targets, target{name: "proxy", url: "http://" + px.Addr + "/v1/chat/completions"})
 
-	gw, err := gateway.New(gateway.Config{
-		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: upURL}},
-		Models:    []gateway.Model{{Name: "bench", Primary: "up/bench-model"}},
-	}, gateway.Options{})
-	if err != nil {
-		fail(err)
-	}
+	gw, gs := serveGateway(upURL)
 	defer gw.Close()
-	gs := serve(gw)
 	defer gs.Close()
 	targets = append(targets, target{name: "loopctl", url: "http://" + gs.Addr + "/v1/chat/completions"})
 
 	var pk *portkeyGateway
-	if *portkey != "" {
-		if pk, err = startPortkey(*portkey, upURL); err != nil {
+	if o.portkey != "" {
+		var err error
+		if pk, err = startPortkey(o.portkey, upURL); err != nil {
 			fmt.Printf("portkey: skipped: %v\n", err)
 		} else {
 			targets = append(targets, pk.target)
@@ -101,9 +107,44 @@ func main() {
 			pk.stop()
 		}
 	}()
+	targets, pk = checkTargets(targets, pk)
 
-	// Every target must answer both kinds correctly before it is timed;
-	// Portkey is dropped (with its log) if it does not.
+	measureLatency(targets, o)
+	measureThroughput(targets, o)
+	fmt.Printf("\nAllocations:\n")
+	allocs(gw)
+	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
+}
+
+// serveProxy starts target (b): a minimal httputil.ReverseProxy to the
+// upstream at addr.
+func serveProxy(addr string) *server {
+	u, _ := url.Parse("http://" + addr)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = proxyTransport()
+	rp.FlushInterval = -1                    // flush every write: streams pass through
+	rp.ErrorLog = log.New(io.Discard, "", 0) // failures are counted on the client side
+	return serve(rp)
+}
+
+// serveGateway starts target (c): loopctl's gateway with one upstream (at
+// upURL) and one model, on its own loopback listener.
+func serveGateway(upURL string) (*gateway.Gateway, *server) {
+	gw, err := gateway.New(gateway.Config{
+		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: upURL}},
+		Models:    []gateway.Model{{Name: "bench", Primary: "up/bench-model"}},
+	}, gateway.Options{})
+	if err != nil {
+		fail(err)
+	}
+	return gw, serve(gw)
+}
+
+// checkTargets sends every target one request of each kind before it is
+// timed. A failure is fatal, except for Portkey (the last target), which is
+// stopped and dropped, with its log; it returns the targets left and pk, nil
+// once dropped.
+func checkTargets(targets []target, pk *portkeyGateway) ([]target, *portkeyGateway) {
 	for i := 0; i < len(targets); i++ {
 		t := targets[i]
 		for _, stream := range []bool{false, true} {
@@ -119,28 +160,33 @@ func main() {
 			}
 		}
 	}
+	return targets, pk
+}
 
-	fmt.Printf("\nLatency: %d interleaved rounds x %d sequential requests per target (keep-alive)\n", *rounds, *perRound)
+// measureLatency prints the median latency each target adds over direct,
+// non-streaming and streaming.
+func measureLatency(targets []target, o options) {
+	fmt.Printf("\nLatency: %d interleaved rounds x %d sequential requests per target (keep-alive)\n", o.rounds, o.perRound)
 	for _, stream := range []bool{false, true} {
-		lat, errs := latencies(targets, stream, *rounds, *perRound)
+		lat, errs := latencies(targets, stream, o.rounds, o.perRound)
 		printLatency(targets, lat, errs, stream)
 	}
+}
 
-	fmt.Printf("\nThroughput with p99 <= %v and 100%% success (vegeta, %v per step, rates %v..%d req/s, interleaved):\n", *p99, *step, rates[0], *maxRate)
+// measureThroughput prints the throughput each target sustains with p99
+// under o.p99, non-streaming and streaming.
+func measureThroughput(targets []target, o options) {
+	fmt.Printf("\nThroughput with p99 <= %v and 100%% success (vegeta, %v per step, rates %v..%d req/s, interleaved):\n", o.p99, o.step, rates[0], o.maxRate)
 	for _, stream := range []bool{false, true} {
 		kind := "non-streaming"
 		if stream {
 			kind = "streaming (whole stream)"
 		}
 		fmt.Printf("  %s\n", kind)
-		for i, r := range search(targets, stream, *p99, *step, *maxRate) {
+		for i, r := range search(targets, stream, o.p99, o.step, o.maxRate) {
 			fmt.Printf("    %-8s %s\n", targets[i].name, r)
 		}
 	}
-
-	fmt.Printf("\nAllocations:\n")
-	allocs(gw)
-	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
 }
 
 // server is an http.Server on a loopback listener.
