@@ -81,22 +81,17 @@ var (
 	errUnsupported = fmt.Errorf("unsupported type")
 )
 
+// schemaGen builds nodes, remembering the structs it is inside of to reject
+// recursive types.
 type schemaGen struct {
 	visiting map[reflect.Type]bool
 }
 
+// node returns the schema of t: a type with its own JSON decoding, a scalar,
+// or (through array, mapNode and object) a composite.
 func (g *schemaGen) node(t reflect.Type) (*node, error) {
-	switch {
-	case t == timeType:
-		return &node{typ: "string", format: "date-time", fixedItems: -1}, nil
-	case t == rawType:
-		return &node{fixedItems: -1}, nil
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
-		(t.Implements(jsonUnmarsh) || reflect.PointerTo(t).Implements(jsonUnmarsh)):
-		return &node{fixedItems: -1}, nil
-	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
-		(t.Implements(textUnmarsh) || reflect.PointerTo(t).Implements(textUnmarsh)):
-		return &node{typ: "string", fixedItems: -1}, nil
+	if n, ok := decodedNode(t); ok {
+		return n, nil
 	}
 	n := &node{fixedItems: -1}
 	switch t.Kind() {
@@ -118,43 +113,84 @@ func (g *schemaGen) node(t reflect.Type) (*node, error) {
 		}
 		return n, nil
 	case reflect.Slice, reflect.Array:
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 &&
-			!reflect.PointerTo(t.Elem()).Implements(jsonUnmarsh) && !reflect.PointerTo(t.Elem()).Implements(textUnmarsh) {
-			n.typ, n.encoding = "string", "base64"
-			return n, nil
-		}
-		items, err := g.node(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		n.typ, n.items = "array", items
-		if t.Kind() == reflect.Array {
-			n.fixedItems = t.Len()
-		}
+		return g.array(n, t)
 	case reflect.Map:
-		switch k := t.Key(); {
-		case k.Kind() == reflect.String, isInteger(k.Kind()), reflect.PointerTo(k).Implements(textUnmarsh):
-		default:
-			return nil, fmt.Errorf("%w %v: map keys must be strings, integers or encoding.TextUnmarshaler", errUnsupported, t)
-		}
-		val, err := g.node(t.Elem())
-		if err != nil {
-			return nil, err
-		}
-		n.typ, n.isObject, n.additional = "object", true, val
+		return g.mapNode(n, t)
 	case reflect.Struct:
-		if g.visiting[t] {
-			return nil, fmt.Errorf("%w %v: recursive types are not supported", errUnsupported, t)
-		}
-		g.visiting[t] = true
-		defer delete(g.visiting, t)
-		n.typ, n.isObject, n.closed = "object", true, true
-		seen := map[string]bool{}
-		if err := g.fields(n, t, seen); err != nil {
-			return nil, err
-		}
+		return g.object(n, t)
 	default: // Chan, Func, Complex64, Complex128, UnsafePointer, Invalid
 		return nil, fmt.Errorf("%w %v", errUnsupported, t)
+	}
+	return n, nil
+}
+
+// decodedNode returns the schema of a type that decodes its own JSON
+// (time.Time, json.RawMessage, a json.Unmarshaler or an
+// encoding.TextUnmarshaler) and true, or false for any other type.
+func decodedNode(t reflect.Type) (*node, bool) {
+	switch {
+	case t == timeType:
+		return &node{typ: "string", format: "date-time", fixedItems: -1}, true
+	case t == rawType:
+		return &node{fixedItems: -1}, true
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		(t.Implements(jsonUnmarsh) || reflect.PointerTo(t).Implements(jsonUnmarsh)):
+		return &node{fixedItems: -1}, true
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		(t.Implements(textUnmarsh) || reflect.PointerTo(t).Implements(textUnmarsh)):
+		return &node{typ: "string", fixedItems: -1}, true
+	}
+	return nil, false
+}
+
+// array fills n as the schema of the slice or array t: a base64 string for
+// plain byte slices, otherwise an array of t's elements (of fixed length for
+// an array).
+func (g *schemaGen) array(n *node, t reflect.Type) (*node, error) {
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 &&
+		!reflect.PointerTo(t.Elem()).Implements(jsonUnmarsh) && !reflect.PointerTo(t.Elem()).Implements(textUnmarsh) {
+		n.typ, n.encoding = "string", "base64"
+		return n, nil
+	}
+	items, err := g.node(t.Elem())
+	if err != nil {
+		return nil, err
+	}
+	n.typ, n.items = "array", items
+	if t.Kind() == reflect.Array {
+		n.fixedItems = t.Len()
+	}
+	return n, nil
+}
+
+// mapNode fills n as the schema of the map t: an object whose
+// additionalProperties are t's values. Its keys must decode from JSON strings.
+func (g *schemaGen) mapNode(n *node, t reflect.Type) (*node, error) {
+	switch k := t.Key(); {
+	case k.Kind() == reflect.String, isInteger(k.Kind()), reflect.PointerTo(k).Implements(textUnmarsh):
+	default:
+		return nil, fmt.Errorf("%w %v: map keys must be strings, integers or encoding.TextUnmarshaler", errUnsupported, t)
+	}
+	val, err := g.node(t.Elem())
+	if err != nil {
+		return nil, err
+	}
+	n.typ, n.isObject, n.additional = "object", true, val
+	return n, nil
+}
+
+// object fills n as the schema of the struct t: a closed object of its
+// fields. A struct that contains itself is an error.
+func (g *schemaGen) object(n *node, t reflect.Type) (*node, error) {
+	if g.visiting[t] {
+		return nil, fmt.Errorf("%w %v: recursive types are not supported", errUnsupported, t)
+	}
+	g.visiting[t] = true
+	defer delete(g.visiting, t)
+	n.typ, n.isObject, n.closed = "object", true, true
+	seen := map[string]bool{}
+	if err := g.fields(n, t, seen); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
@@ -258,51 +294,82 @@ func jsonschemaDescription(tag string) (string, bool) {
 	return "", false
 }
 
-// write emits n as compact JSON with its keys in a fixed order.
+// write emits n as compact JSON with its keys in a fixed order: annotations,
+// then array keys, then object keys.
 func (n *node) write(b *bytes.Buffer) {
 	b.WriteByte('{')
-	first := true
-	key := func(k string) {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString(strconv.Quote(k)) // keys are fixed ASCII identifiers
-		b.WriteByte(':')
+	w := &objWriter{b: b, first: true}
+	n.writeAnnotations(w)
+	n.writeArray(w)
+	n.writeObject(w)
+	b.WriteByte('}')
+}
+
+// objWriter writes the keys of one JSON object, with a comma before each but
+// the first.
+type objWriter struct {
+	b     *bytes.Buffer
+	first bool
+}
+
+// key writes k and its colon.
+func (w *objWriter) key(k string) {
+	if !w.first {
+		w.b.WriteByte(',')
 	}
-	str := func(k, v string) {
-		key(k)
-		s, _ := json.Marshal(v)
-		b.Write(s)
-	}
+	w.first = false
+	w.b.WriteString(strconv.Quote(k)) // keys are fixed ASCII identifiers
+	w.b.WriteByte(':')
+}
+
+// str writes the key k with the string value v.
+func (w *objWriter) str(k, v string) {
+	w.key(k)
+	s, _ := json.Marshal(v)
+	w.b.Write(s)
+}
+
+// writeAnnotations writes n's type, format, contentEncoding, description and
+// minimum, those that are set.
+func (n *node) writeAnnotations(w *objWriter) {
 	if n.typ != "" {
-		str("type", n.typ)
+		w.str("type", n.typ)
 	}
 	if n.format != "" {
-		str("format", n.format)
+		w.str("format", n.format)
 	}
 	if n.encoding != "" {
-		str("contentEncoding", n.encoding)
+		w.str("contentEncoding", n.encoding)
 	}
 	if n.description != "" {
-		str("description", n.description)
+		w.str("description", n.description)
 	}
 	if n.minimum {
-		key("minimum")
-		b.WriteByte('0')
+		w.key("minimum")
+		w.b.WriteByte('0')
 	}
+}
+
+// writeArray writes n's items and, for a fixed length, minItems and maxItems.
+func (n *node) writeArray(w *objWriter) {
 	if n.items != nil {
-		key("items")
-		n.items.write(b)
+		w.key("items")
+		n.items.write(w.b)
 	}
 	if n.fixedItems >= 0 {
-		key("minItems")
-		b.WriteString(strconv.Itoa(n.fixedItems))
-		key("maxItems")
-		b.WriteString(strconv.Itoa(n.fixedItems))
+		w.key("minItems")
+		w.b.WriteString(strconv.Itoa(n.fixedItems))
+		w.key("maxItems")
+		w.b.WriteString(strconv.Itoa(n.fixedItems))
 	}
+}
+
+// writeObject writes n's properties (unless it is a map), required and
+// additionalProperties.
+func (n *node) writeObject(w *objWriter) {
+	b := w.b
 	if n.isObject && n.additional == nil {
-		key("properties")
+		w.key("properties")
 		b.WriteByte('{')
 		for i, p := range n.props {
 			if i > 0 {
@@ -316,16 +383,15 @@ func (n *node) write(b *bytes.Buffer) {
 		b.WriteByte('}')
 	}
 	if len(n.required) > 0 {
-		key("required")
+		w.key("required")
 		s, _ := json.Marshal(n.required)
 		b.Write(s)
 	}
 	if n.additional != nil {
-		key("additionalProperties")
+		w.key("additionalProperties")
 		n.additional.write(b)
 	} else if n.closed {
-		key("additionalProperties")
+		w.key("additionalProperties")
 		b.WriteString("false")
 	}
-	b.WriteByte('}')
 }

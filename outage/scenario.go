@@ -145,49 +145,73 @@ func (e *FieldError) Error() string { return "outage: " + e.Field + " " + e.Reas
 
 // Validate returns a [*FieldError] for the first field that is out of range, or nil.
 func (s Scenario) Validate() error {
-	atLeast := func(field string, v, lo, hi int) error {
-		if v < lo {
-			return &FieldError{field, fmt.Sprintf("must be at least %d (got %d)", lo, v)}
-		}
-		if v > hi {
-			return &FieldError{field, fmt.Sprintf("must be at most %d (got %d)", hi, v)}
-		}
-		return nil
+	if err := s.validateRanges(); err != nil {
+		return err
 	}
-	dur := func(field string, v time.Duration, zeroOK bool) error {
-		switch {
-		case v < 0:
-			return &FieldError{field, fmt.Sprintf("must not be negative (got %v)", v)}
-		case v == 0 && !zeroOK:
-			return &FieldError{field, "must be positive (got 0s)"}
-		case v > maxDuration:
-			return &FieldError{field, fmt.Sprintf("must be at most %v (got %v)", maxDuration, v)}
-		}
-		return nil
+	if err := s.validateRelations(); err != nil {
+		return err
 	}
+	return s.validateSize()
+}
+
+// intRange returns a [*FieldError] for field if v is outside [lo, hi], or nil.
+func intRange(field string, v, lo, hi int) error {
+	if v < lo {
+		return &FieldError{field, fmt.Sprintf("must be at least %d (got %d)", lo, v)}
+	}
+	if v > hi {
+		return &FieldError{field, fmt.Sprintf("must be at most %d (got %d)", hi, v)}
+	}
+	return nil
+}
+
+// durRange returns a [*FieldError] for field if v is negative, zero (unless
+// zeroOK) or above maxDuration, or nil.
+func durRange(field string, v time.Duration, zeroOK bool) error {
+	switch {
+	case v < 0:
+		return &FieldError{field, fmt.Sprintf("must not be negative (got %v)", v)}
+	case v == 0 && !zeroOK:
+		return &FieldError{field, "must be positive (got 0s)"}
+	case v > maxDuration:
+		return &FieldError{field, fmt.Sprintf("must be at most %v (got %v)", maxDuration, v)}
+	}
+	return nil
+}
+
+// validateRanges checks each field on its own, in declaration order, and
+// returns the first out of range.
+func (s Scenario) validateRanges() error {
 	checks := []error{
-		atLeast("Callers", s.Callers, 1, maxCallers),
-		dur("Interval", s.Interval, false),
-		dur("Warmup", s.Warmup, true),
-		dur("Outage", s.Outage, false),
-		dur("Up", s.Up, true),
-		dur("Relapse", s.Relapse, true),
-		dur("Tail", s.Tail, true),
-		dur("Timeout", s.Timeout, false),
-		dur("Latency", s.Latency, true),
-		atLeast("FailureThreshold", s.FailureThreshold, 1, 1_000_000),
-		dur("Cooldown", s.Cooldown, false),
-		dur("ProbeTimeout", s.ProbeTimeout, false),
-		atLeast("Retries", s.Retries, 0, maxRetries),
-		dur("RetryBase", s.RetryBase, false),
-		dur("RetryMax", s.RetryMax, false),
-		dur("Bucket", s.Bucket, false),
+		intRange("Callers", s.Callers, 1, maxCallers),
+		durRange("Interval", s.Interval, false),
+		durRange("Warmup", s.Warmup, true),
+		durRange("Outage", s.Outage, false),
+		durRange("Up", s.Up, true),
+		durRange("Relapse", s.Relapse, true),
+		durRange("Tail", s.Tail, true),
+		durRange("Timeout", s.Timeout, false),
+		durRange("Latency", s.Latency, true),
+		intRange("FailureThreshold", s.FailureThreshold, 1, 1_000_000),
+		durRange("Cooldown", s.Cooldown, false),
+		durRange("ProbeTimeout", s.ProbeTimeout, false),
+		intRange("Retries", s.Retries, 0, maxRetries),
+		durRange("RetryBase", s.RetryBase, false),
+		durRange("RetryMax", s.RetryMax, false),
+		durRange("Bucket", s.Bucket, false),
 	}
 	for _, err := range checks {
 		if err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// validateRelations checks the fields against each other (Up with Relapse,
+// RetryBase with RetryMax, Latency with Timeout) and against what the ladder
+// and the breaker accept.
+func (s Scenario) validateRelations() error {
 	switch {
 	case s.Relapse == 0 && s.Up != 0:
 		return &FieldError{"Up", fmt.Sprintf("needs a Relapse (got %v without one)", s.Up)}
@@ -207,6 +231,12 @@ func (s Scenario) Validate() error {
 	if s.Latency >= s.Timeout {
 		return &FieldError{"Latency", fmt.Sprintf("must be below Timeout %v (got %v)", s.Timeout, s.Latency)}
 	}
+	return nil
+}
+
+// validateSize checks that the run stays small: at most maxScheduled calls
+// and maxBuckets buckets over the horizon.
+func (s Scenario) validateSize() error {
 	h := s.horizon()
 	if n := int64(s.Callers) * (int64(h/s.Interval) + 1); n > maxScheduled {
 		return &FieldError{"Interval", fmt.Sprintf("is too short: %d callers every %v schedule %d calls (at most %d)",

@@ -143,78 +143,110 @@ func (c *chart) legend(y1, y2 float64) {
 	c.f("</g>\n")
 }
 
-// panel draws one policy's panel with its top at y0.
+// panel draws one policy's panel with its top at y0: the grid, the outage
+// windows, the stacked bars, the breaker's state band and probe lane (for the
+// breaker policy) and the axes.
 func (c *chart) panel(o *Outcome, id, title string, y0 float64) {
-	s := c.r.Scenario
-	top, bottom := y0+plotTop, y0+plotTop+plotHeight
-	left, right := svgLeft, svgWidth-svgRight
-	yOf := func(v float64) float64 { return bottom - plotHeight*v/c.yMax }
-
 	c.f(`<g id="%s" class="panel">`+"\n", id)
-	c.f(`<text class="title" x="%.1f" y="%.1f">%s</text>`+"\n", left, y0+16, esc(title))
-	// Grid and y axis labels.
+	c.f(`<text class="title" x="%.1f" y="%.1f">%s</text>`+"\n", svgLeft, y0+16, esc(title))
+	c.grid(y0)
+	c.outageWindows(id, y0)
+	c.bars(o, id, y0)
+	c.band(o, id, y0)
+	if o.Policy == WithBreaker {
+		c.probes(o, id, y0+probeMid)
+	}
+	c.axes(y0)
+	c.f("</g>\n")
+}
+
+// yOf maps an attempt count v to a vertical coordinate in the panel whose top
+// is at y0.
+func (c *chart) yOf(y0, v float64) float64 {
+	return y0 + plotTop + plotHeight - plotHeight*v/c.yMax
+}
+
+// grid draws the horizontal grid lines and the y axis labels of the panel
+// whose top is at y0.
+func (c *chart) grid(y0 float64) {
+	left, right := svgLeft, svgWidth-svgRight
 	for v := 0.0; v <= c.yMax+c.yStep/2; v += c.yStep {
-		y := yOf(v)
+		y := c.yOf(y0, v)
 		c.f(`<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text x="%.1f" y="%.1f" text-anchor="end">%g</text>`+"\n",
 			left, y, right, y, left-6, y+4, v)
 	}
-	// Outage windows.
+}
+
+// outageWindows shades the scenario's outage windows and labels each one.
+func (c *chart) outageWindows(id string, y0 float64) {
+	top := y0 + plotTop
 	c.f(`<g id="%s-outage" class="outage">`, id)
-	for _, w := range s.outages() {
+	for _, w := range c.r.Scenario.outages() {
 		c.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>outage from %v to %v</title></rect>`,
 			c.x(w.from), top, c.x(w.to)-c.x(w.from), plotHeight, w.from, w.to)
 	}
 	c.f("</g>\n")
-	for _, w := range s.outages() {
+	for _, w := range c.r.Scenario.outages() {
 		c.f(`<text x="%.1f" y="%.1f">outage</text>`+"\n", c.x(w.from)+4, top+12)
 	}
-	// Stacked bars: dead at the bottom, then healthy, then refused.
-	bw := c.x(s.Bucket) - c.x(0)
+}
+
+// barSeries lists the stacked bars' series from the bottom up: dead, then
+// healthy, then refused, each with its value and the sum of those below it.
+var barSeries = []struct {
+	class string
+	value func(Bucket) int
+	below func(Bucket) int
+}{
+	{"dead", func(b Bucket) int { return b.Dead }, func(Bucket) int { return 0 }},
+	{"healthy", func(b Bucket) int { return b.Healthy }, func(b Bucket) int { return b.Dead }},
+	{"refused", func(b Bucket) int { return b.Refused }, func(b Bucket) int { return b.Dead + b.Healthy }},
+}
+
+// bars draws o's stacked bars, one per bucket and series.
+func (c *chart) bars(o *Outcome, id string, y0 float64) {
+	bw := c.x(c.r.Scenario.Bucket) - c.x(0)
 	gap := 0.0
 	if bw > 3 {
 		gap = 1
 	}
-	series := []struct {
-		class string
-		value func(Bucket) int
-		below func(Bucket) int
-	}{
-		{"dead", func(b Bucket) int { return b.Dead }, func(Bucket) int { return 0 }},
-		{"healthy", func(b Bucket) int { return b.Healthy }, func(b Bucket) int { return b.Dead }},
-		{"refused", func(b Bucket) int { return b.Refused }, func(b Bucket) int { return b.Dead + b.Healthy }},
-	}
-	for _, se := range series {
+	for _, se := range barSeries {
 		c.f(`<g id="%s-%s" class="series %s">`, id, se.class, se.class)
 		for _, b := range o.Buckets {
 			v := se.value(b)
 			if v == 0 {
 				continue
 			}
-			lo, hi := yOf(float64(se.below(b))), yOf(float64(se.below(b)+v))
+			lo, hi := c.yOf(y0, float64(se.below(b))), c.yOf(y0, float64(se.below(b)+v))
 			c.f(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s: %d</title></rect>`,
 				c.x(b.Start), hi, bw-gap, lo-hi, b.Start, v)
 		}
 		c.f("</g>\n")
 	}
-	// Breaker state band.
-	if len(o.Band) > 0 {
-		c.f(`<text x="%.1f" y="%.1f" text-anchor="end">state</text>`, left-6, y0+bandTop+11)
-		c.f(`<g id="%s-band" class="band">`, id)
-		for _, seg := range o.Band {
-			if seg.To <= seg.From {
-				continue
-			}
-			c.f(`<rect class="state %s" x="%.2f" y="%.1f" width="%.2f" height="%.1f"><title>%s from %v to %v</title></rect>`,
-				seg.State, c.x(seg.From), y0+bandTop, c.x(seg.To)-c.x(seg.From), bandHeight,
-				seg.State, seg.From.Round(time.Millisecond), seg.To.Round(time.Millisecond))
+}
+
+// band draws o's breaker state band, if it has one.
+func (c *chart) band(o *Outcome, id string, y0 float64) {
+	if len(o.Band) == 0 {
+		return
+	}
+	c.f(`<text x="%.1f" y="%.1f" text-anchor="end">state</text>`, svgLeft-6, y0+bandTop+11)
+	c.f(`<g id="%s-band" class="band">`, id)
+	for _, seg := range o.Band {
+		if seg.To <= seg.From {
+			continue
 		}
-		c.f("</g>\n")
+		c.f(`<rect class="state %s" x="%.2f" y="%.1f" width="%.2f" height="%.1f"><title>%s from %v to %v</title></rect>`,
+			seg.State, c.x(seg.From), y0+bandTop, c.x(seg.To)-c.x(seg.From), bandHeight,
+			seg.State, seg.From.Round(time.Millisecond), seg.To.Round(time.Millisecond))
 	}
-	// Probe lane.
-	if o.Policy == WithBreaker {
-		c.probes(o, id, y0+probeMid)
-	}
-	// Axes, time ticks and titles.
+	c.f("</g>\n")
+}
+
+// axes draws the panel's axes, its time ticks and the axis titles.
+func (c *chart) axes(y0 float64) {
+	top, bottom := y0+plotTop, y0+plotTop+plotHeight
+	left, right := svgLeft, svgWidth-svgRight
 	c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, left, bottom, right, bottom)
 	c.f(`<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`+"\n", left, top, left, bottom)
 	step := time.Duration(niceStep(float64(c.end)/12/float64(time.Minute)) * float64(time.Minute))
@@ -227,8 +259,7 @@ func (c *chart) panel(o *Outcome, id, title string, y0 float64) {
 	}
 	c.f("\n"+`<text x="%.1f" y="%.1f" text-anchor="middle">time (minutes)</text>`+"\n", (left+right)/2, bottom+30)
 	c.f(`<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">attempts per %v</text>`+"\n",
-		(top+bottom)/2, (top+bottom)/2, s.Bucket)
-	c.f("</g>\n")
+		(top+bottom)/2, (top+bottom)/2, c.r.Scenario.Bucket)
 }
 
 // probes draws the probe lane of o, centred on y: per probe a line over the time

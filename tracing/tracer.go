@@ -150,60 +150,83 @@ func (t *Tracer) OnEvent(ev agent.Event) {
 		rs.transition(tr)
 	}
 	t.pending = t.pending[:0]
-	now := time.Now()
 	switch ev.Kind {
 	case agent.EventTurnStarted:
 		rs.endTurns(ev.Turn) // the events of earlier turns have all been delivered
 		a := t.openAttempt(rs, ev.Turn, ev.Attempt, ev.Model)
 		a.span.SetAttributes(Probe.Bool(ev.Probe))
 	case agent.EventRetry:
-		if a, ok := rs.attempts[attemptNo{ev.Turn, ev.Attempt}]; ok {
-			attrs := []attribute.KeyValue{RetryRequest.Int(ev.Requests), RetryWait.String(ev.Duration.String())}
-			if ev.Err != nil {
-				attrs = append(attrs, attribute.String("error.message", ev.Err.Error()))
-			}
-			a.span.AddEvent("retry", trace.WithAttributes(attrs...))
-		}
+		rs.retry(ev)
 	case agent.EventTurnFinished:
-		k := attemptNo{ev.Turn, ev.Attempt}
-		if a, ok := rs.attempts[k]; ok {
-			a.span.SetAttributes(Requests.Int(ev.Requests))
-			if ev.Err != nil {
-				setError(a.span, ev.Err)
-			} else {
-				rm := ev.ResponseModel
-				if rm == "" {
-					rm = ev.Model
-				}
-				a.span.SetAttributes(ResponseModel.String(rm),
-					InputTokens.Int64(ev.Usage.InputTokens), OutputTokens.Int64(ev.Usage.OutputTokens))
-				if ev.StopReason != "" {
-					a.span.SetAttributes(FinishReasons.StringSlice([]string{string(ev.StopReason)}))
-				}
-			}
-			a.span.End()
-			delete(rs.attempts, k)
-		}
+		rs.endAttempt(ev)
 	case agent.EventToolCall:
-		parent := rs.ctx
-		if tc, ok := rs.turns[ev.Turn]; ok {
-			parent = tc.ctx
-		}
-		_, span := t.tracer.Start(parent, "execute_tool "+ev.Tool, trace.WithTimestamp(now.Add(-ev.Duration)),
-			trace.WithAttributes(OperationName.String("execute_tool"), ToolName.String(ev.Tool), ToolCallID.String(ev.CallID),
-				ResolvedTool.String(ev.ResolvedTool), ToolOutcome.String(ev.Outcome.String())))
-		if ev.FallThrough != "" {
-			span.SetAttributes(FallThrough.String(ev.FallThrough))
-		}
-		if ev.Outcome != agent.OutcomeOK {
-			err := ev.Err
-			if err == nil {
-				err = errors.New(ev.Text)
-			}
-			setError(span, err)
-		}
-		span.End(trace.WithTimestamp(now))
+		t.toolCall(rs, ev)
 	}
+}
+
+// retry adds a "retry" span event, with the request number, the wait and the
+// error, to the attempt ev belongs to.
+func (rs *runState) retry(ev agent.Event) {
+	a, ok := rs.attempts[attemptNo{ev.Turn, ev.Attempt}]
+	if !ok {
+		return
+	}
+	attrs := []attribute.KeyValue{RetryRequest.Int(ev.Requests), RetryWait.String(ev.Duration.String())}
+	if ev.Err != nil {
+		attrs = append(attrs, attribute.String("error.message", ev.Err.Error()))
+	}
+	a.span.AddEvent("retry", trace.WithAttributes(attrs...))
+}
+
+// endAttempt ends the span of the attempt ev finished, with its request count
+// and either its error or its response model, token usage and finish reason.
+func (rs *runState) endAttempt(ev agent.Event) {
+	k := attemptNo{ev.Turn, ev.Attempt}
+	a, ok := rs.attempts[k]
+	if !ok {
+		return
+	}
+	a.span.SetAttributes(Requests.Int(ev.Requests))
+	if ev.Err != nil {
+		setError(a.span, ev.Err)
+	} else {
+		rm := ev.ResponseModel
+		if rm == "" {
+			rm = ev.Model
+		}
+		a.span.SetAttributes(ResponseModel.String(rm),
+			InputTokens.Int64(ev.Usage.InputTokens), OutputTokens.Int64(ev.Usage.OutputTokens))
+		if ev.StopReason != "" {
+			a.span.SetAttributes(FinishReasons.StringSlice([]string{string(ev.StopReason)}))
+		}
+	}
+	a.span.End()
+	delete(rs.attempts, k)
+}
+
+// toolCall records the tool call ev reports as an "execute_tool" span under its
+// turn (or the run), ending now and starting ev.Duration earlier, with an error
+// status unless its outcome is OK.
+func (t *Tracer) toolCall(rs *runState, ev agent.Event) {
+	now := time.Now()
+	parent := rs.ctx
+	if tc, ok := rs.turns[ev.Turn]; ok {
+		parent = tc.ctx
+	}
+	_, span := t.tracer.Start(parent, "execute_tool "+ev.Tool, trace.WithTimestamp(now.Add(-ev.Duration)),
+		trace.WithAttributes(OperationName.String("execute_tool"), ToolName.String(ev.Tool), ToolCallID.String(ev.CallID),
+			ResolvedTool.String(ev.ResolvedTool), ToolOutcome.String(ev.Outcome.String())))
+	if ev.FallThrough != "" {
+		span.SetAttributes(FallThrough.String(ev.FallThrough))
+	}
+	if ev.Outcome != agent.OutcomeOK {
+		err := ev.Err
+		if err == nil {
+			err = errors.New(ev.Text)
+		}
+		setError(span, err)
+	}
+	span.End(trace.WithTimestamp(now))
 }
 
 // transition adds a breaker transition event to the run's span.

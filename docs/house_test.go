@@ -1,0 +1,155 @@
+// Package docs holds the contract files (SEMANTICS, API, GATEWAY, FLEET) and
+// the guides. Its tests check the house rules a reader relies on: every
+// link in the README and in docs/ resolves, and functions fit on a screen.
+package docs
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// maxLines is the longest a function body may be, in lines from its func
+// keyword to its closing brace.
+const maxLines = 60
+
+// longAllowed lists the functions allowed to be longer than maxLines, as
+// "path:Name" (methods as "path:Type.Name"): data tables only, each with the
+// reason it is one.
+var longAllowed = map[string]string{}
+
+// repoRoot is the module's root directory, one level up from docs/.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// goFiles returns the module's non-test Go files, relative to root, skipping
+// node_modules and the bench module's results.
+func goFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "results" || strings.HasPrefix(d.Name(), ".")) && p != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			rel, _ := filepath.Rel(root, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// funcName is "Name" or "Type.Name".
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	typ := fd.Recv.List[0].Type
+	for {
+		switch x := typ.(type) {
+		case *ast.StarExpr:
+			typ = x.X
+			continue
+		case *ast.IndexExpr:
+			typ = x.X
+			continue
+		case *ast.IndexListExpr:
+			typ = x.X
+			continue
+		case *ast.Ident:
+			return x.Name + "." + fd.Name.Name
+		}
+		return fd.Name.Name
+	}
+}
+
+// TestFunctionLength fails on every function over maxLines lines that is
+// not on longAllowed, and when the 90th percentile passes 35 lines.
+func TestFunctionLength(t *testing.T) {
+	root := repoRoot(t)
+	fset := token.NewFileSet()
+	var lengths []int
+	seen := map[string]bool{}
+	for _, rel := range goFiles(t, root) {
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+			lengths = append(lengths, n)
+			key := rel + ":" + funcName(fd)
+			if n <= maxLines {
+				continue
+			}
+			seen[key] = true
+			if _, ok := longAllowed[key]; !ok {
+				t.Errorf("%s is %d lines (over %d): split it by what it does", key, n, maxLines)
+			}
+		}
+	}
+	for key := range longAllowed {
+		if !seen[key] {
+			t.Errorf("longAllowed lists %s, which is not over %d lines (or is gone): remove it", key, maxLines)
+		}
+	}
+	slices.Sort(lengths)
+	if p90 := lengths[len(lengths)*9/10]; p90 > 35 {
+		t.Errorf("90th percentile of function length is %d lines, want at most 35", p90)
+	}
+}
+
+// mdLink matches a Markdown link's target: [text](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestLinksResolve checks that every relative link in README.md and docs/*.md
+// names a file or directory of the repository (anchors are not checked;
+// web links are left to the reader).
+func TestLinksResolve(t *testing.T) {
+	root := repoRoot(t)
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, md := range append([]string{filepath.Join(root, "README.md")}, docs...) {
+		b, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			if _, err := os.Stat(filepath.Join(filepath.Dir(md), target)); err != nil {
+				rel, _ := filepath.Rel(root, md)
+				t.Errorf("%s links to %s, which does not exist", rel, m[1])
+			}
+		}
+	}
+}
