@@ -2,9 +2,10 @@ package breaker
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/durtext"
 )
 
 // ErrOpen is the sentinel every refusal matches: errors.Is(err, ErrOpen) is
@@ -55,26 +56,7 @@ func (e *OpenError) Error() string {
 // whole milliseconds below 1s (10ms, 250ms), tenths of a second below 10s
 // (1.3s, 9.5s), whole seconds from 10s (12s, 1m30s). Rounding up never tells
 // a reader to retry too early. A wait of 0 or less gives 0.
-func RoundRetry(d time.Duration) time.Duration {
-	var step time.Duration
-	switch {
-	case d <= 0:
-		return 0
-	case d < time.Second:
-		step = time.Millisecond
-	case d < 10*time.Second:
-		step = 100 * time.Millisecond
-	default:
-		step = time.Second
-	}
-	if r := d % step; r != 0 {
-		if d > math.MaxInt64-step {
-			return d
-		}
-		d += step - r
-	}
-	return d
-}
+func RoundRetry(d time.Duration) time.Duration { return durtext.RoundUp(d) }
 
 // Is reports whether target is [ErrOpen].
 func (e *OpenError) Is(target error) bool { return target == ErrOpen }

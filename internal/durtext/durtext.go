@@ -1,7 +1,7 @@
 // Package durtext is the one rounding rule for durations that people read
-// in loopctl's texts (refusals, errors, logs): [RoundUp]. It is the rule of
-// breaker.RoundRetry, for the packages that cannot import breaker (fallback,
-// retry); a test keeps the two equal.
+// in loopctl's texts (refusals, errors, logs): [RoundUp]. breaker.RoundRetry
+// is this rule; the packages that do not import breaker (fallback, retry)
+// use it directly.
 package durtext
 
 import (

@@ -2,11 +2,9 @@ package durtext_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/internal/durtext"
 )
 
@@ -22,17 +20,6 @@ func TestRoundUp(t *testing.T) {
 	} {
 		if got := durtext.RoundUp(tc.d).String(); got != tc.want {
 			t.Errorf("RoundUp(%v) = %s, want %s", tc.d, got, tc.want)
-		}
-	}
-}
-
-// TestSameRuleAsBreaker: one rule for every text, whichever package writes it.
-func TestSameRuleAsBreaker(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 100000 {
-		d := time.Duration(r.Int64N(int64(time.Hour))) - time.Second
-		if a, b := durtext.RoundUp(d), breaker.RoundRetry(d); a != b {
-			t.Fatalf("RoundUp(%v) = %v, breaker.RoundRetry = %v", d, a, b)
 		}
 	}
 }
