@@ -191,24 +191,31 @@ func (d decoder) intAs(dst *int, conv func(int) (int, string)) func(string, *yam
 
 // positive reads a duration that must be above zero.
 func (d decoder) positive(dst *time.Duration) func(string, *yaml.Node) {
-	return func(p string, n *yaml.Node) {
-		var v time.Duration
-		before := len(*d.ps)
-		d.duration(&v)(p, n)
-		if len(*d.ps) > before {
-			return
-		}
+	return d.durationAs(dst, func(v time.Duration) (time.Duration, string) {
 		if v <= 0 {
-			d.bad(p, n, "must be above zero (omit the key for the default)")
-			return
+			return 0, "must be above zero (omit the key for the default)"
 		}
-		*dst = v
-	}
+		return v, ""
+	})
 }
 
 // zeroMeansDuration reads a duration that must not be negative; 0 is stored
 // as zero (the Go field's "none", since its zero value means the default).
 func (d decoder) zeroMeansDuration(dst *time.Duration, zero time.Duration, what string) func(string, *yaml.Node) {
+	return d.durationAs(dst, func(v time.Duration) (time.Duration, string) {
+		switch {
+		case v < 0:
+			return 0, "must not be negative (0 means " + what + ")"
+		case v == 0:
+			return zero, ""
+		}
+		return v, ""
+	})
+}
+
+// durationAs reads a duration and stores what conv makes of it, or reports
+// conv's problem; the twin of intAs.
+func (d decoder) durationAs(dst *time.Duration, conv func(time.Duration) (time.Duration, string)) func(string, *yaml.Node) {
 	return func(p string, n *yaml.Node) {
 		var v time.Duration
 		before := len(*d.ps)
@@ -216,12 +223,10 @@ func (d decoder) zeroMeansDuration(dst *time.Duration, zero time.Duration, what 
 		if len(*d.ps) > before {
 			return
 		}
-		switch {
-		case v < 0:
-			d.bad(p, n, "must not be negative (0 means %s)", what)
+		v, bad := conv(v)
+		if bad != "" {
+			d.bad(p, n, "%s", bad)
 			return
-		case v == 0:
-			v = zero
 		}
 		*dst = v
 	}
