@@ -147,9 +147,15 @@ func storeKilledMidOutage(t *testing.T, target func(key string) faultTarget, nam
 		old := Permit{b: tools[0], gen: epoch + 3, probe: true}
 		q, _ := tools[1].Allow()
 		q.Failure()
-		time.Sleep(cooldown)
-		probe, err := tools[2].Allow()
-		if err != nil || !probe.IsProbe() {
+		// The open state is dated by the store's clock, a hair after q's
+		// Failure returned here: wait for the gate, not for a fixed sleep.
+		var probe Permit
+		var err error
+		eventually(t, 3*cooldown, "the new epoch's cooldown passes", func() bool {
+			probe, err = tools[2].Allow()
+			return err == nil
+		})
+		if !probe.IsProbe() {
 			t.Fatalf("new epoch's first probe: %+v, %v", probe, err)
 		}
 		old.Success()
