@@ -104,9 +104,14 @@ func reasons(why map[string]int) string {
 
 // sickPrimary counts the requests the primary received while broken, and
 // the goal's bound: (trip threshold + the client requests in flight at the
-// trip + one per cooldown of the outage) x (max_retries + 1 for the fast
-// kinds, whose retries stay; 1 for the slow ones). The trip is dated at the
-// end of the threshold's worth of broken requests (threshold x that factor).
+// trip + the probes of each cooldown of the outage) x (max_retries + 1 for
+// the fast kinds, whose retries stay; 1 for the slow ones). Issue 17 counts
+// one probe per cooldown; that holds where a failed probe re-trips at once
+// (a rate limit of any kind). A Transient probe failure (a 500, a timeout)
+// re-trips only at the trip threshold's worth in a row (SEMANTICS §3,
+// "Decision (transient probe failures)"), so those kinds get the threshold's
+// worth of probes per cooldown. The trip is dated at the end of the
+// threshold's worth of broken requests (threshold x that factor).
 func sickPrimary(r row, o options) (sick, bound int) {
 	var ends []time.Duration // of the broken requests that have ended
 	for _, a := range r.primary {
@@ -131,8 +136,11 @@ func sickPrimary(r row, o options) (sick, bound int) {
 			}
 		}
 	}
-	cooldowns := int((o.outage + cooldown - 1) / cooldown)
-	return sick, (tripThreshold + inFlight + cooldowns) * m
+	probes := int((o.outage + cooldown - 1) / cooldown)
+	if r.kind.transient {
+		probes *= tripThreshold
+	}
+	return sick, (tripThreshold + inFlight + probes) * m
 }
 
 // backOnPrimary returns the time from the fix until every later request

@@ -15,17 +15,18 @@ type kind struct {
 	fault       fault
 	hedge       bool // loopctl's model gets hedge_after
 	fast        bool // 5xx: the ladder's fast retries stay on the primary (its bound x (max_retries+1))
+	transient   bool // a failed probe is Transient: up to trip_threshold probes per cooldown (SEMANTICS §3)
 	slow        bool // p99 goal 1.5 s (rather than 3x outside, at least 250 ms)
 	back        bool // goal: back on the primary within cooldown + 2 s
 }
 
 var allKinds = []kind{
-	{name: "500", label: "HTTP 500", fault: fail500, fast: true, back: true},
-	{name: "hang", label: "hangs", fault: hang, hedge: true, slow: true},
+	{name: "500", label: "HTTP 500", fault: fail500, fast: true, transient: true, back: true},
+	{name: "hang", label: "hangs", fault: hang, hedge: true, slow: true, transient: true},
 	{name: "429", label: "429 + Retry-After 5", fault: throttle, back: true},
 	{name: "quota", label: "429 insufficient_quota, no hint", fault: quota},
 	{name: "overload", label: "529 overloaded_error", fault: overload, back: true},
-	{name: "stall", label: "stream stalls after its role chunk", fault: stall, hedge: true, slow: true},
+	{name: "stall", label: "stream stalls after its role chunk", fault: stall, hedge: true, slow: true, transient: true},
 	{name: "long", label: "429 + Retry-After 120", fault: longHint},
 }
 
