@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -56,6 +57,26 @@ func (x *exchange) exhausted(err error) {
 	e := apiError{Message: err.Error(), Type: "fallback_exhausted", Code: "fallback_exhausted"}
 	x.wire.writeError(x.w, status, e)
 	x.done(outcomeExhausted, status, e.Message)
+}
+
+// refuseOpen refuses, before any request is sent, a request to a direct
+// upstream/model route (or pinned to one by previous_response_id) while
+// that model's breaker is open: the route has no chain to fail over to, so
+// the request is answered at once with Retry-After until the model may be
+// probed, as an exhausted chain is (GATEWAY.md §3, §6).
+func (x *exchange) refuseOpen() bool {
+	if !x.rt.direct || !x.wire.verdict {
+		return false
+	}
+	s := x.rt.breaker().Snapshot()
+	now := x.g.now()
+	if s.State != fallback.Fallback || !now.Before(s.CooldownEnds) {
+		return false
+	}
+	x.g.m.call(x.rt.name, loopmetrics.Refused)
+	x.exhausted(&fallback.ExhaustedError{Primary: x.rt.settings.Primary, State: s.State,
+		ProbeAt: s.CooldownEnds, RetryIn: s.CooldownEnds.Sub(now)})
+	return true
 }
 
 // The kinds of a rate-limited failure.

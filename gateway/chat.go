@@ -177,6 +177,9 @@ func (x *exchange) run(body []byte) {
 	prev := ""
 	stream := x.req.stream && x.wire.classify != nil
 	x.deadline = g.deadline(x.r, x.start)
+	if x.refuseOpen() {
+		return
+	}
 	rctx, cancel := context.WithDeadline(x.r.Context(), x.deadline)
 	defer cancel()
 	for x.attempts < x.budget {

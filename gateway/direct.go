@@ -51,6 +51,7 @@ func (g *Gateway) lookup(name string) (*route, error) {
 		return nil, nil
 	}
 	rt.used.Store(g.tick.Add(1))
+	rt.direct = true
 	g.direct[name] = rt
 	return rt, nil
 }

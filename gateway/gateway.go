@@ -132,6 +132,7 @@ type route struct {
 	targets  map[string]*target
 	policy   retry.Policy
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
+	direct   bool         // an upstream/model route: no chain, refused while open
 }
 
 // target is one upstream model a route may send to.

@@ -207,6 +207,10 @@ func TestDirectSlotsOpenAndOff(t *testing.T) {
 	if a.status != 429 || a.header.Get("Retry-After") == "" || a.errorField("code") != "direct_models_busy" {
 		t.Errorf("all slots open: %d %v %s", a.status, a.header, a.body)
 	}
+	// A direct name whose breaker is open has no chain: refused at once.
+	if a := f.post(chatBody("up/bad1", false)); a.status != 503 || a.header.Get("Retry-After") == "" || a.errorField("type") != "fallback_exhausted" {
+		t.Errorf("direct, open: %d %v %s", a.status, a.header, a.body)
+	}
 	off := newFixture(t, llmtest.Always(llmtest.Text("ok")), Config{Models: []Model{{Name: "m", Primary: "up/a"}}, Limits: Limits{MaxDirect: NoDirect}}, Options{})
 	if a := off.post(chatBody("up/x", false)); a.status != 404 {
 		t.Errorf("max_direct off: %d %s", a.status, a.body)

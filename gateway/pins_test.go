@@ -47,6 +47,13 @@ func TestResponsesPinning(t *testing.T) {
 			if f.gw.Managers()["smart"].State().String() != "primary" {
 				t.Errorf("smart's breaker moved: %s", f.gw.Managers()["smart"].State())
 			}
+			// While up/b's breaker is open, a request pinned to it is refused
+			// at once with Retry-After, and nothing is sent.
+			sent := f.oa.Count("b")
+			a = f.do("/v1/responses", rsBody("smart", stream, `,"previous_response_id":"`+respID+`"`))
+			if a.status != 503 || a.header.Get("Retry-After") == "" || f.oa.Count("b") != sent || f.oa.Count("a") != 0 {
+				t.Errorf("pinned, open: %d Retry-After %q, b %d -> %d\n%s", a.status, a.header.Get("Retry-After"), sent, f.oa.Count("b"), a.body)
+			}
 		})
 	}
 	// An unknown id: the routed model, no failover.
