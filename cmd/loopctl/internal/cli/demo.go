@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopctl/loopctl-go/internal/demo"
+	"github.com/loopctl/loopctl-go/cmd/loopctl/internal/demo"
 )
 
 const demoUsage = `usage: loopctl demo [flags]
