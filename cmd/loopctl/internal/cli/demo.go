@@ -37,25 +37,62 @@ Colour and a spinner are used when stdout is a terminal (unless --no-color or NO
 // play the story on a fake clock.
 var demoBase = func() demo.Config { return demo.Config{} }
 
+// demoFlags holds the values of `loopctl demo`'s flags once parsed.
+type demoFlags struct {
+	baseURL, model, fallbacks, apiKey *string
+	timeout                           *time.Duration
+	noColor                           *bool
+}
+
+// defineDemoFlags declares the demo command's flags on fs.
+func defineDemoFlags(fs *flag.FlagSet) demoFlags {
+	return demoFlags{
+		baseURL:   fs.String("base-url", "", "run against this OpenAI-compatible API root (e.g. http://localhost:8000/v1) instead of the scripted in-process server"),
+		model:     fs.String("model", "", "primary `model` at --base-url (required with it)"),
+		fallbacks: fs.String("fallback", "", "fallback chain at --base-url: comma-separated `models`, in order"),
+		apiKey:    fs.String("api-key", "", "API `key` for --base-url (default $OPENAI_API_KEY)"),
+		timeout:   fs.Duration("request-timeout", time.Minute, "bound on each model request (0: none)"),
+		noColor:   fs.Bool("no-color", false, "plain lines: no colour and no spinner, even on a terminal"),
+	}
+}
+
+// runDemo is `loopctl demo`: it parses and checks the flags, then plays the
+// story (or talks to --base-url) through demo.Run.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := NewFlagSet("demo")
-	baseURL := fs.String("base-url", "", "run against this OpenAI-compatible API root (e.g. http://localhost:8000/v1) instead of the scripted in-process server")
-	model := fs.String("model", "", "primary `model` at --base-url (required with it)")
-	fallbacks := fs.String("fallback", "", "fallback chain at --base-url: comma-separated `models`, in order")
-	apiKey := fs.String("api-key", "", "API `key` for --base-url (default $OPENAI_API_KEY)")
-	timeout := fs.Duration("request-timeout", time.Minute, "bound on each model request (0: none)")
-	noColor := fs.Bool("no-color", false, "plain lines: no colour and no spinner, even on a terminal")
+	f := defineDemoFlags(fs)
 	if code, done := ParseFlags(fs, demoUsage, args, stdout, stderr); done {
 		return code
 	}
 
 	cfg := demoBase()
+	if msg := f.validate(fs); msg != "" {
+		return UsageError(stderr, fs.Name(), msg)
+	}
+	if *f.baseURL != "" {
+		if msg := f.applyRemote(&cfg); msg != "" {
+			return UsageError(stderr, fs.Name(), msg)
+		}
+	}
+	cfg.RequestTimeout = *f.timeout
+	cfg.Out = stdout
+	if !*f.noColor && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" {
+		cfg.Color, cfg.Spinner = true, true
+	}
+	_, err := demo.Run(ctx, cfg)
+	return demoExit(err, fs.Name(), stderr)
+}
+
+// validate checks the flags that do not depend on --base-url's value: a
+// negative --request-timeout, and the remote-only flags given without
+// --base-url. It returns the usage error's message, or "".
+func (f demoFlags) validate(fs *flag.FlagSet) string {
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	switch {
-	case *timeout < 0:
-		return UsageError(stderr, fs.Name(), fmt.Sprintf("--request-timeout must not be negative (got %v)", *timeout))
-	case *baseURL == "" && (set["model"] || set["fallback"] || set["api-key"]):
+	case *f.timeout < 0:
+		return fmt.Sprintf("--request-timeout must not be negative (got %v)", *f.timeout)
+	case *f.baseURL == "" && (set["model"] || set["fallback"] || set["api-key"]):
 		name := "model"
 		if !set["model"] {
 			name = "fallback"
@@ -63,49 +100,66 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				name = "api-key"
 			}
 		}
-		return UsageError(stderr, fs.Name(), "--"+name+" needs --base-url (the scripted story uses its own models)")
+		return "--" + name + " needs --base-url (the scripted story uses its own models)"
 	}
-	if *baseURL != "" {
-		if u, err := url.Parse(*baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return UsageError(stderr, fs.Name(), fmt.Sprintf("--base-url must be an http:// or https:// URL (got %q)", *baseURL))
-		}
-		if strings.TrimSpace(*model) == "" {
-			return UsageError(stderr, fs.Name(), "--model is required with --base-url")
-		}
-		if *fallbacks != "" {
-			for i, m := range strings.Split(*fallbacks, ",") {
-				m = strings.TrimSpace(m)
-				switch {
-				case m == "":
-					return UsageError(stderr, fs.Name(), fmt.Sprintf("--fallback has an empty model name (entry %d of %q)", i+1, *fallbacks))
-				case m == strings.TrimSpace(*model):
-					return UsageError(stderr, fs.Name(), fmt.Sprintf("--fallback names the primary model %q", m))
-				case slices.Contains(cfg.Fallback, m):
-					return UsageError(stderr, fs.Name(), fmt.Sprintf("--fallback names %q twice", m))
-				}
-				cfg.Fallback = append(cfg.Fallback, m)
-			}
-		}
-		key := *apiKey
-		if key == "" {
-			key = os.Getenv("OPENAI_API_KEY")
-		}
-		cfg.BaseURL, cfg.Model, cfg.APIKey = *baseURL, strings.TrimSpace(*model), key
-	}
-	cfg.RequestTimeout = *timeout
-	cfg.Out = stdout
-	if !*noColor && isTerminal(stdout) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" {
-		cfg.Color, cfg.Spinner = true, true
-	}
+	return ""
+}
 
-	_, err := demo.Run(ctx, cfg)
+// applyRemote checks --base-url, --model and --fallback and points cfg at
+// the remote server with them and the API key. It returns the usage error's
+// message, or "".
+func (f demoFlags) applyRemote(cfg *demo.Config) string {
+	if u, err := url.Parse(*f.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Sprintf("--base-url must be an http:// or https:// URL (got %q)", *f.baseURL)
+	}
+	model := strings.TrimSpace(*f.model)
+	if model == "" {
+		return "--model is required with --base-url"
+	}
+	if *f.fallbacks != "" {
+		chain, msg := appendFallbacks(cfg.Fallback, *f.fallbacks, model)
+		if msg != "" {
+			return msg
+		}
+		cfg.Fallback = chain
+	}
+	key := *f.apiKey
+	if key == "" {
+		key = os.Getenv("OPENAI_API_KEY")
+	}
+	cfg.BaseURL, cfg.Model, cfg.APIKey = *f.baseURL, model, key
+	return ""
+}
+
+// appendFallbacks appends the comma-separated models of list to chain,
+// refusing an empty name, the primary model and a name already on the chain.
+// It returns the chain, or the usage error's message.
+func appendFallbacks(chain []string, list, primary string) ([]string, string) {
+	for i, m := range strings.Split(list, ",") {
+		m = strings.TrimSpace(m)
+		switch {
+		case m == "":
+			return nil, fmt.Sprintf("--fallback has an empty model name (entry %d of %q)", i+1, list)
+		case m == primary:
+			return nil, fmt.Sprintf("--fallback names the primary model %q", m)
+		case slices.Contains(chain, m):
+			return nil, fmt.Sprintf("--fallback names %q twice", m)
+		}
+		chain = append(chain, m)
+	}
+	return chain, ""
+}
+
+// demoExit maps demo.Run's error to the exit code, printing it on stderr: a
+// configuration error is a usage error, any other a failure.
+func demoExit(err error, name string, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, demo.ErrConfig):
-		return UsageError(stderr, fs.Name(), flatten(err))
+		return UsageError(stderr, name, flatten(err))
 	default:
-		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), flatten(err))
+		fmt.Fprintf(stderr, "%s: %s\n", name, flatten(err))
 		return ExitFailure
 	}
 }
