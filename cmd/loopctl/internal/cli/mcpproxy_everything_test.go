@@ -25,7 +25,7 @@ import (
 
 // everythingDir holds the pinned @modelcontextprotocol/server-everything
 // (package.json and package-lock.json; test.sh runs npm ci there).
-const everythingDir = "../../mcptool/testdata/everything"
+const everythingDir = "../../../../mcptool/testdata/everything"
 
 // everything returns the command line that runs the official MCP reference
 // server over stdio, failing the test with how to install what is missing.

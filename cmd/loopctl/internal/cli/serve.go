@@ -59,6 +59,9 @@ const (
 	defaultIdleTimeout       = 2 * time.Minute
 )
 
+// runServe is `loopctl serve`: it resolves the flags and the config into
+// serveSettings, checks them (and with --check stops there), then serves
+// until SIGTERM or SIGINT.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := NewFlagSet("serve")
 	configPath := fs.String("config", "", "the YAML config `FILE` (none: the zero-setup demo)")
@@ -187,6 +190,7 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// modelNames lists cfg's model names, comma-separated.
 func modelNames(cfg gateway.Config) string {
 	var names []string
 	for _, m := range cfg.Models {
@@ -199,19 +203,11 @@ func modelNames(cfg gateway.Config) string {
 // in flight get s.grace to finish. It returns ExitOK after a drain,
 // ExitFailure if it could not start.
 func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
-	logOut := s.logOut
-	if logOut == nil {
-		logOut = stderr
-	}
-	var h slog.Handler = slog.NewTextHandler(logOut, nil)
-	if s.logFormat == "json" {
-		h = slog.NewJSONHandler(logOut, nil)
-	}
+	h := s.logHandler(stderr)
 	logger := slog.New(h)
 	cfg := s.cfg
-	var demo *llmtest.Server
 	if s.demo {
-		demo = llmtest.NewOpenAI(demoScript)
+		demo := llmtest.NewOpenAI(demoScript)
 		defer demo.Close()
 		cfg.Upstreams = []gateway.Upstream{{Name: "embedded", BaseURL: demo.BaseURL()}}
 	}
@@ -225,9 +221,7 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		}
 		defer closeStore()
 		store = st
-		opts.Backend = store.ModelBackend
-		opts.StoreMode = storeMode(store)
-		opts.Responses = store.ResponsePins() // previous_response_id pins, shared (GATEWAY.md §6)
+		shareThroughStore(&opts, store)
 	}
 	gw, err := gateway.New(cfg, opts)
 	if err != nil {
@@ -237,44 +231,13 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 	if store != nil {
 		gw.Registry().MustRegister(store.Collector())
 	}
-	addr := cfg.Listen
-	if addr == "" {
-		addr = gateway.DefaultListen
-	}
-	raw, err := net.Listen("tcp", addr)
+	ln, err := s.listen(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitFailure
 	}
-	maxConns := s.maxConns
-	if maxConns == 0 {
-		maxConns = connLimit(fdLimit())
-	}
-	ln := newLimitListener(raw, maxConns, s.onConn)
-	readTimeout := or(s.readTimeout, defaultReadTimeout)
-	rate := s.bodyRate
-	if rate == 0 {
-		rate = defaultBodyRate
-	}
-	srv := &http.Server{
-		Handler:           minRate(gw, or(s.bodyGrace, defaultBodyGrace), rate, readTimeout),
-		ReadHeaderTimeout: or(s.readHeaderTimeout, defaultReadHeaderTimeout),
-		ReadTimeout:       readTimeout,
-		IdleTimeout:       or(s.idleTimeout, defaultIdleTimeout),
-		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
-	}
-	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(stdout, "loopctl serve: listening on %s (OpenAI base URL %s/v1)\n", base, base)
-	if s.demo {
-		fmt.Fprintf(stdout, "models: demo (zero-setup demo: an embedded scripted upstream, no network)\n")
-	} else {
-		fmt.Fprintf(stdout, "models: %s\n", modelNames(cfg))
-	}
-	fmt.Fprintf(stdout, "stop: Ctrl-C or SIGTERM (requests in flight get %v to finish)\n", s.grace)
-	if s.demo {
-		fmt.Fprintf(stdout, "try:  curl %s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\":\"demo\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}'\n", base)
-	}
+	srv := s.httpServer(gw, h)
+	s.banner(stdout, cfg, ln.Addr().String())
 	if s.ready != nil {
 		s.ready(ln.Addr().String())
 	}
@@ -288,6 +251,79 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v; a second signal stops at once)\n", s.grace)
 	return drain(srv, errc, s, stdout)
+}
+
+// logHandler is the request log's handler: text or json, on s.logOut (or
+// stderr).
+func (s serveSettings) logHandler(stderr io.Writer) slog.Handler {
+	logOut := s.logOut
+	if logOut == nil {
+		logOut = stderr
+	}
+	if s.logFormat == "json" {
+		return slog.NewJSONHandler(logOut, nil)
+	}
+	return slog.NewTextHandler(logOut, nil)
+}
+
+// shareThroughStore points the gateway's options at the shared store: model
+// breakers, the store's mode and the previous_response_id pins.
+func shareThroughStore(opts *gateway.Options, store *fleet.Store) {
+	opts.Backend = store.ModelBackend
+	opts.StoreMode = storeMode(store)
+	opts.Responses = store.ResponsePins() // previous_response_id pins, shared (GATEWAY.md §6)
+}
+
+// listen opens cfg's listen address (or the default) with the connection
+// cap: s.maxConns, or one derived from the fd limit.
+func (s serveSettings) listen(cfg gateway.Config) (net.Listener, error) {
+	addr := cfg.Listen
+	if addr == "" {
+		addr = gateway.DefaultListen
+	}
+	raw, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	maxConns := s.maxConns
+	if maxConns == 0 {
+		maxConns = connLimit(fdLimit())
+	}
+	return newLimitListener(raw, maxConns, s.onConn), nil
+}
+
+// httpServer is the server in front of gw: its timeouts against slow
+// clients, the minimum body rate, and errors logged through h.
+func (s serveSettings) httpServer(gw http.Handler, h slog.Handler) *http.Server {
+	readTimeout := or(s.readTimeout, defaultReadTimeout)
+	rate := s.bodyRate
+	if rate == 0 {
+		rate = defaultBodyRate
+	}
+	return &http.Server{
+		Handler:           minRate(gw, or(s.bodyGrace, defaultBodyGrace), rate, readTimeout),
+		ReadHeaderTimeout: or(s.readHeaderTimeout, defaultReadHeaderTimeout),
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       or(s.idleTimeout, defaultIdleTimeout),
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+	}
+}
+
+// banner prints where the gateway listens, its models, how to stop it and,
+// for the demo, a request to try.
+func (s serveSettings) banner(stdout io.Writer, cfg gateway.Config, addr string) {
+	base := "http://" + addr
+	fmt.Fprintf(stdout, "loopctl serve: listening on %s (OpenAI base URL %s/v1)\n", base, base)
+	if s.demo {
+		fmt.Fprintf(stdout, "models: demo (zero-setup demo: an embedded scripted upstream, no network)\n")
+	} else {
+		fmt.Fprintf(stdout, "models: %s\n", modelNames(cfg))
+	}
+	fmt.Fprintf(stdout, "stop: Ctrl-C or SIGTERM (requests in flight get %v to finish)\n", s.grace)
+	if s.demo {
+		fmt.Fprintf(stdout, "try:  curl %s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\":\"demo\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}'\n", base)
+	}
 }
 
 // drain shuts srv down within s.grace, or at once on s.force.
@@ -314,6 +350,7 @@ func drain(srv *http.Server, errc <-chan error, s serveSettings, stdout io.Write
 	return code
 }
 
+// or returns v, or def when v is zero.
 func or(v, def time.Duration) time.Duration {
 	if v == 0 {
 		return def

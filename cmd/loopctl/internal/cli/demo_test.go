@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/loopctl/loopctl-go/internal/demo"
+	"github.com/loopctl/loopctl-go/cmd/loopctl/internal/demo"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
 

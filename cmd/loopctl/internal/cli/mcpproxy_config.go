@@ -80,101 +80,149 @@ type serverSpec struct {
 
 // loadProxyFile reads and checks a config file into s. Errors name the key.
 func loadProxyFile(name string, s *proxySettings) error {
-	data, err := os.ReadFile(name)
+	f, err := readProxyFile(name)
 	if err != nil {
 		return err
 	}
+	k := configKeys{file: name}
+	servers, err := k.servers(f.MCPServers)
+	if err != nil {
+		return err
+	}
+	s.servers = append(s.servers, servers...)
+	if err := k.timings(f, s); err != nil {
+		return err
+	}
+	if err := k.tools(f.Tools, s); err != nil {
+		return err
+	}
+	s.backups = f.Backups
+	s.prefix = s.prefix || f.Prefix
+	if f.Listen != "" && s.listen == "" {
+		s.listen = f.Listen
+	}
+	return nil
+}
+
+// readProxyFile decodes the config file name: one JSON object with no
+// unknown keys and nothing after it.
+func readProxyFile(name string) (proxyFile, error) {
 	var f proxyFile
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return f, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return f, fmt.Errorf("%s: %w", name, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%s: unexpected data after the config object", name)
+		return f, fmt.Errorf("%s: unexpected data after the config object", name)
 	}
-	bad := func(key, format string, args ...any) error {
-		return fmt.Errorf("%s: %s: %s", name, key, fmt.Sprintf(format, args...))
-	}
-	dur := func(key, v string, dst *time.Duration) error {
-		if v == "" {
-			return nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return bad(key, "%q is not a duration like \"30s\"", v)
-		}
-		*dst = d
+	return f, nil
+}
+
+// configKeys checks the values of a config file's keys; its errors name the
+// file and the key.
+type configKeys struct{ file string }
+
+// bad is the error of a bad value at key.
+func (k configKeys) bad(key, format string, args ...any) error {
+	return fmt.Errorf("%s: %s: %s", k.file, key, fmt.Sprintf(format, args...))
+}
+
+// dur parses the duration v of key into dst, leaving dst as it is when v is
+// empty; a negative duration is refused.
+func (k configKeys) dur(key, v string, dst *time.Duration) error {
+	if v == "" {
 		return nil
 	}
-	names := make([]string, 0, len(f.MCPServers))
-	for n := range f.MCPServers {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return k.bad(key, "%q is not a duration like \"30s\"", v)
+	}
+	*dst = d
+	return nil
+}
+
+// servers returns the upstreams of "mcpServers", in name order: each a
+// command (with its arguments and environment) or a URL.
+func (k configKeys) servers(entries map[string]serverEntry) ([]serverSpec, error) {
+	names := make([]string, 0, len(entries))
+	for n := range entries {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	var specs []serverSpec
 	for _, n := range names {
-		e := f.MCPServers[n]
+		e := entries[n]
 		key := "mcpServers." + n
 		spec := serverSpec{name: n, url: e.URL, dir: e.Cwd}
 		switch {
 		case e.Type != "" && e.Type != "stdio" && e.Type != "http" && e.Type != "streamable-http":
-			return bad(key+".type", "%q is not stdio, http or streamable-http", e.Type)
+			return nil, k.bad(key+".type", "%q is not stdio, http or streamable-http", e.Type)
 		case e.Command != "" && e.URL != "":
-			return bad(key, "has both command and url")
+			return nil, k.bad(key, "has both command and url")
 		case e.Command == "" && e.URL == "":
-			return bad(key, "needs a command or a url")
+			return nil, k.bad(key, "needs a command or a url")
 		case e.Command != "":
 			spec.command = append([]string{e.Command}, e.Args...)
-			for k, v := range e.Env {
-				spec.env = append(spec.env, k+"="+v)
+			for ek, ev := range e.Env {
+				spec.env = append(spec.env, ek+"="+ev)
 			}
 			slices.Sort(spec.env)
 		}
-		s.servers = append(s.servers, spec)
+		specs = append(specs, spec)
 	}
-	if err := dur("timeout", f.Timeout, &s.timeout); err != nil {
+	return specs, nil
+}
+
+// timings applies "timeout", "breaker" and "restart" to s.
+func (k configKeys) timings(f proxyFile, s *proxySettings) error {
+	if err := k.dur("timeout", f.Timeout, &s.timeout); err != nil {
 		return err
 	}
 	if b := f.Breaker; b != nil {
 		if b.FailureThreshold < 0 {
-			return bad("breaker.failureThreshold", "must not be negative (got %d)", b.FailureThreshold)
+			return k.bad("breaker.failureThreshold", "must not be negative (got %d)", b.FailureThreshold)
 		}
 		if b.FailureThreshold > 0 {
 			s.failureThreshold = b.FailureThreshold
 		}
-		if err := dur("breaker.cooldown", b.Cooldown, &s.cooldown); err != nil {
+		if err := k.dur("breaker.cooldown", b.Cooldown, &s.cooldown); err != nil {
 			return err
 		}
-		if err := dur("breaker.probeTimeout", b.ProbeTimeout, &s.probeTimeout); err != nil {
+		if err := k.dur("breaker.probeTimeout", b.ProbeTimeout, &s.probeTimeout); err != nil {
 			return err
 		}
 	}
 	if r := f.Restart; r != nil {
-		if err := dur("restart.base", r.Base, &s.restartBase); err != nil {
+		if err := k.dur("restart.base", r.Base, &s.restartBase); err != nil {
 			return err
 		}
-		if err := dur("restart.max", r.Max, &s.restartMax); err != nil {
+		if err := k.dur("restart.max", r.Max, &s.restartMax); err != nil {
 			return err
 		}
 	}
-	for k, t := range f.Tools {
-		if !strings.Contains(k, "/") {
-			return bad("tools."+k, `keys are "server/tool"`)
+	return nil
+}
+
+// tools applies the per-tool options of "tools" (keys "server/tool") to s.
+func (k configKeys) tools(entries map[string]toolEntry, s *proxySettings) error {
+	for key, t := range entries {
+		if !strings.Contains(key, "/") {
+			return k.bad("tools."+key, `keys are "server/tool"`)
 		}
 		var o mcptool.ToolOptions
-		if err := dur("tools."+k+".timeout", t.Timeout, &o.Timeout); err != nil {
+		if err := k.dur("tools."+key+".timeout", t.Timeout, &o.Timeout); err != nil {
 			return err
 		}
 		o.CountToolErrors = t.CountToolErrors
 		if s.tools == nil {
 			s.tools = map[string]mcptool.ToolOptions{}
 		}
-		s.tools[k] = o
-	}
-	s.backups = f.Backups
-	s.prefix = s.prefix || f.Prefix
-	if f.Listen != "" && s.listen == "" {
-		s.listen = f.Listen
+		s.tools[key] = o
 	}
 	return nil
 }

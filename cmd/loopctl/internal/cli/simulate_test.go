@@ -29,7 +29,7 @@ func TestSimulateDefaultsMatchGolden(t *testing.T) {
 		if code != ExitOK || errs != "" {
 			t.Fatalf("%q: exit %d, stderr %q", tt.args, code, errs)
 		}
-		want, err := os.ReadFile(filepath.Join("..", "..", "outage", "testdata", tt.golden))
+		want, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "outage", "testdata", tt.golden))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,11 +203,11 @@ func TestSimulateCancelled(t *testing.T) {
 // five figures of every scenario exactly as `loopctl simulate` measures them, the
 // winner in bold.
 func TestSimulateREADME(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := os.ReadFile(filepath.Join("..", "..", "outage", "testdata", "simulate.golden"))
+	golden, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "outage", "testdata", "simulate.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,6 +68,8 @@ var DefaultTiming = Timing{
 	RateLimitWait:   200 * time.Millisecond,
 }
 
+// withDefaults returns t with DefaultTiming's value in every zero field; a
+// negative field, or RetryMax below RetryBase, is an error.
 func (t Timing) withDefaults() (Timing, error) {
 	d := DefaultTiming
 	var errs []error
@@ -151,43 +153,11 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	out := cfg.Out
-	if out == nil {
-		out = io.Discard
-	}
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
-	wait := cfg.Wait
-	if wait == nil {
-		wait = sleep
-	}
-	scripted := cfg.BaseURL == ""
-
+	cfg = cfg.withDefaults()
 	f := newFaults()
-	var (
-		base, key = cfg.BaseURL, cfg.APIKey
-		primary   = cfg.Model
-		chain     = cfg.Fallback
-		hc        = cfg.HTTPClient
-	)
-	if hc == nil || scripted {
-		// Our own transport, so that no idle connection outlives Run.
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		defer tr.CloseIdleConnections()
-		hc = &http.Client{Transport: tr}
-		if scripted {
-			tr.Proxy = nil // loopback only, whatever the environment says
-		}
-	}
-	if scripted {
-		srv := llmtest.NewOpenAI(modelScript(f, plans()))
-		defer srv.Close()
-		base, key = srv.BaseURL(), "demo"
-		primary, chain = modelPrimary, []string{modelBackup1, modelBackup2}
-	}
-	p, err := openai.New(openai.Config{BaseURL: base, APIKey: key, HTTPClient: hc})
+	ep, closeEndpoint := cfg.endpoint(f)
+	defer closeEndpoint()
+	p, err := openai.New(openai.Config{BaseURL: ep.base, APIKey: ep.key, HTTPClient: ep.hc})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -195,19 +165,89 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	v := newView(cfg.Out, cfg.Color, cfg.Spinner, cfg.Now)
+	ag, err := newAgent(cfg, t, ep, p, tools, v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 
-	v := newView(out, cfg.Color, cfg.Spinner, now)
-	ag, err := agent.New(agent.Config{
+	pl := &player{ag: ag, f: f, v: v, t: t, now: cfg.Now, wait: cfg.Wait, scripted: cfg.BaseURL == "", primary: ep.primary}
+	v.header(pl.intro(ep.base, ep.primary, ep.chain))
+	stop := v.startSpinner()
+	err = pl.play(ctx)
+	stop()
+	sum := pl.summary()
+	sum.Write(cfg.Out, cfg.Color)
+	return sum, storyError(err, sum)
+}
+
+// withDefaults returns c with Out, Now and Wait filled in: io.Discard, the
+// real clock and a real timer.
+func (c Config) withDefaults() Config {
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Wait == nil {
+		c.Wait = sleep
+	}
+	return c
+}
+
+// endpoint is the server the demo agent talks to: its API root and key, the
+// primary model and its chain, and the client that sends the requests.
+type endpoint struct {
+	base, key, primary string
+	chain              []string
+	hc                 *http.Client
+}
+
+// endpoint returns the server of c: BaseURL, or (scripted) the in-process
+// server playing f's faults, started here. The func it returns stops that
+// server and closes the idle connections of the client it made.
+func (c Config) endpoint(f *faults) (endpoint, func()) {
+	scripted := c.BaseURL == ""
+	ep := endpoint{base: c.BaseURL, key: c.APIKey, primary: c.Model, chain: c.Fallback, hc: c.HTTPClient}
+	var closers []func()
+	if ep.hc == nil || scripted {
+		// Our own transport, so that no idle connection outlives Run.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		closers = append(closers, tr.CloseIdleConnections)
+		ep.hc = &http.Client{Transport: tr}
+		if scripted {
+			tr.Proxy = nil // loopback only, whatever the environment says
+		}
+	}
+	if scripted {
+		srv := llmtest.NewOpenAI(modelScript(f, plans()))
+		closers = append(closers, srv.Close)
+		ep.base, ep.key = srv.BaseURL(), "demo"
+		ep.primary, ep.chain = modelPrimary, []string{modelBackup1, modelBackup2}
+	}
+	return ep, func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+}
+
+// newAgent builds the demo agent on provider p: the model breaker with ep's
+// chain and the tool breakers on t's durations, the retry ladder, the tools,
+// and every event shown on v.
+func newAgent(cfg Config, t Timing, ep endpoint, p agent.Provider, tools []agent.Tool, v *view) (*agent.Agent, error) {
+	return agent.New(agent.Config{
 		Provider: p,
 		Models: fallback.Settings{
-			Primary: primary, Chain: chain,
+			Primary: ep.primary, Chain: ep.chain,
 			TripThreshold: tripThreshold, RecoveryTimeout: t.ModelCooldown,
 			RecoverySuccessesNeeded: probesNeeded, MaxFailCount: strikes,
-			ProbeTimeout: t.ModelProbeLease, Now: now,
+			ProbeTimeout: t.ModelProbeLease, Now: cfg.Now,
 		},
 		ToolBreaker: breaker.Settings{
 			FailureThreshold: toolTrip, RecoveryDuration: t.ToolCooldown,
-			ProbeTimeout: t.ToolProbeLease, Now: now,
+			ProbeTimeout: t.ToolProbeLease, Now: cfg.Now,
 		},
 		Backups: map[string][]string{toolSearch: {toolSearchBack}},
 		Retry: retry.Policy{
@@ -218,32 +258,30 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		Tools: tools,
 		// Enough attempts for one turn to trip the primary and spend every
 		// chain entry's strikes, and still be served.
-		TurnAttempts:   tripThreshold + strikes*len(chain) + 1,
+		TurnAttempts:   tripThreshold + strikes*len(ep.chain) + 1,
 		ToolTimeout:    10 * time.Second,
 		RequestTimeout: cfg.RequestTimeout,
 		OnEvent:        v.event,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-
-	pl := &player{ag: ag, f: f, v: v, t: t, now: now, wait: wait, scripted: scripted, primary: primary}
-	v.header(pl.intro(base, primary, chain))
-	stop := v.startSpinner()
-	err = pl.play(ctx)
-	stop()
-	sum := pl.summary()
-	sum.Write(out, cfg.Color)
-	switch {
-	case err != nil:
-	case len(sum.Missing) > 0:
-		err = fmt.Errorf("%w: missing %s", ErrIncomplete, strings.Join(sum.Missing, "; "))
-	case len(sum.Failures) > 0:
-		err = fmt.Errorf("%w (%d of %d runs failed; first: %s)", ErrRunFailed, len(sum.Failures), sum.Runs, sum.Failures[0])
-	}
-	return sum, err
 }
 
+// storyError is Run's error once the story has played: err from playing it,
+// else ErrIncomplete for a scripted transition that did not happen, else
+// ErrRunFailed for a failed run.
+func storyError(err error, sum *Summary) error {
+	switch {
+	case err != nil:
+		return err
+	case len(sum.Missing) > 0:
+		return fmt.Errorf("%w: missing %s", ErrIncomplete, strings.Join(sum.Missing, "; "))
+	case len(sum.Failures) > 0:
+		return fmt.Errorf("%w (%d of %d runs failed; first: %s)", ErrRunFailed, len(sum.Failures), sum.Runs, sum.Failures[0])
+	}
+	return nil
+}
+
+// validate checks c: no negative RequestTimeout and, with BaseURL, an
+// http(s) URL, a Model and no blank Fallback entry.
 func (c Config) validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loopctl/loopctl-go/internal/demo"
+	"github.com/loopctl/loopctl-go/cmd/loopctl/internal/demo"
 )
 
 // The scripted story on a fake clock: its waits advance the clock at once, so
