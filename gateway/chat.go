@@ -125,7 +125,7 @@ func (x *exchange) route() bool {
 			}
 		}
 	}
-	return true
+	return !x.refuseOpen()
 }
 
 func tooLarge(limit int64) apiError {
@@ -177,9 +177,6 @@ func (x *exchange) run(body []byte) {
 	prev := ""
 	stream := x.req.stream && x.wire.classify != nil
 	x.deadline = g.deadline(x.r, x.start)
-	if x.refuseOpen() {
-		return
-	}
 	rctx, cancel := context.WithDeadline(x.r.Context(), x.deadline)
 	defer cancel()
 	for x.attempts < x.budget {
