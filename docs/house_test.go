@@ -44,7 +44,6 @@ var notYetSplit = map[string]int{
 	"gateway/pump.go:exchange.pump":                 61,
 	"gateway/serve.go:Gateway.ServeHTTP":            61,
 	"gateway/upstream.go:Gateway.send":              70,
-	"gateway/validate.go:Config.Validate":           138,
 	"internal/cli/demo.go:runDemo":                  72,
 	"internal/cli/mcpproxy.go:serveMCPProxy":        160,
 	"internal/cli/mcpproxy_config.go:loadProxyFile": 99,
