@@ -37,7 +37,6 @@ var notYetSplit = map[string]int{
 	"agent/toolcall.go:Agent.invoke":                66,
 	"bench/cmd/gateway/main.go:main":                122,
 	"bench/cmd/ratio/report.go:report":              78,
-	"gateway/upstream.go:Gateway.send":              70,
 	"internal/cli/demo.go:runDemo":                  72,
 	"internal/cli/mcpproxy.go:serveMCPProxy":        160,
 	"internal/cli/mcpproxy_config.go:loadProxyFile": 99,
