@@ -218,29 +218,40 @@ func (x *exchange) run(body []byte) {
 			res, err = x.attempt(actx, tg, body, stream, x.otherUsable(tg.ref))
 			x.upstream += time.Since(t0)
 		}
-		if err == nil {
-			x.served1(turn, tg, res)
+		if x.conclude(turn, tg, res, err) {
 			return
 		}
-		if x.r.Context().Err() != nil {
-			x.settle(turn, loopmetrics.Cancel, 0)
-			x.done(outcomeCancel, 499, "client went away")
-			return
-		}
-		if x.local(turn, err) {
-			return
-		}
-		var ue *upstreamError
-		if errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
-			x.passThrough(turn, ue, err)
-			return
-		}
-		f := failure(err)
-		x.noteFailure(tg.ref, f)
-		x.settleFailure(turn, loopmetrics.Failure, f)
 		last = err
 	}
 	x.fail(last)
+}
+
+// conclude ends an attempt's turn on tg: it relays a served attempt (err
+// nil), answers a client that went away, a local error or an upstream's
+// 400, 413 or 422, and returns true; or it records the failure on the turn
+// and returns false, for the next attempt.
+func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) bool {
+	if err == nil {
+		x.served1(turn, tg, res)
+		return true
+	}
+	if x.r.Context().Err() != nil {
+		x.settle(turn, loopmetrics.Cancel, 0)
+		x.done(outcomeCancel, 499, "client went away")
+		return true
+	}
+	if x.local(turn, err) {
+		return true
+	}
+	var ue *upstreamError
+	if errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
+		x.passThrough(turn, ue, err)
+		return true
+	}
+	f := failure(err)
+	x.noteFailure(tg.ref, f)
+	x.settleFailure(turn, loopmetrics.Failure, f)
+	return false
 }
 
 // attempt sends one attempt to tg through the retry ladder, which fails

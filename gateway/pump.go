@@ -29,58 +29,75 @@ func (x *exchange) pump(turn ticket, res *result) {
 	t0 := time.Now()
 	defer func() { x.upstream += time.Since(t0) }()
 
-	wrote := func(b []byte) bool {
-		if _, err := x.w.Write(b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	cancelled := func() {
-		res.cancel(errClientGone)
-		x.settle(turn, loopmetrics.Cancel, 0)
-		x.done(outcomeCancel, 499, "client went away")
-	}
-	if !wrote(st.held.Bytes()) {
-		cancelled()
+	if !x.writeFlush(rc, st.held.Bytes()) {
+		x.streamCancelled(turn, res)
 		return
 	}
 	for !st.done {
-		ev, err := st.next()
-		if err == io.EOF {
-			err = fmt.Errorf("%w: the stream ended without its end marker", errCut)
-		}
-		if err != nil {
-			if x.r.Context().Err() != nil {
-				cancelled()
-				return
-			}
-			if errors.Is(context.Cause(res.ctx), errRequestTimeout) {
-				err = errRequestTimeout
-			}
-			x.broken(turn, err, nil)
+		if !x.pumpEvent(turn, res, rc) {
 			return
 		}
-		info, err := x.wire.after(ev)
-		if err != nil {
-			x.broken(turn, err, nil)
-			return
-		}
-		if info.id != "" && x.respID == "" {
-			x.respID = info.id
-		}
-		if !wrote(ev) {
-			cancelled()
-			return
-		}
-		if info.kind == kindError {
-			// The upstream's own error event reached the client as is.
-			x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, ev)
-			return
-		}
-		st.done = info.kind == kindDone
 	}
 	x.settle(turn, loopmetrics.Success, 0)
 	x.done(outcomeSuccess, http.StatusOK, "")
+}
+
+// pumpEvent reads the stream's next event and relays it to the client,
+// marking the stream done at its end marker; false when the stream broke
+// or the client went away (the exchange is then answered and settled).
+func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseController) bool {
+	st := res.stream
+	ev, err := st.next()
+	if err == io.EOF {
+		err = fmt.Errorf("%w: the stream ended without its end marker", errCut)
+	}
+	if err != nil {
+		if x.r.Context().Err() != nil {
+			x.streamCancelled(turn, res)
+			return false
+		}
+		if errors.Is(context.Cause(res.ctx), errRequestTimeout) {
+			err = errRequestTimeout
+		}
+		x.broken(turn, err, nil)
+		return false
+	}
+	info, err := x.wire.after(ev)
+	if err != nil {
+		x.broken(turn, err, nil)
+		return false
+	}
+	if info.id != "" && x.respID == "" {
+		x.respID = info.id
+	}
+	if !x.writeFlush(rc, ev) {
+		x.streamCancelled(turn, res)
+		return false
+	}
+	if info.kind == kindError {
+		// The upstream's own error event reached the client as is.
+		x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, ev)
+		return false
+	}
+	st.done = info.kind == kindDone
+	return true
+}
+
+// writeFlush writes b to the client and flushes it; false when either
+// fails (the client went away).
+func (x *exchange) writeFlush(rc *http.ResponseController, b []byte) bool {
+	if _, err := x.w.Write(b); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+// streamCancelled ends a stream whose client went away: it cancels the
+// upstream request and settles the turn as a cancellation.
+func (x *exchange) streamCancelled(turn ticket, res *result) {
+	res.cancel(errClientGone)
+	x.settle(turn, loopmetrics.Cancel, 0)
+	x.done(outcomeCancel, 499, "client went away")
 }
 
 // streamHeaders writes the headers of a committed stream.

@@ -28,29 +28,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.URL.Path {
 	case "/v1/models", "/models":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, http.MethodGet)
-			return
-		}
-		if !g.authorized(w, r) {
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(g.modelList)
+		g.listModels(w, r)
 	case "/healthz":
 		_, _ = io.WriteString(w, "ok\n")
 	case "/readyz":
-		if g.opt.Ready != nil {
-			if err := g.opt.Ready(r.Context()); err != nil {
-				http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
-				return
-			}
-		}
-		if g.opt.StoreMode != nil {
-			_, _ = io.WriteString(w, "ready ("+g.opt.StoreMode()+")\n")
-			return
-		}
-		_, _ = io.WriteString(w, "ready\n")
+		g.readyz(w, r)
 	case "/metrics":
 		g.m.handler.ServeHTTP(w, r)
 	case "/dashboard":
@@ -64,16 +46,51 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.model(w, r, id)
 			return
 		}
-		rest, ok := strings.CutPrefix(r.URL.Path, "/dashboard/")
-		if !ok || g.opt.Dashboard == nil {
-			notFound(w, r)
+		g.dashboard(w, r)
+	}
+}
+
+// listModels serves GET /v1/models: the configured models.
+func (g *Gateway) listModels(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, http.MethodGet)
+		return
+	}
+	if !g.authorized(w, r) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(g.modelList)
+}
+
+// readyz serves /readyz: Options.Ready's verdict, and where the breakers'
+// state lives (Options.StoreMode).
+func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
+	if g.opt.Ready != nil {
+		if err := g.opt.Ready(r.Context()); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		r2 := r.Clone(r.Context())
-		r2.URL.Path = "/" + rest
-		r2.URL.RawPath = ""
-		g.opt.Dashboard.ServeHTTP(w, r2)
 	}
+	if g.opt.StoreMode != nil {
+		_, _ = io.WriteString(w, "ready ("+g.opt.StoreMode()+")\n")
+		return
+	}
+	_, _ = io.WriteString(w, "ready\n")
+}
+
+// dashboard serves /dashboard/... through Options.Dashboard with the prefix
+// stripped, and any other path as 404.
+func (g *Gateway) dashboard(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/dashboard/")
+	if !ok || g.opt.Dashboard == nil {
+		notFound(w, r)
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = "/" + rest
+	r2.URL.RawPath = ""
+	g.opt.Dashboard.ServeHTTP(w, r2)
 }
 
 // wires are the POST endpoints of the model wires (docs/GATEWAY.md §3, §6).

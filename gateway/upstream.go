@@ -102,17 +102,10 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	timer := time.AfterFunc(g.firstByte, func() { cancel(errFirstByte) })
 	defer timer.Stop()
 
-	url := tg.up.base + w.path
-	if in.URL.RawQuery != "" {
-		url += "?" + in.URL.RawQuery // passed on, ignored for routing (§6)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := upstreamRequest(ctx, tg, in, body, w)
 	if err != nil {
 		return fail(retry.Unrecoverable(err))
 	}
-	forwardRequestHeaders(req.Header, in.Header)
-	req.Header.Set("Content-Type", "application/json")
-	tg.up.authorize(req.Header)
 	start := time.Now()
 	resp, err := g.client.Do(req)
 	if err != nil {
@@ -142,20 +135,49 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	}
 	timer.Stop()
 	res.first = time.Since(start)
-	buf := getBuf()
-	res.body = buf
-	res.charge, err = g.readAnswer(buf, resp.Body, resp.ContentLength)
-	var le *localError
-	if errors.As(err, &le) {
-		return fail(retry.Unrecoverable(err))
-	}
-	if err != nil {
+	if err := g.readWhole(res, tg); err != nil {
 		return fail(err)
 	}
-	if !jsonValid(buf.Bytes()) {
-		return fail(fmt.Errorf("%w (%s)", errMalformed, tg.ref))
-	}
 	return res, nil
+}
+
+// upstreamRequest composes the request of an attempt to tg on wire w: the
+// client's query string and forwarded headers, the body as JSON, and the
+// upstream's credentials.
+func upstreamRequest(ctx context.Context, tg *target, in *http.Request, body []byte, w *wire) (*http.Request, error) {
+	url := tg.up.base + w.path
+	if in.URL.RawQuery != "" {
+		url += "?" + in.URL.RawQuery // passed on, ignored for routing (§6)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	forwardRequestHeaders(req.Header, in.Header)
+	req.Header.Set("Content-Type", "application/json")
+	tg.up.authorize(req.Header)
+	return req, nil
+}
+
+// readWhole reads the non-streaming answer of res into res.body (pooled,
+// its capacity charged to the held bytes); the error is the attempt's
+// failure, classified for the retry ladder.
+func (g *Gateway) readWhole(res *result, tg *target) error {
+	buf := getBuf()
+	res.body = buf
+	var err error
+	res.charge, err = g.readAnswer(buf, res.resp.Body, res.resp.ContentLength)
+	var le *localError
+	if errors.As(err, &le) {
+		return retry.Unrecoverable(err)
+	}
+	if err != nil {
+		return err
+	}
+	if !jsonValid(buf.Bytes()) {
+		return fmt.Errorf("%w (%s)", errMalformed, tg.ref)
+	}
+	return nil
 }
 
 // authorize sets the upstream's credentials on an upstream request: OpenAI

@@ -14,141 +14,212 @@ import (
 // environment (see [New] for the keys).
 func (c Config) Validate() error {
 	var ps problems
-	if c.Listen != "" {
-		if _, port, err := net.SplitHostPort(c.Listen); err != nil {
-			ps.add("listen", "%q is not host:port", c.Listen)
-		} else if _, err := net.LookupPort("tcp", port); err != nil {
-			ps.add("listen", "%q: the port must be a number from 0 to 65535", c.Listen)
-		}
-	}
+	ps.listen(c.Listen)
 	ps.keys("client_keys", c.ClientKeys)
 	ps.keys("admin_keys", c.AdminKeys)
-	ups := map[string]int{}
-	apis := map[string]string{} // upstream name -> its wire
-	for i, u := range c.Upstreams {
+	ups, apis := ps.upstreams(c.Upstreams)
+	ps.models(c.Models, ups, apis)
+	ps.retry(c.Retry)
+	ps.bounds(c.Timeouts, c.Limits)
+	ps.store(c.Store)
+	return ps.err()
+}
+
+// listen checks the listen address: empty, or host:port with a port from 0
+// to 65535.
+func (ps *problems) listen(addr string) {
+	if addr == "" {
+		return
+	}
+	if _, port, err := net.SplitHostPort(addr); err != nil {
+		ps.add("listen", "%q is not host:port", addr)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		ps.add("listen", "%q: the port must be a number from 0 to 65535", addr)
+	}
+}
+
+// upstreams checks the upstreams list and returns the index of each
+// upstream name and each name's wire.
+func (ps *problems) upstreams(list []Upstream) (ups map[string]int, apis map[string]string) {
+	ups = map[string]int{}
+	apis = map[string]string{} // upstream name -> its wire
+	for i, u := range list {
 		p := fmt.Sprintf("upstreams[%d]", i)
 		ps.name(p, "upstreams", u.Name, "", ups, i)
-		apis[u.Name] = u.API
-		switch u.API {
-		case "", APIOpenAI:
-			apis[u.Name] = APIOpenAI
-		case APIAnthropic:
-			if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/v1") {
-				ps.add(p+".base_url", "%q: an anthropic upstream's base_url is the host (the gateway appends /v1/messages)", u.BaseURL)
-			}
-		default:
-			ps.add(p+".api", "%q is not openai or anthropic", u.API)
-		}
-		if u.BaseURL == "" {
-			ps.add(p+".base_url", "required")
-		} else if pu, err := url.Parse(u.BaseURL); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			ps.add(p+".base_url", "%q is not an http:// or https:// URL", redactQuery(u.BaseURL))
-		} else if pu.RawQuery != "" || pu.ForceQuery || pu.Fragment != "" || pu.User != nil {
-			ps.add(p+".base_url", "%q must not have a query string, fragment or credentials (keys go in api_key_env)", redactQuery(u.BaseURL))
-		}
+		apis[u.Name] = ps.upstreamAPI(p, u)
+		ps.baseURL(p+".base_url", u.BaseURL)
 	}
-	if len(c.Models) == 0 {
+	return ups, apis
+}
+
+// upstreamAPI checks the wire of upstream u (at path p) and returns it, ""
+// meaning openai.
+func (ps *problems) upstreamAPI(p string, u Upstream) string {
+	switch u.API {
+	case "", APIOpenAI:
+		return APIOpenAI
+	case APIAnthropic:
+		if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/v1") {
+			ps.add(p+".base_url", "%q: an anthropic upstream's base_url is the host (the gateway appends /v1/messages)", u.BaseURL)
+		}
+	default:
+		ps.add(p+".api", "%q is not openai or anthropic", u.API)
+	}
+	return u.API
+}
+
+// baseURL checks an upstream's base_url (at path): required, http or https,
+// with a host and without query string, fragment or credentials.
+func (ps *problems) baseURL(path, s string) {
+	if s == "" {
+		ps.add(path, "required")
+	} else if pu, err := url.Parse(s); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		ps.add(path, "%q is not an http:// or https:// URL", redactQuery(s))
+	} else if pu.RawQuery != "" || pu.ForceQuery || pu.Fragment != "" || pu.User != nil {
+		ps.add(path, "%q must not have a query string, fragment or credentials (keys go in api_key_env)", redactQuery(s))
+	}
+}
+
+// models checks the models list against the upstreams (ups: their names,
+// apis: their wires).
+func (ps *problems) models(list []Model, ups map[string]int, apis map[string]string) {
+	if len(list) == 0 {
 		ps.add("models", "at least one model is required")
 	}
-	models := map[string]int{}
-	for i, m := range c.Models {
+	names := map[string]int{}
+	for i, m := range list {
 		p := fmt.Sprintf("models[%d]", i)
-		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", models, i)
-		seen := map[string]string{}
-		check := func(path, ref string) {
-			up, model, ok := strings.Cut(ref, "/")
-			switch {
-			case ref == "":
-				ps.add(path, "required (upstream/model)")
-				return
-			case !ok || up == "" || model == "":
-				ps.add(path, "%q is not upstream/model", ref)
-				return
-			case !validModelName(ref):
-				ps.add(path, "must be at most %d bytes of printable text", MaxModelName)
-				return
-			}
-			if _, known := ups[up]; !known {
-				ps.add(path, "unknown upstream %q", up)
-			}
-			if prev, dup := seen[ref]; dup {
-				ps.add(path, "%q duplicates %s", ref, prev)
-			}
-			seen[ref] = path
-		}
-		check(p+".primary", m.Primary)
-		primaryUp, _, _ := strings.Cut(m.Primary, "/")
-		for j, e := range m.Chain {
-			path := fmt.Sprintf("%s.chain[%d]", p, j)
-			check(path, e)
-			// Every chain entry speaks the primary's wire (§6).
-			up, _, _ := strings.Cut(e, "/")
-			if a, b := apis[primaryUp], apis[up]; a != "" && b != "" && a != b {
-				ps.add(path, "%q is on the %s wire, the primary %q on %s (a chain stays on one wire)", e, b, m.Primary, a)
-			}
-		}
-		b := m.Breaker
-		for _, f := range []struct {
-			key string
-			neg bool
-		}{
-			{"trip_threshold", b.TripThreshold < 0},
-			{"recovery_timeout", b.RecoveryTimeout < 0},
-			{"recovery_successes", b.RecoverySuccesses < 0},
-			{"max_fail_count", b.MaxFailCount < 0},
-			{"probe_timeout", b.ProbeTimeout < 0},
-			{"quota_cooldown", b.QuotaCooldown < 0},
-		} {
-			if f.neg {
-				ps.add(p+".breaker."+f.key, "must not be negative")
-			}
-		}
-		if m.HedgeAfter < 0 {
-			ps.add(p+".hedge_after", "must not be negative")
-		}
-		if m.HedgeBudget < 0 || m.HedgeBudget != m.HedgeBudget {
-			ps.add(p+".hedge_budget", "must be a number above zero")
-		}
-		if m.Attempts < 0 {
-			ps.add(p+".attempts", "must not be negative")
+		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", names, i)
+		ps.chain(p, m, ups, apis)
+		ps.breaker(p+".breaker", m.Breaker)
+		ps.hedgeAndAttempts(p, m)
+	}
+}
+
+// chain checks model m's primary and chain entries (m at path p): each a
+// reference to a known upstream, none repeated, and every chain entry on
+// the primary's wire (§6).
+func (ps *problems) chain(p string, m Model, ups map[string]int, apis map[string]string) {
+	seen := map[string]string{}
+	ps.ref(p+".primary", m.Primary, ups, seen)
+	primaryUp, _, _ := strings.Cut(m.Primary, "/")
+	for j, e := range m.Chain {
+		path := fmt.Sprintf("%s.chain[%d]", p, j)
+		ps.ref(path, e, ups, seen)
+		// Every chain entry speaks the primary's wire (§6).
+		up, _, _ := strings.Cut(e, "/")
+		if a, b := apis[primaryUp], apis[up]; a != "" && b != "" && a != b {
+			ps.add(path, "%q is on the %s wire, the primary %q on %s (a chain stays on one wire)", e, b, m.Primary, a)
 		}
 	}
-	if c.Retry.BaseDelay < 0 {
+}
+
+// ref checks one upstream/model reference (at path): well formed, naming a
+// known upstream (ups), and not a duplicate of an earlier reference of the
+// same model; seen maps the references checked so far to their path.
+func (ps *problems) ref(path, ref string, ups map[string]int, seen map[string]string) {
+	up, model, ok := strings.Cut(ref, "/")
+	switch {
+	case ref == "":
+		ps.add(path, "required (upstream/model)")
+		return
+	case !ok || up == "" || model == "":
+		ps.add(path, "%q is not upstream/model", ref)
+		return
+	case !validModelName(ref):
+		ps.add(path, "must be at most %d bytes of printable text", MaxModelName)
+		return
+	}
+	if _, known := ups[up]; !known {
+		ps.add(path, "unknown upstream %q", up)
+	}
+	if prev, dup := seen[ref]; dup {
+		ps.add(path, "%q duplicates %s", ref, prev)
+	}
+	seen[ref] = path
+}
+
+// breaker checks a model's breaker settings (at path p): none negative.
+func (ps *problems) breaker(p string, b Breaker) {
+	for _, f := range []struct {
+		key string
+		neg bool
+	}{
+		{"trip_threshold", b.TripThreshold < 0},
+		{"recovery_timeout", b.RecoveryTimeout < 0},
+		{"recovery_successes", b.RecoverySuccesses < 0},
+		{"max_fail_count", b.MaxFailCount < 0},
+		{"probe_timeout", b.ProbeTimeout < 0},
+		{"quota_cooldown", b.QuotaCooldown < 0},
+	} {
+		if f.neg {
+			ps.add(p+"."+f.key, "must not be negative")
+		}
+	}
+}
+
+// hedgeAndAttempts checks model m's hedge_after, hedge_budget and attempts
+// (m at path p).
+func (ps *problems) hedgeAndAttempts(p string, m Model) {
+	if m.HedgeAfter < 0 {
+		ps.add(p+".hedge_after", "must not be negative")
+	}
+	if m.HedgeBudget < 0 || m.HedgeBudget != m.HedgeBudget {
+		ps.add(p+".hedge_budget", "must be a number above zero")
+	}
+	if m.Attempts < 0 {
+		ps.add(p+".attempts", "must not be negative")
+	}
+}
+
+// retry checks the retry ladder: delays not negative, and the base delay
+// (or its default) not above the max delay (or its default).
+func (ps *problems) retry(r Retry) {
+	if r.BaseDelay < 0 {
 		ps.add("retry.base_delay", "must not be negative")
 	}
-	if c.Retry.MaxDelay < 0 {
+	if r.MaxDelay < 0 {
 		ps.add("retry.max_delay", "must not be negative")
 	}
-	if b, m := orDefault(c.Retry.BaseDelay, retry.DefaultBaseDelay), orDefault(c.Retry.MaxDelay, retry.DefaultMaxDelay); c.Retry.BaseDelay >= 0 && c.Retry.MaxDelay >= 0 && b > m {
+	if b, m := orDefault(r.BaseDelay, retry.DefaultBaseDelay), orDefault(r.MaxDelay, retry.DefaultMaxDelay); r.BaseDelay >= 0 && r.MaxDelay >= 0 && b > m {
 		ps.add("retry.base_delay", "%v must not exceed retry.max_delay (%v)", b, m)
 	}
-	if c.Timeouts.Total < 0 {
+}
+
+// bounds checks the timeouts and limits: none negative (max_direct may be
+// [NoDirect]). The order of the checks is the order problems are reported in.
+func (ps *problems) bounds(t Timeouts, l Limits) {
+	if t.Total < 0 {
 		ps.add("timeouts.total", "must not be negative")
 	}
-	if c.Timeouts.Idle < 0 {
+	if t.Idle < 0 {
 		ps.add("timeouts.idle", "must not be negative")
 	}
-	if c.Limits.MaxResponse < 0 {
+	if l.MaxResponse < 0 {
 		ps.add("limits.max_response", "must not be negative")
 	}
-	if c.Limits.MaxDirect < NoDirect {
+	if l.MaxDirect < NoDirect {
 		ps.add("limits.max_direct", "must not be negative")
 	}
-	if c.Timeouts.Request < 0 {
+	if t.Request < 0 {
 		ps.add("timeouts.request", "must not be negative")
 	}
-	if c.Timeouts.FirstByte < 0 {
+	if t.FirstByte < 0 {
 		ps.add("timeouts.first_byte", "must not be negative")
 	}
-	if c.Limits.MaxBody < 0 {
+	if l.MaxBody < 0 {
 		ps.add("limits.max_body", "must not be negative")
 	}
-	if c.Store.Redis != "" {
-		if u, err := url.Parse(c.Store.Redis); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-			ps.add("store.redis", "%q is not a redis:// or rediss:// URL", redact(c.Store.Redis))
-		}
+}
+
+// store checks the shared store: empty, or a redis:// or rediss:// URL.
+func (ps *problems) store(s Store) {
+	if s.Redis == "" {
+		return
 	}
-	return ps.err()
+	if u, err := url.Parse(s.Redis); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
+		ps.add("store.redis", "%q is not a redis:// or rediss:// URL", redact(s.Redis))
+	}
 }
 
 // keys checks a list of client or admin keys.

@@ -1,0 +1,337 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loopctl/loopctl-go/dashboard"
+	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/retry"
+)
+
+// New builds a gateway from cfg, which must be valid (see [Config.Validate]),
+// reading the keys its key_env and api_key_env entries name. The error
+// names every problem by key path.
+func New(cfg Config, opt Options) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := newGateway(cfg, opt)
+	if err := g.readKeys(cfg, opt.Getenv); err != nil {
+		return nil, err
+	}
+	if err := g.buildPolicy(cfg.Retry, opt.Rand); err != nil {
+		return nil, err
+	}
+	g.m = newMetrics(opt.Registry, g)
+	if opt.Dashboard == nil {
+		g.defaultDashboard()
+	}
+	if err := g.addModels(cfg.Models); err != nil {
+		return nil, err
+	}
+	g.modelList = modelList(cfg.Models)
+	g.client = g.newClient(opt.Transport)
+	return g, nil
+}
+
+// newGateway returns the gateway of cfg and opt with the defaults applied
+// to its timeouts and limits, and no keys, models or client yet.
+func newGateway(cfg Config, opt Options) *Gateway {
+	g := &Gateway{
+		cfg:       cfg,
+		opt:       opt,
+		now:       opt.Now,
+		upstreams: map[string]*upstream{},
+		models:    map[string]*route{},
+		direct:    map[string]*route{},
+		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
+		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
+		total:     orDefault(cfg.Timeouts.Total, DefaultTotal),
+		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
+		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
+		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
+		maxDirect: max(int(orDefault(int64(cfg.Limits.MaxDirect), DefaultMaxDirect)), 0),
+		targets:   map[string]bool{},
+		log:       opt.Logger,
+		pins:      newPins(opt.Responses),
+	}
+	g.held.limit = g.maxResp * ResponseBudgetFactor
+	if g.now == nil {
+		g.now = time.Now
+	}
+	return g
+}
+
+// readKeys reads the client, admin and upstream keys cfg names from the
+// environment (getenv, nil: os.Getenv) and sets up the upstreams; the error
+// names every variable that is not set.
+func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var ps problems
+	for i, k := range cfg.ClientKeys {
+		if key, ok := ps.clientKey("client_keys", i, k, getenv); ok {
+			g.keys = append(g.keys, sha256.Sum256([]byte(key)))
+			g.keyNames = append(g.keyNames, k.Name)
+		}
+	}
+	for i, k := range cfg.AdminKeys {
+		if key, ok := ps.clientKey("admin_keys", i, k, getenv); ok {
+			g.admin = append(g.admin, sha256.Sum256([]byte(key)))
+		}
+	}
+	for i, u := range cfg.Upstreams {
+		g.upstreams[u.Name] = ps.newUpstream(i, u, getenv)
+	}
+	return ps.err()
+}
+
+// clientKey returns entry i of list: its Key, or else the environment
+// variable its KeyEnv names; false, with the problem recorded, when that
+// variable is not set.
+func (ps *problems) clientKey(list string, i int, k ClientKey, getenv func(string) string) (string, bool) {
+	key := k.Key
+	if key == "" {
+		if key = getenv(k.KeyEnv); key == "" {
+			ps.add(fmt.Sprintf("%s[%d].key_env", list, i), "environment variable %s is not set", k.KeyEnv)
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// newUpstream returns upstream i of the config, u, with its key read from
+// the environment (getenv); a variable that is not set is a problem.
+func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *upstream {
+	up := &upstream{name: u.Name, api: u.API, base: strings.TrimRight(u.BaseURL, "/")}
+	if up.api == "" {
+		up.api = APIOpenAI
+	}
+	key := u.APIKey
+	if key == "" && u.APIKeyEnv != "" {
+		if key = getenv(u.APIKeyEnv); key == "" {
+			ps.add(fmt.Sprintf("upstreams[%d].api_key_env", i), "environment variable %s is not set", u.APIKeyEnv)
+		}
+	}
+	up.key = key
+	return up
+}
+
+// buildPolicy sets the retry ladder every route starts from, from r and the
+// random source rnd.
+func (g *Gateway) buildPolicy(r Retry, rnd func() float64) error {
+	g.policy = retry.Policy{
+		MaxRetries:       r.MaxRetries,
+		BaseDelay:        r.BaseDelay,
+		MaxDelay:         r.MaxDelay,
+		RateLimitRetries: r.RateLimitRetries,
+		RateLimitWait:    rateLimitWait(r.RateLimitWait),
+		Rand:             rnd,
+	}
+	if err := g.policy.Validate(); err != nil {
+		return &ConfigError{Problems: []Problem{{Path: "retry", Message: strings.TrimPrefix(err.Error(), "retry: ")}}}
+	}
+	return nil
+}
+
+// defaultDashboard sets the dashboard to one showing the gateway's local
+// breakers and their last 100 transitions, fed through OnTransition (which
+// still calls the caller's hook).
+func (g *Gateway) defaultDashboard() {
+	log := dashboard.NewLog(100)
+	hook := g.opt.OnTransition
+	g.opt.OnTransition = func(model string, t fallback.Transition) {
+		log.ModelHook(model)(t)
+		if hook != nil {
+			hook(model, t)
+		}
+	}
+	g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
+		var src dashboard.Sources
+		for _, b := range g.LocalBreakers() {
+			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
+		}
+		return src
+	}, dashboard.Options{Title: "loopctl gateway", Log: log})
+}
+
+// addModels builds the route of every configured model, in config order.
+func (g *Gateway) addModels(models []Model) error {
+	for i, m := range models {
+		rt, err := g.newRoute(m)
+		if err != nil {
+			return &ConfigError{Problems: []Problem{{Path: fmt.Sprintf("models[%d]", i), Message: err.Error()}}}
+		}
+		g.models[m.Name] = rt
+		g.order = append(g.order, rt)
+		for ref := range rt.targets {
+			g.targets[ref] = true
+		}
+	}
+	return nil
+}
+
+// modelList is the body of GET /v1/models: the configured models.
+func modelList(models []Model) []byte {
+	type entry struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []entry `json:"data"`
+	}{Object: "list", Data: []entry{}}
+	for _, m := range models {
+		list.Data = append(list.Data, entry{ID: m.Name, Object: "model", OwnedBy: "loopctl"})
+	}
+	b, _ := json.Marshal(list)
+	return b
+}
+
+// newClient returns the upstream client: rt (nil: the default transport,
+// which Close closes), never following redirects.
+func (g *Gateway) newClient(rt http.RoundTripper) *http.Client {
+	if rt == nil {
+		g.own = newTransport()
+		rt = g.own
+	}
+	return &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// orDefault is v, or def when v is zero.
+func orDefault[T int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// newTransport returns a transport tuned for proxying to a few upstreams.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		WriteBufferSize:       16 << 10,
+		ReadBufferSize:        16 << 10,
+	}
+}
+
+// rateLimitWait is the ladder's RateLimitWait for Retry.RateLimitWait: the
+// default for 0, no wait at all (the least positive cap) for a negative value.
+func rateLimitWait(v time.Duration) time.Duration {
+	switch {
+	case v == 0:
+		return DefaultRateLimitWait
+	case v < 0:
+		return time.Nanosecond
+	}
+	return v
+}
+
+// newRoute builds the route of a configured model or of a direct
+// upstream/model reference (m.Chain empty, m.Name == m.Primary).
+func (g *Gateway) newRoute(m Model) (*route, error) {
+	s := g.breakerSettings(m)
+	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
+	if err := g.buildBreaker(rt, s); err != nil {
+		return nil, err
+	}
+	rt.budget = attemptBudget(m)
+	for _, ref := range append([]string{m.Primary}, m.Chain...) {
+		upName, model, _ := strings.Cut(ref, "/")
+		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model)}
+	}
+	if tg := rt.targets[m.Primary]; tg.up != nil {
+		rt.proto = tg.up.api
+	}
+	rt.policy = g.policy
+	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
+	return rt, nil
+}
+
+// breakerSettings composes the settings of model m's breaker from its
+// config, the gateway's clock and Options.Backend; OnTransition is left
+// for buildBreaker.
+func (g *Gateway) breakerSettings(m Model) fallback.Settings {
+	b := m.Breaker
+	s := fallback.Settings{
+		Primary:                 m.Primary,
+		Chain:                   m.Chain,
+		TripThreshold:           b.TripThreshold,
+		RecoveryTimeout:         b.RecoveryTimeout,
+		RecoverySuccessesNeeded: b.RecoverySuccesses,
+		MaxFailCount:            b.MaxFailCount,
+		ProbeTimeout:            b.ProbeTimeout,
+		QuotaCooldown:           b.QuotaCooldown,
+		HedgeAfter:              m.HedgeAfter,
+		HedgeBudget:             m.HedgeBudget,
+		Now:                     g.opt.Now,
+	}
+	if g.opt.Backend != nil {
+		s.Backend = g.opt.Backend(m.Name)
+	}
+	return s
+}
+
+// buildBreaker creates rt's breaker from s, its transitions counted in the
+// metrics and passed to Options.OnTransition: with Options.NewBreaker, or
+// else a local one, registered with the metrics.
+func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
+	s.OnTransition = g.m.breakers.ModelTransitions(rt.name)
+	if hook := g.opt.OnTransition; hook != nil {
+		count := s.OnTransition
+		s.OnTransition = func(t fallback.Transition) {
+			count(t)
+			hook(rt.name, t)
+		}
+	}
+	var err error
+	if g.opt.NewBreaker != nil {
+		rt.shared, err = g.opt.NewBreaker(rt.name, s)
+	} else {
+		rt.mgr, err = fallback.New(s)
+	}
+	if err != nil {
+		return err
+	}
+	if rt.mgr != nil {
+		return g.m.breakers.AddManager(rt.name, rt.mgr)
+	}
+	return nil
+}
+
+// attemptBudget is how many attempts a request to model m may make:
+// attempts, or else the primary's trip threshold plus one and each chain
+// entry's max_fail_count (defaults 3 and 2).
+func attemptBudget(m Model) int {
+	if m.Attempts != 0 {
+		return m.Attempts
+	}
+	b := m.Breaker
+	budget := max(b.TripThreshold, 0) + 1
+	if b.TripThreshold == 0 {
+		budget = 3 + 1
+	}
+	per := b.MaxFailCount
+	if per == 0 {
+		per = 2
+	}
+	return budget + per*len(m.Chain)
+}
