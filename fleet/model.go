@@ -46,6 +46,7 @@ type ModelBreaker struct {
 	lease    int64 // µs
 	onChange func(fallback.Transition)
 	events   notify.Queue[fallback.Transition]
+	attached int // Managers attached through ModelBackend (s.mu); -1: made by Store.Model
 
 	mirror atomic.Pointer[modelMirror]
 	mu     sync.Mutex
@@ -57,6 +58,12 @@ type ModelBreaker struct {
 // use the same settings (above all the same chain) for the same name. A
 // Store holds one model breaker per name.
 func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) {
+	return s.model(name, fs, -1)
+}
+
+// model is Model, with the breaker's count of attached Managers (-1: made
+// by Store.Model, never forgotten) set before it is registered.
+func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBreaker, error) {
 	if _, err := fallback.New(fallback.Settings{Primary: fs.Primary, Chain: fs.Chain,
 		TripThreshold: fs.TripThreshold, RecoveryTimeout: fs.RecoveryTimeout,
 		RecoverySuccessesNeeded: fs.RecoverySuccessesNeeded, MaxFailCount: fs.MaxFailCount,
@@ -88,6 +95,7 @@ func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) 
 		s: s, name: name, set: fs, keys: []string{key}, ch: key + ":ch",
 		n: len(fs.Chain), rec: fs.RecoveryTimeout.Microseconds(), lease: fs.ProbeTimeout.Microseconds(),
 		onChange: fs.OnTransition, quota: strconv.FormatInt(fs.QuotaCooldown.Microseconds(), 10),
+		attached: attached,
 	}
 	m.static = [7]string{
 		strconv.Itoa(fs.TripThreshold), strconv.Itoa(fs.RecoverySuccessesNeeded), strconv.Itoa(fs.MaxFailCount),

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"errors"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -26,17 +27,44 @@ type modelBackend struct {
 func (mb modelBackend) Attach(fs fallback.Settings) (fallback.Shared, error) {
 	fs.Backend = nil
 	s := mb.s
-	s.mu.Lock()
-	if m, ok := s.members[s.key("model", mb.name)+":ch"].(*ModelBreaker); ok {
+	for range 2 { // a concurrent Attach may register the name first
+		s.mu.Lock()
+		if m, ok := s.members[s.key("model", mb.name)+":ch"].(*ModelBreaker); ok {
+			if m.attached >= 0 {
+				m.attached++
+			}
+			s.mu.Unlock()
+			return &modelShared{m: m}, nil
+		}
 		s.mu.Unlock()
+		m, err := s.model(mb.name, fs, 1)
+		if errors.Is(err, errDuplicate) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
 		return &modelShared{m: m}, nil
 	}
-	s.mu.Unlock()
-	m, err := s.Model(mb.name, fs)
-	if err != nil {
-		return nil, err
+	return nil, errors.New("fleet: model breaker " + mb.name + " registered and forgotten meanwhile")
+}
+
+// Release says that one Manager attached under the backend's name is no
+// longer used (the gateway calls it when it evicts a direct upstream/model
+// name): once every Manager attached through ModelBackend is released, the
+// Store forgets the breaker (no mirror, no messages routed to it). The
+// state in the store stays, and a later Attach under the name reads it.
+// A breaker made with [Store.Model] itself is never forgotten.
+func (mb modelBackend) Release() {
+	s := mb.s
+	ch := s.key("model", mb.name) + ":ch"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.members[ch].(*ModelBreaker); ok && m.attached > 0 {
+		if m.attached--; m.attached == 0 {
+			delete(s.members, ch)
+		}
 	}
-	return &modelShared{m: m}, nil
 }
 
 // modelShared adapts a ModelBreaker to fallback.Shared. Tickets issued by the

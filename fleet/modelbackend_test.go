@@ -86,3 +86,56 @@ func TestManagerSharedThroughBackend(t *testing.T) {
 		return len(s.Chain) == 1 && !s.Chain[0].Available
 	})
 }
+
+// TestModelBackendRelease: a breaker attached through ModelBackend is
+// forgotten by the Store once every Manager attached under its name is
+// released (the gateway's evicted direct names), its state stays in the
+// store for a later Attach, and one made by Store.Model is never forgotten.
+func TestModelBackendRelease(t *testing.T) {
+	srv := redistest.Start(t)
+	s := startStore(t, srv, Options{})
+	members := func() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.members) }
+	set := fallback.Settings{Primary: "a", TripThreshold: 1, RecoveryTimeout: time.Hour}
+	b := s.ModelBackend("direct")
+	var ms []*fallback.Manager
+	for range 2 {
+		set.Backend = b
+		m, err := fallback.New(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	tk, _ := ms[0].Begin()
+	tk.Failure(fallback.Transient)
+	if members() != 1 {
+		t.Fatalf("%d members, want 1", members())
+	}
+	rel := b.(interface{ Release() })
+	rel.Release()
+	if members() != 1 {
+		t.Fatal("forgotten while a Manager is still attached")
+	}
+	rel.Release()
+	if members() != 0 {
+		t.Fatalf("%d members after every Manager was released, want 0", members())
+	}
+	rel.Release() // one too many: nothing
+	set.Backend = b
+	again, err := fallback.New(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.State() != fallback.Fallback || members() != 1 {
+		t.Fatalf("attached again: %v (%d members), want the stored trip", again.State(), members())
+	}
+	kept, err := s.Model("kept", set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = kept
+	s.ModelBackend("kept").(interface{ Release() }).Release()
+	if members() != 2 {
+		t.Fatalf("a Store.Model breaker was forgotten: %d members", members())
+	}
+}

@@ -227,6 +227,9 @@ func (s *Store) key(kind, name string) string {
 	return "{" + s.prefix + ":" + kind + ":" + name + "}"
 }
 
+// errDuplicate is register's error for a channel already registered.
+var errDuplicate = errors.New("fleet: a shared breaker of that name and kind already exists in this Store")
+
 // register adds m and subscribes to its channel. It is an error to register
 // the same channel twice (one shared breaker per name and kind per Store).
 func (s *Store) register(m member) error {
@@ -239,7 +242,7 @@ func (s *Store) register(m member) error {
 	}
 	if _, dup := s.members[ch]; dup {
 		s.mu.Unlock()
-		return errors.New("fleet: a shared breaker on " + ch + " already exists in this Store")
+		return fmt.Errorf("%w (channel %s)", errDuplicate, ch)
 	}
 	s.members[ch] = m
 	s.mu.Unlock()

@@ -44,6 +44,9 @@ func (g *Gateway) lookup(name string) (*route, error) {
 		if victim.mgr != nil {
 			g.m.breakers.RemoveManager(victim.name)
 		}
+		if r, ok := victim.settings.Backend.(interface{ Release() }); ok {
+			r.Release() // e.g. a fleet.Store forgets the evicted breaker
+		}
 		g.m.forget(victim.name, g.targets[victim.name])
 	}
 	rt, err := g.newRoute(Model{Name: name, Primary: name})

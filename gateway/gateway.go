@@ -61,6 +61,9 @@ type Options struct {
 	// (fallback.Settings.Backend), e.g. a fleet.Store's ModelBackend: the
 	// state is then shared with every process using the same store
 	// (docs/FLEET.md), and the breakers are still *fallback.Manager values.
+	// When the gateway drops a model breaker (a direct upstream/model name
+	// evicted under limits.max_direct) and its Backend has a Release()
+	// method, it calls it, so that the backend can forget that breaker.
 	Backend func(model string) fallback.Backend
 	// Responses, when set, shares the Responses API's response ids (which
 	// upstream model produced each) with every gateway using the same store
