@@ -46,7 +46,6 @@ var notYetSplit = map[string]int{
 	"internal/cli/mcpproxy_config.go:loadProxyFile": 99,
 	"internal/cli/serve.go:serve":                   91,
 	"internal/demo/demo.go:Run":                     100,
-	"llmtest/server.go:Handler.ServeHTTP":           79,
 	"mcptool/proxy.go:NewProxy":                     67,
 }
 
