@@ -46,7 +46,6 @@ var notYetSplit = map[string]int{
 	"internal/cli/mcpproxy_config.go:loadProxyFile": 99,
 	"internal/cli/serve.go:serve":                   91,
 	"internal/demo/demo.go:Run":                     100,
-	"mcptool/proxy.go:NewProxy":                     67,
 }
 
 // repoRoot is the module's root directory, one level up from docs/.
