@@ -173,21 +173,7 @@ func (a *Agent) log(ctx context.Context, ev Event) {
 			slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
 			slog.String("model", ev.Model), slog.Bool("probe", ev.Probe))
 	case EventTurnFinished:
-		attrs := []slog.Attr{run, slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
-			slog.String("model", ev.Model), slog.Bool("probe", ev.Probe),
-			slog.Int("requests", ev.Requests), slog.Duration("duration", ev.Duration)}
-		switch {
-		case ev.Err != nil:
-			a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: turn failed", append(attrs, slog.Any("error", ev.Err))...)
-		case ev.StopReason == StopLength:
-			a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: answer cut at the token limit",
-				append(attrs, slog.String("stop_reason", string(ev.StopReason)))...)
-		case ev.StopReason != "":
-			a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished",
-				append(attrs, slog.String("stop_reason", string(ev.StopReason)))...)
-		default:
-			a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished", attrs...)
-		}
+		a.logTurnFinished(ctx, run, ev)
 	case EventTurnRefused:
 		a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: turn refused by the model breaker", run,
 			slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
@@ -197,24 +183,7 @@ func (a *Agent) log(ctx context.Context, ev Event) {
 			slog.Int("turn", ev.Turn), slog.String("model", ev.Model), slog.Int("request", ev.Requests),
 			slog.Duration("wait", ev.Duration), slog.Any("error", ev.Err))
 	case EventToolCall:
-		attrs := []slog.Attr{run, slog.Int("turn", ev.Turn), slog.String("tool", ev.Tool),
-			slog.String("resolved", ev.ResolvedTool), slog.String("outcome", ev.Outcome.String()),
-			slog.Duration("duration", ev.Duration)}
-		if ev.FallThrough != "" {
-			attrs = append(attrs, slog.String("fell_through_from", ev.FallThrough))
-		}
-		switch ev.Outcome {
-		case OutcomeOK:
-			a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: tool call", attrs...)
-		case OutcomeCancelled:
-			a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: tool call", attrs...)
-		default:
-			attrs = append(attrs, slog.String("text", ev.Text))
-			if p, ok := ev.Err.(*PanicError); ok {
-				attrs = append(attrs, slog.String("stack", string(p.Stack)))
-			}
-			a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: tool call", attrs...)
-		}
+		a.logToolCall(ctx, run, ev)
 	case EventModelTransition:
 		t := ev.Transition
 		level := slog.LevelInfo
@@ -231,5 +200,48 @@ func (a *Agent) log(ctx context.Context, ev Event) {
 		}
 		a.logger.LogAttrs(ctx, level, "agent: tool breaker transition",
 			slog.String("tool", ev.Tool), slog.String("from", ev.From.String()), slog.String("to", ev.To.String()))
+	}
+}
+
+// logTurnFinished logs a finished turn: at Warn when it failed or its answer
+// was cut at the token limit, at Info otherwise.
+func (a *Agent) logTurnFinished(ctx context.Context, run slog.Attr, ev Event) {
+	attrs := []slog.Attr{run, slog.Int("turn", ev.Turn), slog.Int("attempt", ev.Attempt),
+		slog.String("model", ev.Model), slog.Bool("probe", ev.Probe),
+		slog.Int("requests", ev.Requests), slog.Duration("duration", ev.Duration)}
+	switch {
+	case ev.Err != nil:
+		a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: turn failed", append(attrs, slog.Any("error", ev.Err))...)
+	case ev.StopReason == StopLength:
+		a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: answer cut at the token limit",
+			append(attrs, slog.String("stop_reason", string(ev.StopReason)))...)
+	case ev.StopReason != "":
+		a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished",
+			append(attrs, slog.String("stop_reason", string(ev.StopReason)))...)
+	default:
+		a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: turn finished", attrs...)
+	}
+}
+
+// logToolCall logs a tool call: at Debug when it succeeded, at Info when it
+// was cancelled, at Warn (with its text, and a panic's stack) otherwise.
+func (a *Agent) logToolCall(ctx context.Context, run slog.Attr, ev Event) {
+	attrs := []slog.Attr{run, slog.Int("turn", ev.Turn), slog.String("tool", ev.Tool),
+		slog.String("resolved", ev.ResolvedTool), slog.String("outcome", ev.Outcome.String()),
+		slog.Duration("duration", ev.Duration)}
+	if ev.FallThrough != "" {
+		attrs = append(attrs, slog.String("fell_through_from", ev.FallThrough))
+	}
+	switch ev.Outcome {
+	case OutcomeOK:
+		a.logger.LogAttrs(ctx, slog.LevelDebug, "agent: tool call", attrs...)
+	case OutcomeCancelled:
+		a.logger.LogAttrs(ctx, slog.LevelInfo, "agent: tool call", attrs...)
+	default:
+		attrs = append(attrs, slog.String("text", ev.Text))
+		if p, ok := ev.Err.(*PanicError); ok {
+			attrs = append(attrs, slog.String("stack", string(p.Stack)))
+		}
+		a.logger.LogAttrs(ctx, slog.LevelWarn, "agent: tool call", attrs...)
 	}
 }

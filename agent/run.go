@@ -158,31 +158,44 @@ func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
 			res.Usage.OutputTokens += rec.Usage.OutputTokens
 			return msg, nil
 		}
-		if cancelled(ctx, err) {
-			cause := ctx.Err()
-			if cause == nil {
-				cause = err
-			}
-			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrCanceled, Err: cause}
+		end, isSlow, isPermanent := judgeFailure(ctx, n, model, err, failover)
+		if end != nil {
+			return Message{}, end
 		}
 		lastErr, lastModel = err, model
-		if malformed(err) { // the request was bad, not the model: no other model will take it
-			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}
-		}
-		limited, _ := retry.LimitOf(err)
-		if limited != retry.NoLimit && !failover {
-			// No other model was usable: the ladder waited what it could
-			// within the deadline (SEMANTICS 7.1, 7.3); the caller acts on it.
-			return Message{}, &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}
-		}
-		if limited != retry.NoLimit || retry.IsTimeout(err) {
+		if isSlow {
 			slow = append(slow, model)
 		}
-		if retry.Classify(err) == retry.Permanent {
+		if isPermanent {
 			permanent = append(permanent, model)
 		}
 	}
 	return Message{}, &RunError{Turn: n, Model: lastModel, Reason: ErrTurnFailed, Err: lastErr}
+}
+
+// judgeFailure judges err, the failure of turn n's attempt on model. It
+// returns the RunError that ends the turn (the run is cancelled, the request
+// was malformed, or a rate limit left no other model to fail over to), or nil
+// when the turn goes on; then slow reports a rate limit or timeout (route past
+// the model) and permanent a permanent error (never repeat it on the model).
+func judgeFailure(ctx context.Context, n int, model string, err error, failover bool) (end error, slow, permanent bool) {
+	if cancelled(ctx, err) {
+		cause := ctx.Err()
+		if cause == nil {
+			cause = err
+		}
+		return &RunError{Turn: n, Model: model, Reason: ErrCanceled, Err: cause}, false, false
+	}
+	if malformed(err) { // the request was bad, not the model: no other model will take it
+		return &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}, false, false
+	}
+	limited, _ := retry.LimitOf(err)
+	if limited != retry.NoLimit && !failover {
+		// No other model was usable: the ladder waited what it could
+		// within the deadline (SEMANTICS 7.1, 7.3); the caller acts on it.
+		return &RunError{Turn: n, Model: model, Reason: ErrTurnFailed, Err: err}, false, false
+	}
+	return nil, limited != retry.NoLimit || retry.IsTimeout(err), retry.Classify(err) == retry.Permanent
 }
 
 // otherUsable reports whether a model other than model, and not one that

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/health"
 )
 
 // runTools runs the calls of one turn concurrently and returns their results
@@ -137,6 +138,29 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 	out, err, timedOut := a.execute(ctx, tool, limit, run)
 	elapsed := time.Since(began).Round(time.Millisecond)
 	settled = true
+	r.settle(ctx, permit, ran{out: out, err: err, timedOut: timedOut, limit: limit, elapsed: elapsed})
+	return r
+}
+
+// ran is how a tool's call returned: its output and error, whether it failed
+// after its limit (its timeout or a probe's lease) passed, that limit, and
+// how long it ran.
+type ran struct {
+	out      string
+	err      error
+	timedOut bool
+	limit    time.Duration
+	elapsed  time.Duration
+}
+
+// settle gives permit the verdict of how r's tool ran (SEMANTICS 1): success,
+// no verdict (the caller gave up, or the model's arguments were bad), or a
+// failure (a timeout, a panic, an error); and records the outcome in r.
+func (r *invocation) settle(ctx context.Context, permit health.Permit, res ran) {
+	name, err := r.tool, res.err
+	soft := func(o Outcome, text string, err error) {
+		r.outcome, r.text, r.err = o, text, err
+	}
 	failure := func(o Outcome, text string) {
 		if o == OutcomeTimeout {
 			permit.Timeout() // no answer until its deadline: dated at its start (SEMANTICS 1, rev 3)
@@ -151,23 +175,22 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 	switch {
 	case err == nil:
 		permit.Success()
-		r.outcome, r.out = OutcomeOK, out
+		r.outcome, r.out = OutcomeOK, res.out
 	case errors.Is(ctx.Err(), context.Canceled):
 		permit.Cancel() // the caller gave up: no verdict
 		soft(OutcomeCancelled, fmt.Sprintf("tool '%s' was cancelled", name), err)
 	case ctx.Err() != nil: // the caller's deadline passed while the tool ran: a failure
-		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, elapsed))
+		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, res.elapsed))
 	case errors.As(err, &perr):
 		failure(OutcomePanic, perr.Error())
-	case timedOut:
-		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, limit.Round(time.Millisecond)))
+	case res.timedOut:
+		failure(OutcomeTimeout, fmt.Sprintf("tool '%s' timed out after %v", name, res.limit.Round(time.Millisecond)))
 	case errors.As(err, &aerr):
 		permit.Cancel() // the model's mistake, not the tool's
 		soft(OutcomeBadArguments, err.Error(), err)
 	default:
 		failure(OutcomeError, err.Error())
 	}
-	return r
 }
 
 // execute runs the tool under limit (its timeout, or a probe's lease),

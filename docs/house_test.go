@@ -25,25 +25,6 @@ const maxLines = 60
 // reason it is one.
 var longAllowed = map[string]string{}
 
-// notYetSplit is the debt issue 21 has not paid yet: functions that are
-// longer than maxLines and are not data tables, each with the length it may
-// not exceed. It only shrinks: a function on it that grows, or that has been
-// split (and so must leave the list), fails the test, as does any other
-// long function.
-var notYetSplit = map[string]int{
-	"agent/agent.go:New":                        154,
-	"agent/event.go:Agent.log":                  68,
-	"agent/run.go:Agent.turn":                   62,
-	"agent/toolcall.go:Agent.invoke":            66,
-	"bench/cmd/gateway/main.go:main":            122,
-	"bench/cmd/ratio/report.go:report":          78,
-	"llmtest/anthropic.go:anthropicWire.decode": 118,
-	"llmtest/openai.go:openaiWire.decode":       74,
-	"llmtest/responses.go:responsesWire.decode": 63,
-	"llmtest/server.go:Handler.ServeHTTP":       79,
-	"mcptool/proxy.go:NewProxy":                 67,
-}
-
 // repoRoot is the module's root directory, one level up from docs/.
 func repoRoot(t *testing.T) string {
 	t.Helper()
@@ -129,14 +110,7 @@ func TestFunctionLength(t *testing.T) {
 			if _, ok := longAllowed[key]; ok {
 				continue
 			}
-			if ceil, ok := notYetSplit[key]; !ok || n > ceil {
-				t.Errorf("%s is %d lines (over %d): split it by what it does", key, n, maxLines)
-			}
-		}
-	}
-	for key := range notYetSplit {
-		if !seen[key] {
-			t.Errorf("notYetSplit lists %s, which is not over %d lines (or is gone): remove it", key, maxLines)
+			t.Errorf("%s is %d lines (over %d): split it by what it does", key, n, maxLines)
 		}
 	}
 	for key := range longAllowed {

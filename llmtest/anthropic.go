@@ -20,16 +20,20 @@ type anRequest struct {
 	MaxTokens int             `json:"max_tokens"`
 	Stream    bool            `json:"stream"`
 	System    json.RawMessage `json:"system"` // string or array of text blocks
-	Messages  []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"` // string or array of blocks
-	} `json:"messages"`
-	Tools []struct {
-		Type        string          `json:"type"`
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
-	} `json:"tools"`
+	Messages  []anMessage     `json:"messages"`
+	Tools     []anTool        `json:"tools"`
+}
+
+type anMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"` // string or array of blocks
+}
+
+type anTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
 }
 
 type anBlock struct {
@@ -74,94 +78,63 @@ func (anthropicWire) decode(body []byte) (Request, string, error) {
 		return Request{}, "", err
 	}
 	r := Request{Model: in.Model, MaxTokens: in.MaxTokens, Stream: in.Stream}
-	var problem string
-	note := func(format string, args ...any) {
-		if problem == "" {
-			problem = fmt.Sprintf(format, args...)
-		}
-	}
+	var p firstProblem
 	if in.Model == "" {
-		note("model: Field required")
+		p.note("model: Field required")
 	}
 	if in.MaxTokens < 1 {
-		note("max_tokens: Field required (at least 1)")
+		p.note("max_tokens: Field required (at least 1)")
 	}
-	if len(in.System) > 0 && string(in.System) != "null" {
-		sys, ok := blocks(in.System)
-		if !ok {
-			note("system: Input should be a valid string or list of text blocks")
-		}
-		for _, b := range sys {
-			r.Messages = append(r.Messages, Message{Role: "system", Content: blockText([]anBlock{b})})
-		}
-	}
+	r.Messages = anSystem(in.System, &p)
 	if len(in.Messages) == 0 {
-		note("messages: at least one message is required")
+		p.note("messages: at least one message is required")
 	} else if in.Messages[0].Role != "user" {
-		note("messages: first message must use the \"user\" role")
+		p.note("messages: first message must use the \"user\" role")
 	}
+	r.Messages = append(r.Messages, anMessages(in.Messages, &p)...)
+	r.Tools = anTools(in.Tools, &p)
+	return r, string(p), nil
+}
+
+// anSystem decodes the system field, absent, a string or text blocks, into
+// one system message per block.
+func anSystem(raw json.RawMessage, p *firstProblem) []Message {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	sys, ok := blocks(raw)
+	if !ok {
+		p.note("system: Input should be a valid string or list of text blocks")
+	}
+	var out []Message
+	for _, b := range sys {
+		out = append(out, Message{Role: "system", Content: blockText([]anBlock{b})})
+	}
+	return out
+}
+
+// anMessages decodes the conversation, noting empty content, unknown roles,
+// and tool_use ids the next message does not answer with tool_result blocks.
+func anMessages(msgs []anMessage, p *firstProblem) []Message {
+	var out []Message
 	var pending []string // tool_use ids of the previous assistant message
-	for i, m := range in.Messages {
+	for i, m := range msgs {
 		bs, ok := blocks(m.Content)
 		if !ok || len(bs) == 0 {
-			note("messages.%d: all messages must have non-empty content", i)
+			p.note("messages.%d: all messages must have non-empty content", i)
 		}
 		switch m.Role {
 		case "user":
-			results := true // tool_result blocks must come first
-			for j, b := range bs {
-				switch b.Type {
-				case "tool_result":
-					if !results {
-						note("messages.%d.content.%d: tool_result blocks must come before any other content", i, j)
-					}
-					k := indexOf(pending, b.ToolUseID)
-					if k < 0 {
-						note("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
-					} else {
-						pending = append(pending[:k], pending[k+1:]...)
-					}
-					content, ok := toolResultText(b.Content)
-					if !ok {
-						note("messages.%d.content.%d.content: Input should be a valid string or list of blocks", i, j)
-					}
-					r.Messages = append(r.Messages, Message{Role: "tool", ToolCallID: b.ToolUseID, IsError: b.IsError, Content: content})
-				case "text":
-					results = false
-					if b.Text == nil || *b.Text == "" {
-						note("messages.%d.content.%d: text content blocks must be non-empty", i, j)
-					}
-				default:
-					results = false
-				}
-			}
-			if t := blockText(bs); t != "" || !hasType(bs, "tool_result") {
-				r.Messages = append(r.Messages, Message{Role: "user", Content: t})
-			}
+			var user []Message
+			user, pending = anUser(i, bs, pending, p)
+			out = append(out, user...)
 		case "assistant":
-			msg := Message{Role: "assistant", Content: blockText(bs)}
-			for j, b := range bs {
-				switch b.Type {
-				case "tool_use":
-					if b.ID == "" || b.Name == "" {
-						note("messages.%d.content.%d: tool_use blocks need id and name", i, j)
-					}
-					if !isObject(b.Input) {
-						note("messages.%d.content.%d.input: Input should be a valid dictionary", i, j)
-					}
-					msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
-				case "text":
-					if b.Text == nil || *b.Text == "" {
-						note("messages.%d.content.%d: text content blocks must be non-empty", i, j)
-					}
-				}
-			}
-			r.Messages = append(r.Messages, msg)
+			out = append(out, anAssistant(i, bs, p))
 		default:
-			note("messages.%d.role: Input should be 'user' or 'assistant'", i)
+			p.note("messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
 		if len(pending) > 0 {
-			note("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(pending, ", "))
+			p.note("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(pending, ", "))
 		}
 		pending = nil
 		if m.Role == "assistant" {
@@ -172,19 +145,87 @@ func (anthropicWire) decode(body []byte) (Request, string, error) {
 			}
 		}
 	}
-	for i, t := range in.Tools {
+	return out
+}
+
+// anUser decodes user message i: a tool message for each of its tool_result
+// blocks (which must come first and answer a pending tool_use id, which it
+// takes off pending), then a user message with its text unless it holds only
+// tool results. It returns the messages and the ids still pending.
+func anUser(i int, bs []anBlock, pending []string, p *firstProblem) ([]Message, []string) {
+	var out []Message
+	results := true // tool_result blocks must come first
+	for j, b := range bs {
+		switch b.Type {
+		case "tool_result":
+			if !results {
+				p.note("messages.%d.content.%d: tool_result blocks must come before any other content", i, j)
+			}
+			k := indexOf(pending, b.ToolUseID)
+			if k < 0 {
+				p.note("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
+			} else {
+				pending = append(pending[:k], pending[k+1:]...)
+			}
+			content, ok := toolResultText(b.Content)
+			if !ok {
+				p.note("messages.%d.content.%d.content: Input should be a valid string or list of blocks", i, j)
+			}
+			out = append(out, Message{Role: "tool", ToolCallID: b.ToolUseID, IsError: b.IsError, Content: content})
+		case "text":
+			results = false
+			if b.Text == nil || *b.Text == "" {
+				p.note("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+			}
+		default:
+			results = false
+		}
+	}
+	if t := blockText(bs); t != "" || !hasType(bs, "tool_result") {
+		out = append(out, Message{Role: "user", Content: t})
+	}
+	return out, pending
+}
+
+// anAssistant decodes assistant message i: its text and its tool_use blocks,
+// which need an id, a name and an object for input.
+func anAssistant(i int, bs []anBlock, p *firstProblem) Message {
+	msg := Message{Role: "assistant", Content: blockText(bs)}
+	for j, b := range bs {
+		switch b.Type {
+		case "tool_use":
+			if b.ID == "" || b.Name == "" {
+				p.note("messages.%d.content.%d: tool_use blocks need id and name", i, j)
+			}
+			if !isObject(b.Input) {
+				p.note("messages.%d.content.%d.input: Input should be a valid dictionary", i, j)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+		case "text":
+			if b.Text == nil || *b.Text == "" {
+				p.note("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+			}
+		}
+	}
+	return msg
+}
+
+// anTools decodes the tools, each of which needs a name and an object schema.
+func anTools(tools []anTool, p *firstProblem) []Tool {
+	var out []Tool
+	for i, t := range tools {
 		if t.Name == "" {
-			note("tools.%d.name: Field required", i)
+			p.note("tools.%d.name: Field required", i)
 		}
 		var schema struct {
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(t.InputSchema, &schema) != nil || schema.Type != "object" {
-			note("tools.%d.input_schema.type: Input should be 'object'", i)
+			p.note("tools.%d.input_schema.type: Input should be 'object'", i)
 		}
-		r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+		out = append(out, Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
 	}
-	return r, problem, nil
+	return out
 }
 
 // toolResultText decodes a tool_result's content: absent, a string, or blocks.

@@ -83,26 +83,31 @@ func (openaiWire) decode(body []byte) (Request, string, error) {
 	if r.MaxTokens == 0 {
 		r.MaxTokens = in.MaxTokens
 	}
-	var problem string
-	note := func(format string, args ...any) {
-		if problem == "" {
-			problem = fmt.Sprintf(format, args...)
-		}
-	}
+	var p firstProblem
 	if in.Model == "" {
-		note("you must provide a model parameter")
+		p.note("you must provide a model parameter")
 	}
 	if len(in.Messages) == 0 {
-		note("'messages' must contain at least one message")
+		p.note("'messages' must contain at least one message")
 	}
+	r.Messages = oaMessages(in.Messages, &p)
+	r.Tools = oaTools(in.Tools, &p)
+	return r, string(p), nil
+}
+
+// oaMessages decodes the conversation, noting bad content, unknown roles,
+// and tool_calls that tool messages do not answer before the next other
+// message (or tool messages answering no call).
+func oaMessages(msgs []oaMessage, p *firstProblem) []Message {
+	var out []Message
 	var pending []string // tool_call ids still to be answered
-	for i, m := range in.Messages {
+	for i, m := range msgs {
 		content, ok := text(m.Content)
 		if !ok {
-			note("messages[%d].content: invalid type", i)
+			p.note("messages[%d].content: invalid type", i)
 		}
 		if m.Role != "tool" && len(pending) > 0 {
-			note("an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'; missing: %s", strings.Join(pending, ", "))
+			p.note("an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'; missing: %s", strings.Join(pending, ", "))
 			pending = nil
 		}
 		msg := Message{Role: m.Role, Content: content}
@@ -112,11 +117,11 @@ func (openaiWire) decode(body []byte) (Request, string, error) {
 		case "user":
 		case "assistant":
 			if len(m.ToolCalls) == 0 && content == "" {
-				note("messages[%d]: an assistant message needs content or tool_calls", i)
+				p.note("messages[%d]: an assistant message needs content or tool_calls", i)
 			}
 			for j, c := range m.ToolCalls {
 				if c.ID == "" || c.Function.Name == "" {
-					note("messages[%d].tool_calls[%d]: id and function.name are required", i, j)
+					p.note("messages[%d].tool_calls[%d]: id and function.name are required", i, j)
 				}
 				pending = append(pending, c.ID)
 				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
@@ -125,28 +130,35 @@ func (openaiWire) decode(body []byte) (Request, string, error) {
 			msg.ToolCallID = m.ToolCallID
 			k := indexOf(pending, m.ToolCallID)
 			if k < 0 {
-				note("messages[%d]: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q)", i, m.ToolCallID)
+				p.note("messages[%d]: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q)", i, m.ToolCallID)
 			} else {
 				pending = append(pending[:k], pending[k+1:]...)
 			}
 		default:
-			note("messages[%d].role: invalid value %q", i, m.Role)
+			p.note("messages[%d].role: invalid value %q", i, m.Role)
 		}
-		r.Messages = append(r.Messages, msg)
+		out = append(out, msg)
 	}
 	if len(pending) > 0 {
-		note("an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'; missing: %s", strings.Join(pending, ", "))
+		p.note("an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'; missing: %s", strings.Join(pending, ", "))
 	}
-	for i, t := range in.Tools {
+	return out
+}
+
+// oaTools decodes the tools: functions with a name, whose parameters (if
+// any) are an object.
+func oaTools(tools []oaTool, p *firstProblem) []Tool {
+	var out []Tool
+	for i, t := range tools {
 		if t.Type != "function" || t.Function.Name == "" {
-			note("tools[%d]: type must be \"function\" and function.name is required", i)
+			p.note("tools[%d]: type must be \"function\" and function.name is required", i)
 		}
 		if len(t.Function.Parameters) > 0 && !isObject(t.Function.Parameters) {
-			note("tools[%d].function.parameters: must be an object", i)
+			p.note("tools[%d].function.parameters: must be an object", i)
 		}
-		r.Tools = append(r.Tools, Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+		out = append(out, Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
-	return r, problem, nil
+	return out
 }
 
 func (openaiWire) reply(w http.ResponseWriter, r Request, rep Reply) {

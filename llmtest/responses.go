@@ -51,14 +51,9 @@ func (responsesWire) decode(body []byte) (Request, string, error) {
 		return Request{}, "", err
 	}
 	r := Request{Model: in.Model, MaxTokens: in.MaxOutputTokens, Stream: in.Stream, PreviousResponseID: in.PreviousResponseID}
-	var problem string
-	note := func(format string, args ...any) {
-		if problem == "" {
-			problem = fmt.Sprintf(format, args...)
-		}
-	}
+	var p firstProblem
 	if in.Model == "" {
-		note("you must provide a model parameter")
+		p.note("you must provide a model parameter")
 	}
 	if in.Instructions != "" {
 		r.Messages = append(r.Messages, Message{Role: "system", Content: in.Instructions})
@@ -70,43 +65,51 @@ func (responsesWire) decode(body []byte) (Request, string, error) {
 		r.Messages = append(r.Messages, Message{Role: "user", Content: s})
 	case json.Unmarshal(in.Input, &items) == nil:
 	default:
-		note("input: must be a string or a list of input items")
+		p.note("input: must be a string or a list of input items")
 	}
+	r.Messages = rsItems(r.Messages, items, &p)
+	for i, t := range in.Tools {
+		if t.Type == "function" && t.Name == "" {
+			p.note("tools[%d].name: required", i)
+		}
+		r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	return r, string(p), nil
+}
+
+// rsItems appends the conversation of the input items to msgs: function
+// calls (consecutive ones join one assistant message), their outputs, and
+// messages; reasoning and other items are left out.
+func rsItems(msgs []Message, items []rsItem, p *firstProblem) []Message {
 	for i, it := range items {
 		switch {
 		case it.Type == "function_call":
 			if it.CallID == "" || it.Name == "" {
-				note("input[%d]: call_id and name are required", i)
+				p.note("input[%d]: call_id and name are required", i)
 			}
 			call := ToolCall{ID: it.CallID, Name: it.Name, Arguments: it.Arguments}
-			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "assistant" {
-				r.Messages[n-1].ToolCalls = append(r.Messages[n-1].ToolCalls, call)
+			if n := len(msgs); n > 0 && msgs[n-1].Role == "assistant" {
+				msgs[n-1].ToolCalls = append(msgs[n-1].ToolCalls, call)
 			} else {
-				r.Messages = append(r.Messages, Message{Role: "assistant", ToolCalls: []ToolCall{call}})
+				msgs = append(msgs, Message{Role: "assistant", ToolCalls: []ToolCall{call}})
 			}
 		case it.Type == "function_call_output":
 			out, _ := text(it.Output)
-			r.Messages = append(r.Messages, Message{Role: "tool", ToolCallID: it.CallID, Content: out})
+			msgs = append(msgs, Message{Role: "tool", ToolCallID: it.CallID, Content: out})
 		case it.Type == "message" || (it.Type == "" && it.Role != ""):
 			content, ok := text(it.Content)
 			if !ok {
-				note("input[%d].content: invalid type", i)
+				p.note("input[%d].content: invalid type", i)
 			}
 			role := it.Role
 			if role == "developer" {
 				role = "system"
 			}
-			r.Messages = append(r.Messages, Message{Role: role, Content: content})
+			msgs = append(msgs, Message{Role: role, Content: content})
 		default: // reasoning and other items: kept out of the conversation
 		}
 	}
-	for i, t := range in.Tools {
-		if t.Type == "function" && t.Name == "" {
-			note("tools[%d].name: required", i)
-		}
-		r.Tools = append(r.Tools, Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
-	}
-	return r, problem, nil
+	return msgs
 }
 
 // rsIDs are the ids of one Responses reply.

@@ -75,23 +75,53 @@ func (h *Handler) wireFor(path string) wire {
 
 // ServeHTTP decodes, checks, logs and answers one request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	wi := h.wireFor(r.URL.Path)
+	wi, req, ok := h.accept(w, r)
+	if !ok {
+		return
+	}
+	rep := h.script(req)
+	if rep.Gate != nil {
+		select {
+		case <-rep.Gate:
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-h.released:
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if f := rep.Fault; f != nil {
+		h.fault(w, r, wi, f)
+		return
+	}
+	if sw, ok := wi.(streamer); ok && req.Stream {
+		sw.stream(w, r, req, rep, h.released)
+		return
+	}
+	wi.reply(w, req, rep)
+}
+
+// accept finds the wire serving r, decodes its body and logs the request.
+// It answers (and reports !ok for) what the script never sees: an unknown
+// endpoint, a method other than POST, a body that is not JSON, and (after
+// logging it) a request breaking the wire's rules.
+func (h *Handler) accept(w http.ResponseWriter, r *http.Request) (wi wire, req Request, ok bool) {
+	wi = h.wireFor(r.URL.Path)
 	if wi == nil {
 		writeJSON(w, http.StatusNotFound, nil, h.wires[0].errorBody(http.StatusNotFound, "llmtest: no endpoint "+r.URL.Path))
-		return
+		return nil, Request{}, false
 	}
 	if r.Method != http.MethodPost {
 		writeJSON(w, http.StatusMethodNotAllowed, nil, wi.errorBody(http.StatusMethodNotAllowed, "llmtest: method "+r.Method))
-		return
+		return nil, Request{}, false
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return // the client went away
+		return nil, Request{}, false // the client went away
 	}
 	req, problem, err := wi.decode(body)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, nil, wi.errorBody(http.StatusBadRequest, "llmtest: request is not valid JSON: "+err.Error()))
-		return
+		return nil, Request{}, false
 	}
 	req.Header = r.Header.Clone()
 	req.Body = body
@@ -104,54 +134,42 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	if problem != "" {
 		writeJSON(w, http.StatusBadRequest, nil, wi.errorBody(http.StatusBadRequest, problem))
-		return
+		return nil, Request{}, false
 	}
+	return wi, req, true
+}
 
-	rep := h.script(req)
-	if rep.Gate != nil {
+// fault answers with f: a reset connection, a hang until the client or
+// Release gives up (then no response at all), or an error status with the
+// wire's error body.
+func (h *Handler) fault(w http.ResponseWriter, r *http.Request, wi wire, f *Fault) {
+	if f.Reset {
+		reset(w)
+		return
+	}
+	if f.Hang {
 		select {
-		case <-rep.Gate:
 		case <-r.Context().Done():
-			panic(http.ErrAbortHandler)
 		case <-h.released:
-			panic(http.ErrAbortHandler)
 		}
+		panic(http.ErrAbortHandler) // drop the connection: no response at all
 	}
-	if f := rep.Fault; f != nil {
-		if f.Reset {
-			reset(w)
-			return
-		}
-		if f.Hang {
-			select {
-			case <-r.Context().Done():
-			case <-h.released:
+	status := f.Status
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	b := f.Body
+	if b == "" {
+		msg := f.Message
+		if msg == "" {
+			msg = "llmtest: status " + strconv.Itoa(status)
+			if t := http.StatusText(status); t != "" {
+				msg = "llmtest: " + strings.ToLower(t)
 			}
-			panic(http.ErrAbortHandler) // drop the connection: no response at all
 		}
-		status := f.Status
-		if status == 0 {
-			status = http.StatusInternalServerError
-		}
-		b := f.Body
-		if b == "" {
-			msg := f.Message
-			if msg == "" {
-				msg = "llmtest: status " + strconv.Itoa(status)
-				if t := http.StatusText(status); t != "" {
-					msg = "llmtest: " + strings.ToLower(t)
-				}
-			}
-			b = wi.errorBody(status, msg)
-		}
-		writeJSON(w, status, f.Header, b)
-		return
+		b = wi.errorBody(status, msg)
 	}
-	if sw, ok := wi.(streamer); ok && req.Stream {
-		sw.stream(w, r, req, rep, h.released)
-		return
-	}
-	wi.reply(w, req, rep)
+	writeJSON(w, status, f.Header, b)
 }
 
 // Requests returns a copy of the request log, in arrival order. Requests

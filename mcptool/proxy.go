@@ -114,16 +114,8 @@ type Proxy struct {
 // NewProxy checks cfg and builds a Proxy whose upstreams are not connected
 // yet; call [Proxy.Start].
 func NewProxy(cfg ProxyConfig) (*Proxy, error) {
-	if len(cfg.Upstreams) == 0 {
-		return nil, errors.New("mcptool: ProxyConfig.Upstreams: at least one upstream is required")
-	}
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("mcptool: ProxyConfig.Timeout must not be negative (got %v)", cfg.Timeout)
-	}
-	for k, o := range cfg.Tools {
-		if o.Timeout < 0 {
-			return nil, fmt.Errorf("mcptool: ProxyConfig.Tools[%q].Timeout must not be negative (got %v)", k, o.Timeout)
-		}
+	if err := validateProxy(cfg); err != nil {
+		return nil, err
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -141,8 +133,36 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		}
 		p.reg = reg
 	}
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "loopctl-mcp-proxy", Version: "1"}, &mcp.ServerOptions{
-		Logger:       sdkLogger(cfg.Logger),
+	p.server = p.newServer()
+	if err := p.addUpstreams(cfg); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// validateProxy checks what NewProxy checks before building anything: at
+// least one upstream, and no negative timeout.
+func validateProxy(cfg ProxyConfig) error {
+	if len(cfg.Upstreams) == 0 {
+		return errors.New("mcptool: ProxyConfig.Upstreams: at least one upstream is required")
+	}
+	if cfg.Timeout < 0 {
+		return fmt.Errorf("mcptool: ProxyConfig.Timeout must not be negative (got %v)", cfg.Timeout)
+	}
+	for k, o := range cfg.Tools {
+		if o.Timeout < 0 {
+			return fmt.Errorf("mcptool: ProxyConfig.Tools[%q].Timeout must not be negative (got %v)", k, o.Timeout)
+		}
+	}
+	return nil
+}
+
+// newServer builds the proxy's MCP server: it serves tools (with list
+// changes) and completion and subscriptions through p; the rest of its
+// capabilities are the upstreams' (see middleware).
+func (p *Proxy) newServer() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "loopctl-mcp-proxy", Version: "1"}, &mcp.ServerOptions{
+		Logger:       sdkLogger(p.cfg.Logger),
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		// The rest of the capabilities are the upstreams' (see middleware).
 		CompletionHandler: p.complete,
@@ -153,11 +173,18 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 			return p.subscribe(ctx, req.Params.URI, false)
 		},
 	})
-	p.server.AddReceivingMiddleware(p.middleware)
+	server.AddReceivingMiddleware(p.middleware)
+	return server
+}
+
+// addUpstreams builds an Upstream for each of cfg.Upstreams (names must be
+// distinct), with the proxy's logger by default, its hooks, and its tool
+// list synced into p before the user's OnToolsChanged is called.
+func (p *Proxy) addUpstreams(cfg ProxyConfig) error {
 	seen := make(map[string]bool)
 	for i, uc := range cfg.Upstreams {
 		if seen[uc.Name] {
-			return nil, fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: duplicate name %q", i, uc.Name)
+			return fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: duplicate name %q", i, uc.Name)
 		}
 		seen[uc.Name] = true
 		user := uc.OnToolsChanged
@@ -167,7 +194,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		}
 		u, err := NewUpstream(uc)
 		if err != nil {
-			return nil, fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: %w", i, err)
+			return fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: %w", i, err)
 		}
 		u.hooks = p.hooksFor(u)
 		u.cfg.OnToolsChanged = func(tools []*mcp.Tool) {
@@ -178,7 +205,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		}
 		p.upstreams = append(p.upstreams, u)
 	}
-	return p, nil
+	return nil
 }
 
 // Server returns the MCP server to serve, e.g. with

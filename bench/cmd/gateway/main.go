@@ -47,10 +47,16 @@ type target struct {
 	header http.Header
 }
 
-func main() {
-	if runRole(os.Args[1:]) {
-		return
-	}
+// flags are the command's flags.
+type flags struct {
+	rounds, perRound, maxRate int
+	p99, step                 time.Duration
+	cpus, loopctl, root       string
+	portkey                   string
+}
+
+// parseFlags parses the command line.
+func parseFlags() flags {
 	var (
 		rounds   = flag.Int("rounds", 12, "interleaved latency rounds")
 		perRound = flag.Int("n", 100, "sequential requests per target per round")
@@ -63,31 +69,23 @@ func main() {
 		portkey  = flag.String("portkey", "portkey", "directory of the pinned Portkey install (with node_modules); \"\": skip (d)")
 	)
 	flag.Parse()
+	return flags{rounds: *rounds, perRound: *perRound, maxRate: *maxRate, p99: *p99, step: *step,
+		cpus: *cpus, loopctl: *loopctl, root: *root, portkey: *portkey}
+}
+
+func main() {
+	if runRole(os.Args[1:]) {
+		return
+	}
+	fl := parseFlags()
 	start := time.Now()
 	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
 
 	defer stopAll()
-	start1 := func(c *child, err error) *child {
-		if err != nil {
-			fail(err)
-		}
-		return c
-	}
-	up := start1(startRole(*cpus, "upstream"))
-	upURL := "http://" + up.addr + "/v1"
-	targets := []target{{name: "direct", url: upURL + "/chat/completions"}}
-	px := start1(startRole(*cpus, "proxy", "http://"+up.addr))
-	targets = append(targets, target{name: "proxy", url: "http://" + px.addr + "/v1/chat/completions"})
-	if *loopctl != "" {
-		dir, _ := os.MkdirTemp("", "gateway-bench")
+	targets, upURL, dir := startTargets(fl)
+	if dir != "" {
 		defer os.RemoveAll(dir)
-		gs := start1(startLoopctl(*cpus, *loopctl, dir, upURL))
-		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
-		fmt.Println("other wires on loopctl:")
-		probeWires("http://" + gs.addr)
 	}
-	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.pid(), px.pid(), *cpus)
-
 	gw, err := gateway.New(gateway.Config{ // in process: for the allocation counts only
 		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: upURL}},
 		Models:    []gateway.Model{{Name: "bench", Primary: "up/bench-model"}},
@@ -98,8 +96,8 @@ func main() {
 	defer gw.Close()
 
 	var pk *portkeyGateway
-	if *portkey != "" {
-		if pk, err = startPortkey(*portkey, upURL); err != nil {
+	if fl.portkey != "" {
+		if pk, err = startPortkey(fl.portkey, upURL); err != nil {
 			fmt.Printf("portkey: skipped: %v\n", err)
 		} else {
 			targets = append(targets, pk.target)
@@ -111,9 +109,51 @@ func main() {
 			pk.stop()
 		}
 	}()
+	targets, pk = checkTargets(targets, pk)
+	sum := measureLatency(targets, fl)
+	rate := measureThroughput(targets, fl)
+	a := reportAllocs(gw, fl.root)
+	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
+	ratio := 0.0
+	if sum[0][1] > 0 {
+		ratio = float64(sum[0][0]) / float64(sum[0][1])
+	}
+	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %v, %.0f allocs/request\n",
+		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, fl.p99, a)
+}
 
-	// Every target must answer both kinds correctly before it is timed;
-	// Portkey is dropped (with its log) if it does not.
+// startTargets starts the upstream (direct), the reverse proxy and, with
+// -loopctl, loopctl serve (with its config in dir, a new temporary directory
+// the caller removes; "" without -loopctl), and returns them as targets with
+// the upstream's API root. It fails the command when one does not start.
+func startTargets(fl flags) (targets []target, upURL, dir string) {
+	start1 := func(c *child, err error) *child {
+		if err != nil {
+			fail(err)
+		}
+		return c
+	}
+	up := start1(startRole(fl.cpus, "upstream"))
+	upURL = "http://" + up.addr + "/v1"
+	targets = []target{{name: "direct", url: upURL + "/chat/completions"}}
+	px := start1(startRole(fl.cpus, "proxy", "http://"+up.addr))
+	targets = append(targets, target{name: "proxy", url: "http://" + px.addr + "/v1/chat/completions"})
+	if fl.loopctl != "" {
+		dir, _ = os.MkdirTemp("", "gateway-bench")
+		gs := start1(startLoopctl(fl.cpus, fl.loopctl, dir, upURL))
+		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
+		fmt.Println("other wires on loopctl:")
+		probeWires("http://" + gs.addr)
+	}
+	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.pid(), px.pid(), fl.cpus)
+	return targets, upURL, dir
+}
+
+// checkTargets has every target answer both kinds (non-streaming and
+// streaming) correctly before it is timed. Portkey (pk, last of targets) is
+// stopped and dropped, with its log, if it does not; any other target fails
+// the command. It returns the targets left and pk (nil once dropped).
+func checkTargets(targets []target, pk *portkeyGateway) ([]target, *portkeyGateway) {
 	for i := 0; i < len(targets); i++ {
 		t := targets[i]
 		for _, stream := range []bool{false, true} {
@@ -129,45 +169,57 @@ func main() {
 			}
 		}
 	}
+	return targets, pk
+}
 
-	fmt.Printf("\nLatency: %d interleaved rounds x %d sequential requests per target (keep-alive)\n", *rounds, *perRound)
+// measureLatency prints the latency each target adds, non-streaming and
+// streaming, and returns per kind [stream]{loopctl added, proxy added,
+// loopctl added p99}.
+func measureLatency(targets []target, fl flags) [2][3]time.Duration {
+	fmt.Printf("\nLatency: %d interleaved rounds x %d sequential requests per target (keep-alive)\n", fl.rounds, fl.perRound)
 	var sum [2][3]time.Duration // [stream]{loopctl added, proxy added, loopctl added p99}
 	for k, stream := range []bool{false, true} {
-		lat, errs := latencies(targets, stream, *rounds, *perRound)
+		lat, errs := latencies(targets, stream, fl.rounds, fl.perRound)
 		sum[k][0], sum[k][1], sum[k][2] = printLatency(targets, lat, errs, stream)
 	}
-	rate := 0
+	return sum
+}
 
-	fmt.Printf("\nThroughput with p99 <= %v and 100%% success (vegeta, %v per step, rates %v..%d req/s, interleaved):\n", *p99, *step, rates[0], *maxRate)
+// measureThroughput prints the throughput each target sustains under the
+// p99 bound, non-streaming and streaming, and returns loopctl's
+// non-streaming rate (0 without it).
+func measureThroughput(targets []target, fl flags) int {
+	rate := 0
+	fmt.Printf("\nThroughput with p99 <= %v and 100%% success (vegeta, %v per step, rates %v..%d req/s, interleaved):\n", fl.p99, fl.step, rates[0], fl.maxRate)
 	for _, stream := range []bool{false, true} {
 		kind := "non-streaming"
 		if stream {
 			kind = "streaming (whole stream)"
 		}
 		fmt.Printf("  %s\n", kind)
-		for i, r := range search(targets, stream, *p99, *step, *maxRate) {
+		for i, r := range search(targets, stream, fl.p99, fl.step, fl.maxRate) {
 			fmt.Printf("    %-8s %s\n", targets[i].name, r)
 			if !stream && targets[i].name == "loopctl" {
 				rate = r.rate
 			}
 		}
 	}
+	return rate
+}
 
+// reportAllocs prints the allocations per request of the gateway's breaker
+// part, in process on gw, and of BenchmarkHandler when root has it, and
+// returns the latter if found, else the former.
+func reportAllocs(gw *gateway.Gateway, root string) float64 {
 	fmt.Printf("\nAllocations:\n")
 	a := allocs(gw)
-	if n, ok := handlerAllocs(*root); ok {
+	if n, ok := handlerAllocs(root); ok {
 		fmt.Printf("  BenchmarkHandler (go test -bench BenchmarkHandler -benchmem ./gateway/): %.0f allocs/request\n", n)
 		a = n
 	} else {
-		fmt.Printf("  BenchmarkHandler not found in %s/gateway: the in-process count above is reported\n", *root)
+		fmt.Printf("  BenchmarkHandler not found in %s/gateway: the in-process count above is reported\n", root)
 	}
-	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
-	ratio := 0.0
-	if sum[0][1] > 0 {
-		ratio = float64(sum[0][0]) / float64(sum[0][1])
-	}
-	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %v, %.0f allocs/request\n",
-		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, *p99, a)
+	return a
 }
 
 // stopPortkey ends a running Portkey on failure (fail exits past the defers).

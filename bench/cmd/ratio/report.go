@@ -75,7 +75,19 @@ type target struct {
 	ok           bool
 }
 
+// report writes the report on rs: the summary, the table of loopctl against
+// its peers, and every target checked with its verdict.
 func report(w io.Writer, rs []result) {
+	keys, byKey := groupByKey(rs)
+	summary(w, keys, byKey)
+	targets := peerTable(w, keys, byKey)
+	targets = append(targets, collapse(rs)...)
+	targets = append(targets, registryScaling(rs)...)
+	printTargets(w, targets)
+}
+
+// groupByKey groups rs by benchmark key, keys in order of first appearance.
+func groupByKey(rs []result) ([]key, map[key][]result) {
 	byKey := map[key][]result{}
 	var keys []key
 	for _, r := range rs {
@@ -84,10 +96,14 @@ func report(w io.Writer, rs []result) {
 		}
 		byKey[r.key] = append(byKey[r.key], r)
 	}
+	return keys, byKey
+}
+
+// peerTable writes one row per benchmark, loopctl variant and peer, and
+// returns the targets it checks: the time limits against peers and the
+// zero-allocation paths.
+func peerTable(w io.Writer, keys []key, byKey map[key][]result) []target {
 	var targets []target
-
-	summary(w, keys, byKey)
-
 	fmt.Fprintln(w, "## loopctl vs peers (medians; time ratio = loopctl ns/op ÷ peer ns/op)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| benchmark | cpu | loopctl | peer | loopctl ns/op | peer ns/op | time ratio | allocs/op loopctl vs peer | target |")
@@ -107,25 +123,7 @@ func report(w io.Writer, rs []result) {
 			if len(peers) == 0 {
 				fmt.Fprintf(w, "| %s | %d | %s | — | %s | — | — | %g | |\n", k, k.procs, o.lib, fmtNS(o.ns), o.alloc)
 			}
-			for _, p := range peers {
-				ratio := o.ns / p.ns
-				cell := ""
-				if limit, strict := timeLimit(k.family, p.lib); limit > 0 && k.procs == 1 {
-					op := "≤"
-					if strict {
-						op = "<"
-					}
-					ok := within(ratio, limit, strict)
-					cell = fmt.Sprintf("%s%.2f %s", op, limit, mark(ok))
-					targets = append(targets, target{
-						name:   fmt.Sprintf("%s: %s time %s %.2f× %s", k.family, o.lib, op, limit, p.lib),
-						detail: detail(o, p),
-						ok:     ok,
-					})
-				}
-				fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.3f | %s | %s |\n",
-					k, k.procs, o.lib, p.lib, fmtNS(o.ns), fmtNS(p.ns), ratio, fmtAllocs(o.alloc, p.alloc), cell)
-			}
+			targets = append(targets, vsPeers(w, k, o, peers)...)
 			if zeroAllocFamilies[k.family] {
 				targets = append(targets, target{
 					name:   fmt.Sprintf("%s (cpu %d): %s allocates nothing", k, k.procs, o.lib),
@@ -135,10 +133,39 @@ func report(w io.Writer, rs []result) {
 			}
 		}
 	}
+	return targets
+}
 
-	targets = append(targets, collapse(rs)...)
-	targets = append(targets, registryScaling(rs)...)
+// vsPeers writes the rows of loopctl variant o against each of peers in
+// benchmark k, and returns the time-limit targets among them (single
+// goroutine only).
+func vsPeers(w io.Writer, k key, o result, peers []result) []target {
+	var targets []target
+	for _, p := range peers {
+		ratio := o.ns / p.ns
+		cell := ""
+		if limit, strict := timeLimit(k.family, p.lib); limit > 0 && k.procs == 1 {
+			op := "≤"
+			if strict {
+				op = "<"
+			}
+			ok := within(ratio, limit, strict)
+			cell = fmt.Sprintf("%s%.2f %s", op, limit, mark(ok))
+			targets = append(targets, target{
+				name:   fmt.Sprintf("%s: %s time %s %.2f× %s", k.family, o.lib, op, limit, p.lib),
+				detail: detail(o, p),
+				ok:     ok,
+			})
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.3f | %s | %s |\n",
+			k, k.procs, o.lib, p.lib, fmtNS(o.ns), fmtNS(p.ns), ratio, fmtAllocs(o.alloc, p.alloc), cell)
+	}
+	return targets
+}
 
+// printTargets writes the table of targets with their verdicts and the
+// count met and missed.
+func printTargets(w io.Writer, targets []target) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Targets")
 	fmt.Fprintln(w)
