@@ -46,29 +46,30 @@ func TestGuideAgentTools(t *testing.T) {
 	models := fallback.Settings{Primary: "gpt-a"}
 	ctx := context.Background()
 
-	run := func() (string, error) {
+	var answer string
+	run := func() error {
 		up, err := mcptool.NewUpstream(mcptool.UpstreamConfig{
 			Name:    "everything",
 			Connect: mcptool.Command(mcptool.CommandOptions{}, "npx", "-y", "@modelcontextprotocol/server-everything"),
 		})
 		if err != nil {
-			return "", err
+			return err
 		}
 		up.Start(ctx)
 		defer up.Close()
 		up.WaitFirst(ctx)
 		a, err := agent.New(agent.Config{Provider: p, Models: models, Tools: mcptool.AgentTools(up, mcptool.AgentOptions{})})
 		if err != nil {
-			return "", err
+			return err
 		}
 		res, err := a.Run(ctx, []agent.Message{{Role: agent.RoleUser, Content: "echo hello"}})
 		if err != nil {
-			return "", err
+			return err
 		}
-		return res.Answer, nil
+		answer = res.Answer
+		return nil
 	}
-	answer, err := run()
-	if err != nil {
+	if err := run(); err != nil {
 		t.Fatal(err)
 	}
 	if answer != "Echo: hello" {
