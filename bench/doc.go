@@ -15,7 +15,7 @@
 // ReverseProxy and the Portkey gateway) and cmd/outage (./outage.sh: what
 // an outage of the primary model costs its clients, next to Portkey).
 //
-// Run the whole comparison with ./compare.sh (see the README's
-// "Performance" section); the sanity tests (go test ./...) check that every
-// benchmark setup is really in the state it claims.
+// Run the whole comparison with ./compare.sh (see ../docs/performance.md);
+// the sanity tests (go test ./...) check that every benchmark setup is really
+// in the state it claims.
 package bench

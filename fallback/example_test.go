@@ -197,3 +197,44 @@ func ExampleTurn_Fail() {
 	// fallback 1h0m0s quota
 	// fallback tripped 2m0s ago; cooldown 10m0s quota
 }
+
+// The turn of the library guide (docs/library.md): begin, bound a probe by
+// its lease, send, settle.
+func ExampleManager_Begin() {
+	send := func(ctx context.Context, model string) error { // one model request
+		fmt.Println("sent to", model)
+		return nil
+	}
+	run := func(ctx context.Context) error {
+		m, err := fallback.New(fallback.Settings{
+			Primary:      "claude-sonnet",
+			Chain:        []string{"gpt-5-mini", "llama-local"},
+			OnTransition: func(t fallback.Transition) { fmt.Println("model breaker:", t) },
+		})
+		if err != nil {
+			return err
+		}
+		turn, err := m.Begin() // cooldown check + routing, atomically
+		if errors.Is(err, fallback.ErrExhausted) {
+			return err // hard error: every backup failed and the cooldown is still running
+		}
+		if end, ok := turn.Deadline(); ok { // a probe turn: bounded by its lease
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, end)
+			defer cancel()
+		}
+		if err := send(ctx, turn.Model()); err != nil {
+			turn.Failure(fallback.Transient) // or fallback.RateLimit after a 429 escalation
+			return err
+		}
+		turn.Success()
+		fmt.Println(m.State(), m.ActiveModel())
+		return nil
+	}
+	if err := run(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// sent to claude-sonnet
+	// primary claude-sonnet
+}

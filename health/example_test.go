@@ -106,3 +106,40 @@ func ExampleDo() {
 	fmt.Println(forecast, err, reg.Stats("weather").Calls)
 	// Output: sunny <nil> 1
 }
+
+// The tool call of the library guide (docs/library.md): resolve through the
+// router, then gate, call and settle in one, answering the model softly when
+// every candidate is refused.
+func ExampleRouter() {
+	softError := func(err error) error { // what the model reads instead of a result
+		fmt.Println("to the model:", err)
+		return nil
+	}
+	callTool := func(ctx context.Context, name string) (string, error) { return name + ": 3 results", nil }
+	run := func(ctx context.Context) error {
+		reg, err := health.NewRegistry(breaker.Settings{FailureThreshold: 3, RecoveryDuration: 30 * time.Second})
+		if err != nil {
+			return err
+		}
+		router := health.NewRouter(reg, map[string][]string{"search": {"web_search"}})
+
+		name, err := router.Resolve("search") // pure: the first candidate whose breaker allows a call
+		if err != nil {
+			return softError(err) // errors.Is(err, breaker.ErrOpen)
+		}
+		// The gate (it may grant the probe), the call, the verdict: nil is a success,
+		// context.Canceled no verdict, anything else a failure. A probe's ctx ends at its lease end.
+		result, err := health.Do(ctx, reg, name, func(ctx context.Context) (string, error) {
+			return callTool(ctx, name)
+		})
+		if errors.Is(err, breaker.ErrOpen) {
+			return softError(err)
+		}
+		fmt.Println(result, err, reg.Status(name))
+		return nil
+	}
+	if err := run(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	// Output: search: 3 results <nil> healthy
+}

@@ -61,9 +61,9 @@ func goldenName(scenario string) string {
 	return "simulate-" + scenario + ".golden"
 }
 
-// conceded lists, per named scenario, the rows plain retries wins; README.md (section
-// "loopctl simulate") says why, with the numbers. Every other row that names a winner
-// must be won or tied by the breaker.
+// conceded lists, per named scenario, the rows plain retries wins; docs/simulate.md
+// (section "loopctl simulate") says why, with the numbers. Every other row that
+// names a winner must be won or tied by the breaker.
 var conceded = map[string][]string{
 	// Plain retries' ladder (4 attempts of up to 2m) outwaits the outage: its calls
 	// succeed after hanging up to 6m; the breaker fails the same calls fast.
@@ -73,7 +73,7 @@ var conceded = map[string][]string{
 
 // TestBreakerWinsOrTies: in every named scenario the breaker wins or ties every row
 // of the comparison, except the conceded ones, which plain retries must still win
-// (else README.md is out of date).
+// (else docs/simulate.md is out of date).
 func TestBreakerWinsOrTies(t *testing.T) {
 	for _, name := range ScenarioNames() {
 		s, _ := ScenarioNamed(name)
@@ -114,7 +114,7 @@ func checkWins(t *testing.T, label string, s Scenario) {
 		case row.Winner == PlainWins && !c:
 			t.Errorf("%s: plain retries wins %q (%s against %s)", label, row.Label, row.Plain, row.Breaker)
 		case row.Winner != PlainWins && c:
-			t.Errorf("%s: %q is conceded but the breaker %v it (%s against %s): update conceded and README.md",
+			t.Errorf("%s: %q is conceded but the breaker %v it (%s against %s): update conceded and docs/simulate.md",
 				label, row.Label, map[Winner]string{Tie: "ties", BreakerWins: "wins"}[row.Winner], row.Plain, row.Breaker)
 		}
 	}
@@ -128,7 +128,7 @@ func checkWins(t *testing.T, label string, s Scenario) {
 // that hung since the outage are dated at their start, inside it), and it is closed
 // and the service recovered when every run ends. Under rev 2 it tripped on the
 // healthy service in 26 seeds and stayed open until the run ended, failing about 100
-// calls each; README.md gives the numbers of both.
+// calls each; docs/simulate.md gives the numbers of both.
 func TestShortOutageSeeds(t *testing.T) {
 	tripped, failed := 0, 0
 	for seed := uint64(1); seed <= 100; seed++ {
@@ -153,7 +153,7 @@ func TestShortOutageSeeds(t *testing.T) {
 	t.Logf("short outage, seeds 1-100: %d trips dated inside the outage, %d failed calls in all", tripped, failed)
 }
 
-// TestShortOutageTripsOnSomeSeeds pins what README.md says about the short outage:
+// TestShortOutageTripsOnSomeSeeds pins what docs/simulate.md says about the short outage:
 // with seed 1 the first retry to succeed comes before the third failure of the calls
 // that hung since the outage, so those failures are stale and the breaker never trips
 // (every row a tie); with seed 13 three of them fail before any retry succeeds and

@@ -1,10 +1,13 @@
 package retry_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/loopctl/loopctl-go/retry"
@@ -121,4 +124,53 @@ func ExampleLimitFor() {
 	// overload
 	// throttle
 	// none
+}
+
+// A POST through the ladder: its body is read by the first attempt, so every
+// attempt builds its request again from the bytes (an http.Request cannot be
+// sent twice once its body is read). The server fails the first attempt with
+// 503 and echoes the body of the second.
+func ExampleDo_post() {
+	attempts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts++
+		if attempts == 1 {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		io.Copy(w, r.Body)
+	}))
+	defer srv.Close()
+	client, url, ctx := srv.Client(), srv.URL, context.Background()
+
+	body := []byte(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}]}`)
+	policy := retry.Policy{}                  // defaults: 3 retries, 100ms…10s, full jitter
+	policy.Rand = func() float64 { return 0 } // the example does not wait: full jitter with r = 0 waits 0
+	resp, err := retry.Do(ctx, policy, func(ctx context.Context) (*http.Response, error) {
+		// A new request per attempt: a retried POST must send its body again.
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, retry.Unrecoverable(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err // connection errors and timeouts are transient
+		}
+		if resp.StatusCode >= 400 {
+			resp.Body.Close()
+			return nil, &retry.StatusError{Code: resp.StatusCode,
+				RetryAfter: retry.RetryAfterFromHeader(resp.Header, time.Now()),
+				Err:        errors.New(resp.Status)}
+		}
+		return resp, nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	echo, _ := io.ReadAll(resp.Body)
+	fmt.Println(attempts, "attempts;", string(echo))
+	// Output: 2 attempts; {"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}]}
 }

@@ -101,3 +101,34 @@ func Example_anthropic() {
 	// refused: true true
 	// 3 requests sent
 }
+
+// The middleware of the library guide (docs/library.md): the default
+// breaker per host and the default ladder under the openai-go client.
+func ExampleNew() {
+	srv := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("pong")))
+	defer srv.Close()
+	ctx := context.Background()
+	params := openai.ChatCompletionNewParams{
+		Model:    "gpt-4o-mini",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("ping")},
+	}
+	run := func() error {
+		rt, err := transport.New(transport.Settings{}) // per host, default breaker and ladder
+		if err != nil {
+			return err
+		}
+		client := openai.NewClient(
+			option.WithBaseURL(srv.BaseURL()), // the example's server; default: OPENAI_BASE_URL or api.openai.com
+			option.WithAPIKey("sk-test"),
+			option.WithHTTPClient(&http.Client{Transport: rt}),
+			option.WithMaxRetries(0), // the ladder retries, not the SDK
+		)
+		_, err = client.Chat.Completions.New(ctx, params)
+		if errors.Is(err, breaker.ErrOpen) {
+			// the host is down: nothing was sent; fail over or wait (errors.As: *transport.OpenError)
+		}
+		return err
+	}
+	fmt.Println(run(), srv.Count("gpt-4o-mini"))
+	// Output: <nil> 1
+}

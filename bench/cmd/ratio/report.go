@@ -249,7 +249,7 @@ func registryScaling(rs []result) []target {
 
 // summary prints one compact row per single-goroutine benchmark and loopctl
 // variant: its median time and allocations and its time ratio to each peer
-// (the table for the README).
+// (the table for docs/performance.md).
 func summary(w io.Writer, keys []key, byKey map[key][]result) {
 	fmt.Fprintln(w, "## Summary (one goroutine; medians; ratio = loopctl time ÷ peer time)")
 	fmt.Fprintln(w)

@@ -199,11 +199,11 @@ func TestSimulateCancelled(t *testing.T) {
 	oneLine(t, errb.String(), "canceled")
 }
 
-// TestSimulateREADME: the README's simulate section shows the default table and the
-// five figures of every scenario exactly as `loopctl simulate` measures them, the
-// winner in bold.
+// TestSimulateREADME: the simulate guide (docs/simulate.md) shows the default table
+// and the five figures of every scenario exactly as `loopctl simulate` measures
+// them, the winner in bold.
 func TestSimulateREADME(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "simulate.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestSimulateREADME(t *testing.T) {
 	}
 	_, table, _ := strings.Cut(string(golden), "\n\n")
 	if !strings.Contains(string(readme), "```\n"+table+"```\n") {
-		t.Errorf("README.md does not show the default table:\n%s", table)
+		t.Errorf("docs/simulate.md does not show the default table:\n%s", table)
 	}
 	five := []string{
 		"attempts that reached the dead service",
@@ -245,7 +245,7 @@ func TestSimulateREADME(t *testing.T) {
 			line += " " + a + " / " + b + " |"
 		}
 		if !strings.Contains(string(readme), line+"\n") {
-			t.Errorf("README.md lacks the row\n%s", line)
+			t.Errorf("docs/simulate.md lacks the row\n%s", line)
 		}
 	}
 }
