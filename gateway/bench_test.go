@@ -76,3 +76,64 @@ func BenchmarkProxies(b *testing.B) {
 		})
 	}
 }
+
+// cannedTransport answers every request with one fixed chat completion, in
+// memory: the upstream of BenchmarkHandler, as cheap as a RoundTripper can be.
+type cannedTransport struct{ body []byte }
+
+func (c cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	_ = r.Body.Close()
+	return &http.Response{StatusCode: http.StatusOK, ProtoMajor: 1, ProtoMinor: 1, Request: r,
+		Header: http.Header{"Content-Type": {"application/json"}}, ContentLength: int64(len(c.body)),
+		Body: io.NopCloser(bytes.NewReader(c.body))}, nil
+}
+
+// replayBody is a request body that can be read again after Reset.
+type replayBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func (p *replayBody) Close() error { return nil }
+func (p *replayBody) reset()       { p.Reset(p.b) }
+
+// discardWriter is a reusable ResponseWriter that keeps the status only.
+type discardWriter struct {
+	h    http.Header
+	code int
+	n    int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(code int)        { w.code = code }
+func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+// BenchmarkHandler is the gateway's own cost of one non-streaming chat
+// request: ServeHTTP from the client's request to the answer written, with
+// the upstream in memory (cannedTransport) and the request and writer
+// reused, so that allocs/op counts the gateway's allocations alone (routing,
+// the breaker, the retry ladder, the upstream request, headers, metrics and
+// the request log, which is discarded). bench/gateway.sh reports its
+// allocs/op in its summary line.
+func BenchmarkHandler(b *testing.B) {
+	g, err := New(Config{Upstreams: []Upstream{{Name: "up", BaseURL: "http://upstream.test/v1"}}, Models: chain().Models},
+		Options{Transport: cannedTransport{[]byte(benchAnswer)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	body := &replayBody{b: []byte(chatBody("smart", false))}
+	req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", body)
+	req.Header.Set("Content-Type", "application/json")
+	w := &discardWriter{h: http.Header{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		body.reset()
+		clear(w.h)
+		g.ServeHTTP(w, req)
+		if w.code != http.StatusOK {
+			b.Fatal(w.code)
+		}
+	}
+}

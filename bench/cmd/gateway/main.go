@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/loopctl/loopctl-go/gateway"
@@ -111,6 +112,7 @@ func main() {
 	}()
 	targets, pk = checkTargets(targets, pk)
 	sum := measureLatency(targets, fl)
+	wires := measureWires(targets, fl.rounds, fl.perRound/2)
 	rate := measureThroughput(targets, fl)
 	a := reportAllocs(gw, fl.root)
 	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
@@ -118,8 +120,10 @@ func main() {
 	if sum[0][1] > 0 {
 		ratio = float64(sum[0][0]) / float64(sum[0][1])
 	}
-	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %v, %.0f allocs/request\n",
-		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, fl.p99, a)
+	fmt.Printf("other wires: streaming time to first content added, loopctl: responses %d µs, messages %d µs\n",
+		wires["responses"].Microseconds(), wires["messages"].Microseconds())
+	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %s, %.0f allocs/request\n",
+		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, spaced(fl.p99), a)
 }
 
 // startTargets starts the upstream (direct), the reverse proxy and, with
@@ -142,8 +146,6 @@ func startTargets(fl flags) (targets []target, upURL, dir string) {
 		dir, _ = os.MkdirTemp("", "gateway-bench")
 		gs := start1(startLoopctl(fl.cpus, fl.loopctl, dir, upURL))
 		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
-		fmt.Println("other wires on loopctl:")
-		probeWires("http://" + gs.addr)
 	}
 	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.pid(), px.pid(), fl.cpus)
 	return targets, upURL, dir
@@ -286,4 +288,15 @@ func fail(err error) {
 		stopPortkey()
 	}
 	os.Exit(1)
+}
+
+// spaced writes d as people write it: "10 ms", "500 µs", "1.5 s".
+func spaced(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+	case d >= time.Millisecond:
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64) + " ms"
+	}
+	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', -1, 64) + " µs"
 }

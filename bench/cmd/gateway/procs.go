@@ -84,7 +84,8 @@ func startLoopctl(cpus, bin, dir, upURL string) (*child, error) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg := filepath.Join(dir, "loopctl-bench.yaml")
-	yaml := "upstreams:\n  - name: up\n    base_url: " + upURL + "\nmodels:\n  - name: bench\n    primary: up/bench-model\n"
+	yaml := "upstreams:\n  - name: up\n    base_url: " + upURL + "\n  - name: an\n    api: anthropic\n    base_url: " + strings.TrimSuffix(upURL, "/v1") +
+		"\nmodels:\n  - name: bench\n    primary: up/bench-model\n  - name: bench-messages\n    primary: an/bench-model\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // The scripted upstream every target is measured against: an
@@ -32,14 +33,64 @@ var chunks = func() []string {
 	}
 }()
 
+// responsesEvents are the Responses API stream of the same answer: the
+// events before the first content (which the gateway holds back), three
+// output_text deltas, and response.completed.
+var responsesEvents = func() []string {
+	ev := func(typ, rest string) string {
+		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + rest + "}\n\n"
+	}
+	resp := func(status string) string {
+		return `"response":{"id":"resp_bench","object":"response","created_at":1767225600,"status":"` + status + `","model":"bench-model","output":[]}`
+	}
+	delta := func(d string) string {
+		return ev("response.output_text.delta", `"item_id":"msg_bench","output_index":0,"content_index":0,"delta":"`+d+`"`)
+	}
+	return []string{
+		ev("response.created", `"sequence_number":0,`+resp("in_progress")),
+		ev("response.in_progress", `"sequence_number":1,`+resp("in_progress")),
+		ev("response.output_item.added", `"output_index":0,"item":{"id":"msg_bench","type":"message","status":"in_progress","role":"assistant","content":[]}`),
+		ev("response.content_part.added", `"item_id":"msg_bench","output_index":0,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}`),
+		delta("po"), delta("n"), delta("g"),
+		ev("response.output_text.done", `"item_id":"msg_bench","output_index":0,"content_index":0,"text":"pong"`),
+		ev("response.completed", resp("completed")),
+	}
+}()
+
+// messagesEvents are the Anthropic Messages stream of the same answer.
+var messagesEvents = func() []string {
+	ev := func(typ, rest string) string {
+		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"" + rest + "}\n\n"
+	}
+	delta := func(d string) string {
+		return ev("content_block_delta", `,"index":0,"delta":{"type":"text_delta","text":"`+d+`"}`)
+	}
+	return []string{
+		ev("message_start", `,"message":{"id":"msg_bench","type":"message","role":"assistant","model":"bench-model","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}`),
+		ev("content_block_start", `,"index":0,"content_block":{"type":"text","text":""}`),
+		delta("po"), delta("n"), delta("g"),
+		ev("content_block_stop", `,"index":0`),
+		ev("message_delta", `,"delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":3}`),
+		ev("message_stop", ""),
+	}
+}()
+
 // upstream serves the scripted answers; a request body containing
-// `"stream":true` gets the stream.
+// `"stream":true` gets the stream of its path's wire (chat completions,
+// Responses or Messages).
 type upstream struct{}
 
 func (upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return
+	}
+	events := chunks
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		events = responsesEvents
+	case strings.HasSuffix(r.URL.Path, "/messages"):
+		events = messagesEvents
 	}
 	if !streaming(body) {
 		w.Header().Set("Content-Type", "application/json")
@@ -50,7 +101,7 @@ func (upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	f := w.(http.Flusher)
-	for _, c := range chunks {
+	for _, c := range events {
 		io.WriteString(w, c)
 		f.Flush()
 	}
