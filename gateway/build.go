@@ -38,7 +38,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.modelList = modelList(cfg.Models)
-	g.client = g.newClient(opt.Transport)
+	g.transport = g.upstreamTransport(opt.Transport)
 	return g, nil
 }
 
@@ -123,6 +123,7 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 		}
 	}
 	up.key = key
+	up.prepare()
 	return up
 }
 
@@ -199,14 +200,15 @@ func modelList(models []Model) []byte {
 	return b
 }
 
-// newClient returns the upstream client: rt (nil: the default transport,
-// which Close closes), never following redirects.
-func (g *Gateway) newClient(rt http.RoundTripper) *http.Client {
+// upstreamTransport returns the upstream transport: rt, or nil for the
+// default transport (which Close closes). Redirects are never followed:
+// the gateway calls RoundTrip itself.
+func (g *Gateway) upstreamTransport(rt http.RoundTripper) http.RoundTripper {
 	if rt == nil {
 		g.own = newTransport()
 		rt = g.own
 	}
-	return &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return rt
 }
 
 // orDefault is v, or def when v is zero.

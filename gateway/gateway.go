@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -81,8 +82,8 @@ type Options struct {
 type Gateway struct {
 	cfg       Config
 	opt       Options
-	client    *http.Client
-	own       *http.Transport // the default transport, closed by Close
+	transport http.RoundTripper // the upstream transport (Options.Transport or own)
+	own       *http.Transport   // the default transport, closed by Close
 	now       func() time.Time
 	keys      [][sha256.Size]byte
 	keyNames  []string
@@ -116,6 +117,27 @@ type upstream struct {
 	api  string // APIOpenAI or APIAnthropic
 	base string // base URL without a trailing "/"; a wire's path is appended
 	key  string // "": no credentials sent
+	// Parsed once (prepare): the URL of each wire (base + path; nil if it
+	// does not parse) and the credentials header's value.
+	urls [len(allWires)]*url.URL
+	cred []string
+}
+
+// prepare parses the upstream's URL for every wire and builds its
+// credentials header value, so that a request allocates neither.
+func (u *upstream) prepare() {
+	for i, w := range allWires {
+		if p, err := url.Parse(u.base + w.path); err == nil {
+			u.urls[i] = p
+		}
+	}
+	switch {
+	case u.key == "":
+	case u.api == APIAnthropic:
+		u.cred = []string{u.key}
+	default:
+		u.cred = []string{"Bearer " + u.key}
+	}
 }
 
 // route is a model name with its breaker.

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -137,40 +136,6 @@ func (g *Gateway) readAnswer(buf *bytes.Buffer, body io.Reader, size int64) (int
 }
 
 var errIdle = errors.New("upstream sent nothing for timeouts.idle")
-
-// idleBody cuts an upstream body that, once it has sent its first bytes
-// (the wait for those is timeouts.first_byte's), keeps a read waiting for
-// more than idle: the attempt's context is cancelled with errIdle and the
-// read returns errIdle. Only time spent inside Read counts, so a slow
-// client is never taken for a silent upstream.
-type idleBody struct {
-	io.ReadCloser
-	ctx    context.Context
-	idle   time.Duration
-	timer  *time.Timer // nil until the first bytes
-	cancel context.CancelCauseFunc
-}
-
-func newIdleBody(ctx context.Context, cancel context.CancelCauseFunc, body io.ReadCloser, idle time.Duration) *idleBody {
-	return &idleBody{ReadCloser: body, ctx: ctx, cancel: cancel, idle: idle}
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	if b.timer != nil {
-		b.timer.Reset(b.idle)
-	}
-	n, err := b.ReadCloser.Read(p)
-	if b.timer != nil {
-		b.timer.Stop()
-	} else if n > 0 {
-		b.timer = time.AfterFunc(b.idle, func() { b.cancel(errIdle) })
-		b.timer.Stop()
-	}
-	if err != nil && err != io.EOF && context.Cause(b.ctx) == errIdle {
-		err = errIdle
-	}
-	return n, err
-}
 
 // errorInfo returns what the gateway repeats of an upstream's error body:
 // its error type and code (OpenAI or Anthropic shape), as " (type T, code

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -40,14 +41,17 @@ func (e *upstreamError) Error() string {
 
 // result is a served attempt.
 type result struct {
-	resp   *http.Response
-	body   *bytes.Buffer   // non-streaming: the whole answer (pooled)
-	stream *stream         // streaming: committed, with its held-back events
-	ctx    context.Context // the attempt's context
-	cancel context.CancelCauseFunc
-	first  time.Duration // time to first byte
-	held   *held         // where body's capacity is charged
-	charge int64         // what body's capacity charged to held
+	resp    *http.Response
+	body    *bytes.Buffer   // non-streaming: the whole answer (pooled)
+	stream  *stream         // streaming: committed, with its held-back events
+	ctx     context.Context // the attempt's context
+	cancel  context.CancelCauseFunc
+	first   time.Duration // time to first byte
+	held    *held         // where body's capacity is charged
+	charge  int64         // what body's capacity charged to held
+	clock   attemptClock  // the attempt's time bounds
+	out     http.Request  // the upstream request, before its context
+	payload payloadBody   // its body
 }
 
 // release frees what the result holds; the upstream connection is reused
@@ -68,6 +72,7 @@ func (res *result) release() {
 	if res.resp != nil {
 		_ = res.resp.Body.Close()
 	}
+	res.clock.stop()
 	res.cancel(nil)
 }
 
@@ -88,10 +93,9 @@ func putBuf(b *bytes.Buffer) {
 // it (a whole non-streaming body, or a stream's first content event). A
 // failure is returned as an error the retry ladder classifies.
 func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *wire) (*result, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	ctx, stopReq := context.WithTimeoutCause(ctx, g.request, errRequestTimeout)
-	_ = stopReq // released with cancel: the parent's cancel ends it
-	res := &result{ctx: ctx, cancel: func(err error) { cancel(err); stopReq() }, held: &g.held}
+	res := &result{held: &g.held}
+	ctx = res.clock.start(ctx, g.firstByte, g.idle, g.request)
+	res.ctx, res.cancel = ctx, res.clock.cancel
 	fail := func(err error) (*result, error) {
 		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout || c == errIdle {
 			err = &timeoutError{fmt.Errorf("%w (%s)", c, tg.ref)}
@@ -99,20 +103,17 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 		res.release()
 		return nil, err
 	}
-	timer := time.AfterFunc(g.firstByte, func() { cancel(errFirstByte) })
-	defer timer.Stop()
-
-	req, err := upstreamRequest(ctx, tg, in, body, w)
+	req, err := upstreamRequest(ctx, res, tg, in, body, w)
 	if err != nil {
 		return fail(retry.Unrecoverable(err))
 	}
 	start := time.Now()
-	resp, err := g.client.Do(req)
+	resp, err := g.roundTrip(req)
 	if err != nil {
 		return fail(redactURLError(err))
 	}
 	resp.Header = responseHeaders(resp.Header)
-	resp.Body = newIdleBody(ctx, cancel, resp.Body, g.idle)
+	resp.Body = res.clock.wrap(resp.Body)
 	res.resp = resp
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -128,12 +129,12 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 		if err := st.commit(g.holdLimits()); err != nil {
 			return fail(streamLimit(fmt.Errorf("%w (%s)", err, tg.ref)))
 		}
-		timer.Stop()
+		res.clock.firstByte()
 		res.first = time.Since(start)
 		res.stream = st
 		return res, nil
 	}
-	timer.Stop()
+	res.clock.firstByte()
 	res.first = time.Since(start)
 	if err := g.readWhole(res, tg); err != nil {
 		return fail(err)
@@ -141,23 +142,58 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	return res, nil
 }
 
+// roundTrip sends req with the upstream transport, as http.Client.Do
+// would with no redirects followed, no cookie jar and no client timeout
+// (the attempt's context bounds it), without the client's per-request
+// copies; an error is an *url.Error, as Do returns.
+func (g *Gateway) roundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := g.transport.RoundTrip(req)
+	if err == nil && resp == nil {
+		err = errors.New("the upstream transport returned no response and no error")
+	}
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, &url.Error{Op: "Post", URL: req.URL.String(), Err: err}
+	}
+	return resp, nil
+}
+
 // upstreamRequest composes the request of an attempt to tg on wire w: the
 // client's query string and forwarded headers, the body as JSON, and the
-// upstream's credentials.
-func upstreamRequest(ctx context.Context, tg *target, in *http.Request, body []byte, w *wire) (*http.Request, error) {
-	url := tg.up.base + w.path
+// upstream's credentials. It is built in res, on the upstream's parsed URL,
+// with shared header values: the transport only reads them.
+func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, w *wire) (*http.Request, error) {
+	u := tg.up.urls[w.idx]
+	if u == nil {
+		return nil, errors.New("the upstream's base_url does not parse as a URL")
+	}
 	if in.URL.RawQuery != "" {
-		url += "?" + in.URL.RawQuery // passed on, ignored for routing (§6)
+		q := *u
+		q.RawQuery = in.URL.RawQuery // passed on, ignored for routing (§6)
+		u = &q
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
+	res.payload.Reset(body)
+	res.out = http.Request{Method: http.MethodPost, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, len(in.Header)+3), Body: &res.payload, ContentLength: int64(len(body)), Host: u.Host,
+		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }}
+	req := res.out.WithContext(ctx)
 	forwardRequestHeaders(req.Header, in.Header)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header["Content-Type"] = jsonContentType
 	tg.up.authorize(req.Header)
 	return req, nil
 }
+
+// jsonContentType is the Content-Type of every upstream request (shared:
+// header values are only read).
+var jsonContentType = []string{"application/json"}
+
+// payloadBody is an attempt's request body.
+type payloadBody struct{ bytes.Reader }
+
+// Close does nothing: the payload is the attempt's own buffer.
+func (*payloadBody) Close() error { return nil }
 
 // readWhole reads the non-streaming answer of res into res.body (pooled,
 // its capacity charged to the held bytes); the error is the attempt's
@@ -186,18 +222,21 @@ func (g *Gateway) readWhole(res *result, tg *target) error {
 // anthropic-beta is passed on with the other headers).
 func (u *upstream) authorize(h http.Header) {
 	if u.api != APIAnthropic {
-		if u.key != "" {
-			h["Authorization"] = []string{"Bearer " + u.key}
+		if u.cred != nil {
+			h["Authorization"] = u.cred
 		}
 		return
 	}
-	if u.key != "" {
-		h["X-Api-Key"] = []string{u.key}
+	if u.cred != nil {
+		h["X-Api-Key"] = u.cred
 	}
-	if h.Get("Anthropic-Version") == "" {
-		h.Set("Anthropic-Version", "2023-06-01")
+	if len(h["Anthropic-Version"]) == 0 || h["Anthropic-Version"][0] == "" {
+		h["Anthropic-Version"] = anthropicVersion
 	}
 }
+
+// anthropicVersion is the anthropic-version sent when the client sent none.
+var anthropicVersion = []string{"2023-06-01"}
 
 // holdLimits are the bounds of what a stream holds back before its first
 // content chunk.

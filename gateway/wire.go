@@ -26,15 +26,19 @@ type wire struct {
 	classify func(ev []byte) (evInfo, error)
 	pinned   bool // previous_response_id pinning (Responses)
 	verdict  bool // false: the routed model only, no failover, no verdict (count_tokens)
+	idx      int  // its index in wires (an upstream's URL for it: upstream.urls)
 }
 
 var (
-	wireChat        = &wire{api: "chat", proto: APIOpenAI, path: "/chat/completions", classify: classifyChat, verdict: true}
-	wireResponses   = &wire{api: "responses", proto: APIOpenAI, path: "/responses", classify: classifyResponses, pinned: true, verdict: true}
-	wireEmbeddings  = &wire{api: "embeddings", proto: APIOpenAI, path: "/embeddings", verdict: true}
-	wireMessages    = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages", anthropic: true, classify: classifyMessages, verdict: true}
-	wireCountTokens = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages/count_tokens", anthropic: true}
+	wireChat        = &wire{api: "chat", proto: APIOpenAI, path: "/chat/completions", classify: classifyChat, verdict: true, idx: 0}
+	wireResponses   = &wire{api: "responses", proto: APIOpenAI, path: "/responses", classify: classifyResponses, pinned: true, verdict: true, idx: 1}
+	wireEmbeddings  = &wire{api: "embeddings", proto: APIOpenAI, path: "/embeddings", verdict: true, idx: 2}
+	wireMessages    = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages", anthropic: true, classify: classifyMessages, verdict: true, idx: 3}
+	wireCountTokens = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages/count_tokens", anthropic: true, idx: 4}
 )
+
+// allWires are every wire, by idx.
+var allWires = [...]*wire{wireChat, wireResponses, wireEmbeddings, wireMessages, wireCountTokens}
 
 // servedOn names the client path a model on upstream wire proto is served on.
 func servedOn(proto string) string {

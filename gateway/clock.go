@@ -1,0 +1,118 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"sync/atomic"
+	"time"
+)
+
+// attemptClock bounds one attempt in time with a single timer: it cancels
+// the attempt's context with the cause of the first bound to pass, of
+// timeouts.request (the whole attempt), timeouts.first_byte (until
+// firstByte is called: the response headers of a non-streaming request,
+// the first content event of a stream) and, once the body has sent its
+// first bytes, timeouts.idle inside each read of the body. Only time spent
+// inside Read counts for idle, so a slow client is never taken for a
+// silent upstream. It lives inside its result (no allocation of its own
+// but the timer).
+type attemptClock struct {
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	timer    *time.Timer
+	base     time.Time    // when the attempt started
+	readAt   atomic.Int64 // when the read in progress started, since base
+	end      time.Time    // timeouts.request's end
+	firstEnd time.Time    // timeouts.first_byte's end
+	idle     time.Duration
+	state    atomic.Int32 // clockFirstDone | clockInRead
+	seen     bool         // the body has sent bytes (the reader's own)
+	body     io.ReadCloser
+}
+
+const (
+	clockFirstDone = 1 << iota // firstByte was called
+	clockInRead                // a read of the body is waiting, after its first bytes
+)
+
+// start derives the attempt's context from ctx and arms the clock.
+func (c *attemptClock) start(ctx context.Context, firstByte, idle, request time.Duration) context.Context {
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	now := time.Now()
+	c.base, c.end, c.firstEnd, c.idle = now, now.Add(request), now.Add(firstByte), idle
+	c.timer = time.AfterFunc(min(firstByte, request), c.fire)
+	return c.ctx
+}
+
+// fire cancels the attempt with the cause of the bound that has passed; a
+// late call for a bound that no longer holds re-arms the timer.
+func (c *attemptClock) fire() {
+	now, st := time.Now(), c.state.Load()
+	switch {
+	case !now.Before(c.end):
+		c.cancel(errRequestTimeout)
+	case st&clockFirstDone == 0 && !now.Before(c.firstEnd):
+		c.cancel(errFirstByte)
+	case st&clockInRead != 0 && c.idle > 0 && now.Sub(c.base)-time.Duration(c.readAt.Load()) >= c.idle:
+		c.cancel(errIdle)
+	default:
+		c.rearm()
+	}
+}
+
+// rearm sets the timer to the nearest bound that applies now.
+func (c *attemptClock) rearm() {
+	now, st := time.Now(), c.state.Load()
+	d := c.end.Sub(now)
+	if st&clockFirstDone == 0 {
+		d = min(d, c.firstEnd.Sub(now))
+	}
+	if st&clockInRead != 0 && c.idle > 0 {
+		d = min(d, c.idle-(now.Sub(c.base)-time.Duration(c.readAt.Load())))
+	}
+	c.timer.Reset(max(d, 0))
+}
+
+// firstByte ends the first-byte bound.
+func (c *attemptClock) firstByte() {
+	c.state.Or(clockFirstDone)
+	c.rearm()
+}
+
+// stop stops the timer; the context is cancelled by the result's release.
+func (c *attemptClock) stop() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+// wrap makes the clock the reader of body (timeouts.idle inside reads).
+func (c *attemptClock) wrap(body io.ReadCloser) io.ReadCloser {
+	c.body = body
+	return (*clockBody)(c)
+}
+
+// clockBody is an upstream body read under its attempt's clock; a read cut
+// by timeouts.idle returns errIdle.
+type clockBody attemptClock
+
+func (b *clockBody) Read(p []byte) (int, error) {
+	c := (*attemptClock)(b)
+	if c.seen && c.idle > 0 {
+		c.readAt.Store(int64(time.Since(c.base)))
+		c.state.Or(clockInRead)
+		c.rearm()
+	}
+	n, err := c.body.Read(p)
+	if c.seen && c.idle > 0 {
+		c.state.And(^clockInRead)
+		c.rearm()
+	}
+	c.seen = c.seen || n > 0
+	if err != nil && err != io.EOF && context.Cause(c.ctx) == errIdle {
+		err = errIdle
+	}
+	return n, err
+}
+
+func (b *clockBody) Close() error { return b.body.Close() }
