@@ -16,11 +16,26 @@ import (
 
 // headers sets the gateway's own response headers.
 func (x *exchange) headers(h http.Header) {
-	if x.served != "" {
+	switch {
+	case x.servedHdr != nil:
+		h["X-Loopctl-Model"] = x.servedHdr
+	case x.served != "":
 		h["X-Loopctl-Model"] = []string{x.served}
 	}
-	h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.attempts)}
+	if x.attempts >= 0 && x.attempts < len(attemptsHdr) {
+		h["X-Loopctl-Attempts"] = attemptsHdr[x.attempts]
+	} else {
+		h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.attempts)}
+	}
 }
+
+// attemptsHdr are the usual values of x-loopctl-attempts (shared).
+var attemptsHdr = func() (v [16][]string) {
+	for i := range v {
+		v[i] = []string{strconv.Itoa(i)}
+	}
+	return v
+}()
 
 func copyHeader(dst, src http.Header) {
 	for k, vs := range src {
@@ -35,7 +50,8 @@ func (x *exchange) writeResult(res *result) {
 	h := x.w.Header()
 	copyHeader(h, res.resp.Header)
 	x.headers(h)
-	h["Content-Length"] = []string{strconv.Itoa(res.body.Len())}
+	x.length[0] = strconv.Itoa(res.body.Len())
+	h["Content-Length"] = x.length[:]
 	x.w.WriteHeader(res.resp.StatusCode)
 	_, _ = x.w.Write(res.body.Bytes())
 }

@@ -258,7 +258,7 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	rt.budget = attemptBudget(m)
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {
 		upName, model, _ := strings.Cut(ref, "/")
-		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model)}
+		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model), hdr: []string{ref}}
 	}
 	if tg := rt.targets[m.Primary]; tg.up != nil {
 		rt.proto = tg.up.api

@@ -38,8 +38,12 @@ type exchange struct {
 	upstream time.Duration // time spent waiting on upstreams (the ladder included)
 	attempts int
 	served   string // upstream/model that served or failed last
-	client   string
-	respID   string // Responses: the id of the response being streamed
+	// servedHdr is served as a header value (its target's, shared).
+	servedHdr []string
+	body      io.LimitedReader // the client's body, read within limits.max_body
+	length    [1]string        // the Content-Length header's value
+	client    string
+	respID    string // Responses: the id of the response being streamed
 
 	// SEMANTICS §7: the request's turn memory, deadline, the models that
 	// failed it slowly and the earliest time one said it may serve again.
@@ -69,7 +73,8 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	if _, err := buf.ReadFrom(io.LimitReader(r.Body, g.maxBody+1)); err != nil {
+	x.body = io.LimitedReader{R: r.Body, N: g.maxBody + 1}
+	if _, err := buf.ReadFrom(&x.body); err != nil {
 		x.refuse(http.StatusBadRequest, apiError{Message: "could not read the request body: " + err.Error(), Type: "invalid_request_error"})
 		return
 	}
@@ -204,7 +209,7 @@ func (x *exchange) run(body []byte) {
 		if prev != "" && prev != tg.ref {
 			g.m.fallback(rt.name, prev, tg.ref)
 		}
-		prev, x.served = tg.ref, tg.ref
+		prev, x.served, x.servedHdr = tg.ref, tg.ref, tg.hdr
 		actx, acancel := x.attemptContext(rctx, turn)
 		defer acancel() // a served stream is read under it until run returns
 		var res *result
@@ -212,7 +217,7 @@ func (x *exchange) run(body []byte) {
 			o := x.race(actx, turn, tg, body, stream)
 			defer o.cancel()
 			turn, tg, res, err = o.turn, o.tg, o.res, o.err
-			prev, x.served = tg.ref, tg.ref
+			prev, x.served, x.servedHdr = tg.ref, tg.ref, tg.hdr
 		} else {
 			t0 := time.Now()
 			res, err = x.attempt(actx, tg, body, stream, x.otherUsable(tg.ref))

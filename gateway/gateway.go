@@ -158,7 +158,8 @@ type route struct {
 type target struct {
 	ref    string // upstream/model
 	up     *upstream
-	quoted []byte // the model name as a JSON string
+	quoted []byte   // the model name as a JSON string
+	hdr    []string // ref as a header value (shared: header values are only read)
 }
 
 // Managers returns the model breaker of every configured model, by model

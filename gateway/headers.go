@@ -80,15 +80,14 @@ func forwardRequestHeaders(dst, src http.Header) {
 	}
 }
 
-// responseHeaders returns the headers of an upstream's answer the client may
-// see.
+// responseHeaders keeps, in place, the headers of an upstream's answer the
+// client may see, and returns src.
 func responseHeaders(src http.Header) http.Header {
 	named := connectionNamed(src)
-	out := make(http.Header, 4)
-	for k, vs := range src {
-		if allowed(k, responseAllowed, responseAllowedPrefixes) && !hopByHop[k] && !named[k] {
-			out[k] = vs
+	for k := range src {
+		if !allowed(k, responseAllowed, responseAllowedPrefixes) || hopByHop[k] || named[k] {
+			delete(src, k)
 		}
 	}
-	return out
+	return src
 }

@@ -243,6 +243,10 @@ func loopback(hostport string) bool {
 // jsonType reports whether a Content-Type is JSON: application/json or
 // application/<x>+json, with any parameters.
 func jsonType(ct string) bool {
+	switch ct {
+	case "application/json", "application/json; charset=utf-8", "application/json;charset=utf-8":
+		return true // what clients send, without parsing
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return false
