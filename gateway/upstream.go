@@ -203,11 +203,10 @@ func (g *Gateway) readWhole(res *result, tg *target) error {
 	res.body = buf
 	var err error
 	res.charge, err = g.readAnswer(buf, res.resp.Body, res.resp.ContentLength)
-	var le *localError
-	if errors.As(err, &le) {
-		return retry.Unrecoverable(err)
-	}
 	if err != nil {
+		if le := (*localError)(nil); errors.As(err, &le) {
+			return retry.Unrecoverable(err)
+		}
 		return err
 	}
 	if !jsonValid(buf.Bytes()) {
