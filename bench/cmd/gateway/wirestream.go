@@ -145,7 +145,7 @@ func printWire(w otherWire, wt []target, lat map[string][]time.Duration, errs ma
 		fmt.Println()
 	}
 	if p := added["proxy"]; p > 0 && len(lat["loopctl"]) > 0 {
-		fmt.Printf("    loopctl added / proxy added = %.2fx (target <= 1.2x)\n", float64(added["loopctl"])/float64(p))
+		fmt.Printf("    loopctl added / proxy added = %.2fx (goal <= 1.2x)\n", float64(added["loopctl"])/float64(p))
 	}
 	return added["loopctl"]
 }
