@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -67,19 +68,11 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 		return
 	}
 	x.client = name
-	if r.ContentLength > g.maxBody {
-		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.maxBody))
-		return
-	}
 	buf := getBuf()
 	defer putBuf(buf)
-	x.body = io.LimitedReader{R: r.Body, N: g.maxBody + 1}
-	if _, err := buf.ReadFrom(&x.body); err != nil {
-		x.refuse(http.StatusBadRequest, apiError{Message: "could not read the request body: " + err.Error(), Type: "invalid_request_error"})
-		return
-	}
-	if int64(buf.Len()) > g.maxBody {
-		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.maxBody))
+	charged, ok := x.readBody(buf)
+	defer g.held.free(charged)
+	if !ok {
 		return
 	}
 	body := buf.Bytes()
@@ -97,6 +90,42 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 	if x.route() {
 		x.run(body)
 	}
+}
+
+// readBody reads the client's body into buf, within limits.max_body, and
+// charges it to the bytes the gateway holds (the budget its answers share,
+// [ResponseBudgetFactor] × limits.max_response): a declared length before
+// reading, what was read after. It returns what it charged (to be freed
+// when the request ends) and false when it refused the request (413, 400,
+// or 503 gateway_busy when the budget is spent).
+func (x *exchange) readBody(buf *bytes.Buffer) (int64, bool) {
+	g, r := x.g, x.r
+	if r.ContentLength > g.maxBody {
+		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.maxBody))
+		return 0, false
+	}
+	charged := max(r.ContentLength, 0)
+	if !g.held.reserve(charged) {
+		x.refuseLocal(errGatewayFull)
+		return 0, false
+	}
+	x.body = io.LimitedReader{R: r.Body, N: g.maxBody + 1}
+	if _, err := buf.ReadFrom(&x.body); err != nil {
+		x.refuse(http.StatusBadRequest, apiError{Message: "could not read the request body: " + err.Error(), Type: "invalid_request_error"})
+		return charged, false
+	}
+	if int64(buf.Len()) > g.maxBody {
+		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.maxBody))
+		return charged, false
+	}
+	if n := int64(buf.Len()); n > charged {
+		if !g.held.reserve(n - charged) {
+			x.refuseLocal(errGatewayFull)
+			return charged, false
+		}
+		charged = n
+	}
+	return charged, true
 }
 
 // route finds the request's route and budget, or refuses the request.

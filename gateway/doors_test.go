@@ -3,6 +3,7 @@ package gateway
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -234,4 +235,46 @@ func basic(user, pw string) string {
 	r, _ := http.NewRequest(http.MethodGet, "/", nil)
 	r.SetBasicAuth(user, pw)
 	return strings.TrimPrefix(r.Header.Get("Authorization"), "Basic ")
+}
+
+// Item 6: client request bodies are held in the same budget as answers: a
+// body that does not fit is a 503 gateway_busy with Retry-After (declared
+// length or not), and what a request held is freed when it ends.
+func TestRequestBodiesInTheBudget(t *testing.T) {
+	cfg := Config{Models: []Model{{Name: "m", Primary: "up/a"}}, Limits: Limits{MaxResponse: 64 << 10, MaxBody: 1 << 20}}
+	f := newFixture(t, llmtest.Always(llmtest.Text("ok")), cfg, Options{})
+	body := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 8<<10) + `"}]}`
+	post := func(chunked bool) *httptest.ResponseRecorder {
+		var rd io.Reader = strings.NewReader(body)
+		if chunked {
+			rd = io.MultiReader(rd) // no declared length
+		}
+		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", rd)
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		f.gw.ServeHTTP(rec, req)
+		return rec
+	}
+	spare := f.gw.held.limit - 4<<10 // the budget with 4 KiB left
+	if !f.gw.held.reserve(spare) {
+		t.Fatal("could not take the budget")
+	}
+	for _, chunked := range []bool{false, true} {
+		rec := post(chunked)
+		if rec.Code != 503 || !strings.Contains(rec.Body.String(), "gateway_busy") || rec.Header().Get("Retry-After") == "" {
+			t.Errorf("chunked %v, budget spent: %d %v %.200s", chunked, rec.Code, rec.Header(), rec.Body)
+		}
+		if f.up.Count("a") != 0 {
+			t.Fatal("a refused request reached the upstream")
+		}
+	}
+	f.gw.held.free(spare)
+	for _, chunked := range []bool{false, true} {
+		if rec := post(chunked); rec.Code != 200 {
+			t.Errorf("chunked %v, budget free: %d %.200s", chunked, rec.Code, rec.Body)
+		}
+	}
+	if n := f.gw.held.n.Load(); n != 0 {
+		t.Errorf("%d bytes still held", n)
+	}
 }

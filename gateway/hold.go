@@ -48,8 +48,10 @@ func (x *exchange) local(turn ticket, err error) bool {
 // own), with no verdict against the model.
 const outcomeLocal = "gateway_limit"
 
-// held accounts the bytes of upstream answers the gateway holds at once
-// (limits.max_response each, [ResponseBudgetFactor] times that in all).
+// held accounts the bytes of upstream answers and client request bodies
+// the gateway holds at once (limits.max_response per answer,
+// limits.max_body per body, [ResponseBudgetFactor] × limits.max_response
+// in all).
 type held struct {
 	n     atomic.Int64
 	limit int64
@@ -68,7 +70,8 @@ func (h *held) reserve(n int64) bool {
 func (h *held) free(n int64) { h.n.Add(-n) }
 
 // ResponseBudgetFactor is how many answers of limits.max_response the whole
-// gateway holds at once: beyond that, an answer is refused with 503 (no
+// gateway holds at once, client request bodies included: beyond that, an
+// answer or a request is refused with 503 gateway_busy and Retry-After (no
 // verdict against the model) rather than held.
 const ResponseBudgetFactor = 4
 
@@ -79,7 +82,7 @@ func tooLargeAnswer(limit int64) *localError {
 }
 
 var errGatewayFull = &localError{status: http.StatusServiceUnavailable, retry: time.Second, e: apiError{
-	Message: "the gateway holds as many upstream answers as limits.max_response allows; try again shortly",
+	Message: "the gateway holds as many upstream answers and request bodies as limits.max_response allows; try again shortly",
 	Type:    "server_error", Code: "gateway_busy"}}
 
 // shapeMismatch: the upstream answered a stream to a request that did not
