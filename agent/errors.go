@@ -78,6 +78,25 @@ func (e *ArgumentError) Error() string {
 // Unwrap returns Err.
 func (e *ArgumentError) Unwrap() error { return e.Err }
 
+// UnavailableError reports that what serves a tool could not be reached for
+// a reason that is not the tool's own (an MCP server that crashed and is
+// restarting): the loop turns it into a soft error the model reads and
+// leaves the tool breaker untouched, so that a server's restart does not
+// trip its healthy tools. A [Tool.Func] returns one (wrapped or not); the
+// call's event has [OutcomeUnavailable].
+type UnavailableError struct {
+	Tool string
+	Err  error
+}
+
+// Error returns "tool 'x' is unavailable: ...".
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("tool '%s' is unavailable: %v", e.Tool, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
 // PanicError is the error of an [EventToolCall] whose tool panicked.
 type PanicError struct {
 	Tool  string // the tool that ran (the resolved name)

@@ -77,6 +77,7 @@ const (
 	OutcomeUnknown                     // the model asked for a tool that does not exist
 	OutcomeCancelled                   // the caller cancelled the run (no verdict)
 	OutcomeBadArguments                // the arguments did not decode (no verdict: the model's mistake)
+	OutcomeUnavailable                 // what serves the tool was down (an [*UnavailableError]; no verdict)
 )
 
 var outcomeNames = [...]string{
@@ -88,10 +89,11 @@ var outcomeNames = [...]string{
 	OutcomeUnknown:      "unknown",
 	OutcomeCancelled:    "cancelled",
 	OutcomeBadArguments: "bad-arguments",
+	OutcomeUnavailable:  "unavailable",
 }
 
 // String returns the outcome's name: "ok", "error", "refused", "panic",
-// "timeout", "unknown", "cancelled" or "bad-arguments".
+// "timeout", "unknown", "cancelled", "bad-arguments" or "unavailable".
 func (o Outcome) String() string {
 	if o >= 0 && int(o) < len(outcomeNames) {
 		return outcomeNames[o]

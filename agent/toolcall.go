@@ -172,6 +172,7 @@ func (r *invocation) settle(ctx context.Context, permit health.Permit, res ran) 
 	}
 	var perr *PanicError
 	var aerr *ArgumentError
+	var uerr *UnavailableError
 	switch {
 	case err == nil:
 		permit.Success()
@@ -188,6 +189,9 @@ func (r *invocation) settle(ctx context.Context, permit health.Permit, res ran) 
 	case errors.As(err, &aerr):
 		permit.Cancel() // the model's mistake, not the tool's
 		soft(OutcomeBadArguments, err.Error(), err)
+	case errors.As(err, &uerr):
+		permit.Cancel() // its server is down: not the tool's failure
+		soft(OutcomeUnavailable, err.Error(), err)
 	default:
 		failure(OutcomeError, err.Error())
 	}

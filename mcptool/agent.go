@@ -85,6 +85,9 @@ func agentFunc(u *Upstream, name, tool string, countToolErrors bool) func(contex
 			if isInvalidParams(err) {
 				return "", &agent.ArgumentError{Tool: name, Err: err}
 			}
+			if errors.Is(err, ErrDown) && ctx.Err() == nil {
+				return "", &agent.UnavailableError{Tool: name, Err: err}
+			}
 			return "", err
 		}
 		text := ResultText(res)

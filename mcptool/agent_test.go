@@ -188,3 +188,54 @@ func TestAgentToolsProbeBoundedByLease(t *testing.T) {
 		s.waitCancelled(t, "hang")
 	})
 }
+
+// Issue 19 item 17 through the library: while the server is down (crashed,
+// its restarts refused), the agent's calls of its tools are soft errors with
+// OutcomeUnavailable and no verdict: a server's restart does not trip its
+// healthy tools.
+func TestAgentToolsServerDownIsNoVerdict(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newScripted()
+		u := startUpstream(t, s)
+		s.refuse.Store(true)
+		s.crash()
+		for u.Status().Up {
+			time.Sleep(time.Millisecond)
+		}
+		var events []agent.Event
+		var mu sync.Mutex
+		p := &script{calls: []agent.ToolCall{
+			{ID: "1", Name: "s__echo", Arguments: json.RawMessage(`{"text":"a"}`)},
+			{ID: "2", Name: "s__echo", Arguments: json.RawMessage(`{"text":"b"}`)},
+			{ID: "3", Name: "s__echo", Arguments: json.RawMessage(`{"text":"c"}`)},
+		}}
+		a, err := agent.New(agent.Config{
+			Provider: p, Models: fallback.Settings{Primary: "m"},
+			Tools:       AgentTools(u, AgentOptions{}),
+			ToolBreaker: breaker.Settings{FailureThreshold: 1},
+			OnEvent:     func(e agent.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Run(context.Background(), []agent.Message{{Role: agent.RoleUser, Content: "go"}})
+		if err != nil || res.Answer != "done" {
+			t.Fatalf("run: %v %+v", err, res)
+		}
+		if st := a.Tools().Breaker("s__echo").State(); st != breaker.Closed {
+			t.Fatalf("s__echo's breaker is %v after calls while its server was down, want closed", st)
+		}
+		n := 0
+		for _, e := range events {
+			if e.Kind == agent.EventToolCall {
+				n++
+				if e.Outcome != agent.OutcomeUnavailable {
+					t.Errorf("call %s: outcome %v, want unavailable", e.CallID, e.Outcome)
+				}
+			}
+		}
+		if n != 3 {
+			t.Fatalf("%d tool call events, want 3", n)
+		}
+	})
+}

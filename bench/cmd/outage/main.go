@@ -16,8 +16,9 @@
 // gateway and kind: client p50/p99 in and outside the outage, client-visible
 // failures, the requests that reached the sick primary, and the time from
 // the fix until all traffic is served by the primary again; then "every
-// model fails" probes (all 429, all 500, all hang): one request each, its
-// time, status and Retry-After. It prints a Markdown table and a summary
+// model fails" probes (all 429, all 500, all hang: with hedge_after 500ms as
+// for the hang row, and without): one request each, its time, status and
+// Retry-After. It prints a Markdown table and a summary
 // line, and checks loopctl's numbers against the goals of issue 17.
 //
 // Run it with bench/outage.sh (it builds loopctl and installs Portkey on
@@ -81,7 +82,7 @@ func parseFlags(args []string) (options, error) {
 	var o options
 	kinds := fs.String("kinds", "500,hang,429,quota,overload,stall,long", "outage kinds, comma-separated: "+kindNames())
 	targets := fs.String("targets", "loopctl,portkey", "gateways: loopctl, portkey")
-	probes := fs.String("probes", "429,500,hang", `"every model fails" probes, comma-separated ("" : none)`)
+	probes := fs.String("probes", "429,500,hang,hang-nohedge", `"every model fails" probes, comma-separated ("" : none)`)
 	fs.IntVar(&o.rate, "rate", 20, "requests per second (open loop), one in four streaming")
 	fs.DurationVar(&o.before, "before", 10*time.Second, "healthy traffic before the outage")
 	fs.DurationVar(&o.outage, "outage", 30*time.Second, "how long the primary is broken")

@@ -14,12 +14,14 @@ type probeKind struct {
 	fault       fault
 	limit       time.Duration // goal: answered within this
 	want429     bool          // goal: a 429 with Retry-After
+	hedge       bool          // loopctl's model gets hedge_after, as for the hang row
 }
 
 var allProbes = []probeKind{
 	{name: "429", label: "every model 429 + Retry-After 5", fault: throttle, limit: 2 * time.Second, want429: true},
 	{name: "500", label: "every model 500", fault: fail500, limit: 2 * time.Second},
-	{name: "hang", label: "every model hangs", fault: hang, limit: firstByte + time.Second},
+	{name: "hang", label: "every model hangs (hedge_after 500ms)", fault: hang, limit: firstByte + time.Second, hedge: true},
+	{name: "hang-nohedge", label: "every model hangs, no hedging", fault: hang, limit: firstByte + time.Second},
 }
 
 // probeResult is one gateway's answer to one probe.
@@ -39,7 +41,7 @@ type probeResult struct {
 // with the base config.
 func runProbe(ctx context.Context, e *env, p probeKind) ([]probeResult, error) {
 	t0 := time.Now()
-	gws, _, err := startGateways(ctx, e, t0, false)
+	gws, _, err := startGateways(ctx, e, t0, p.hedge)
 	defer func() {
 		for _, g := range gws {
 			g.stop()
