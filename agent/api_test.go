@@ -21,6 +21,8 @@ var (
 	_ = agent.Event{FailedOver: false} // rev 3
 	_ = agent.TurnRecord{FailedOver: false}
 	_ = []agent.EventKind{agent.EventTurnRefused}
+	_ error         = &agent.UnavailableError{Tool: "", Err: nil} // issue 19 item 17
+	_ agent.Outcome = agent.OutcomeUnavailable
 	_ = []agent.StopReason{agent.StopEnd, agent.StopLength, agent.StopToolCalls, agent.StopContentFilter}
 
 	_ func(context.Context, string) context.Context = agent.ContextWithRunID
