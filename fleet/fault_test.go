@@ -147,8 +147,10 @@ func storeKilledMidOutage(t *testing.T, target func(key string) faultTarget, nam
 		old := Permit{b: tools[0], gen: epoch + 3, probe: true}
 		q, _ := tools[1].Allow()
 		q.Failure()
-		// The open state is dated by the store's clock, a hair after q's
-		// Failure returned here: wait for the gate, not for a fixed sleep.
+		// The trip reaches p2 by a message; its open state is dated by the
+		// store's clock, a hair after q's Failure returned here: wait for
+		// the trip, then for the gate, not for a fixed sleep.
+		eventuallyTool(t, time.Second, "p2 sees the new epoch's trip", tools[2], func() bool { return tools[2].State() != breaker.Closed })
 		var probe Permit
 		var err error
 		eventually(t, 3*cooldown, "the new epoch's cooldown passes", func() bool {
