@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -26,6 +27,7 @@ type attemptClock struct {
 	firstEnd time.Time    // timeouts.first_byte's end
 	idle     time.Duration
 	state    atomic.Int32 // clockFirstDone | clockInRead
+	mu       sync.Mutex   // serializes rearm: the last Reset follows the latest state
 	seen     bool         // the body has sent bytes (the reader's own)
 	body     io.ReadCloser
 }
@@ -60,8 +62,12 @@ func (c *attemptClock) fire() {
 	}
 }
 
-// rearm sets the timer to the nearest bound that applies now.
+// rearm sets the timer to the nearest bound that applies now. The reader
+// and a late fire may rearm at once; under mu the later of the two reads
+// the latest state, so no bound is lost.
 func (c *attemptClock) rearm() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	now, st := time.Now(), c.state.Load()
 	d := c.end.Sub(now)
 	if st&clockFirstDone == 0 {
