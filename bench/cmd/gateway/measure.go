@@ -111,17 +111,7 @@ func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][
 		kind = "streaming (time to first byte)"
 	}
 	fmt.Printf("  %s\n", kind)
-	direct := quantile(lat["direct"], 0.5)
-	added := map[string]time.Duration{}
-	for _, t := range ts {
-		med := quantile(lat[t.name], 0.5)
-		added[t.name] = med - direct
-		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(quantile(lat[t.name], 0.9)), us(med-direct))
-		if e := errs[t.name]; len(e) > 0 {
-			fmt.Printf("  (%d failed requests, first: %s)", len(e), e[0])
-		}
-		fmt.Println()
-	}
+	added := printTargets(ts, lat, errs)
 	if p := added["proxy"]; p > 0 {
 		if stream { // issue 20's goals
 			fmt.Printf("    loopctl added / proxy added = %.2fx (goal <= 1.2x)\n", float64(added["loopctl"])/float64(p))
@@ -134,6 +124,33 @@ func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][
 		p99 = quantile(lat["loopctl"], 0.99) - quantile(lat["direct"], 0.99)
 	}
 	return added["loopctl"], added["proxy"], p99
+}
+
+// printTargets prints each target's median and p90 and the median it adds
+// over direct (the first target), with its failed requests, and returns the
+// added medians by target; a target without one answer is said so.
+func printTargets(ts []target, lat map[string][]time.Duration, errs map[string][]string) map[string]time.Duration {
+	added := map[string]time.Duration{}
+	if len(lat["direct"]) == 0 {
+		fmt.Printf("    direct: no answer (%d failed requests)\n", len(errs["direct"]))
+		return added
+	}
+	direct := quantile(lat["direct"], 0.5)
+	for _, t := range ts {
+		e := errs[t.name]
+		if len(lat[t.name]) == 0 {
+			fmt.Printf("    %-8s no answer (%d failed requests, first: %s)\n", t.name, len(e), first(e))
+			continue
+		}
+		med := quantile(lat[t.name], 0.5)
+		added[t.name] = med - direct
+		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(quantile(lat[t.name], 0.9)), us(med-direct))
+		if len(e) > 0 {
+			fmt.Printf("  (%d failed requests, first: %s)", len(e), e[0])
+		}
+		fmt.Println()
+	}
+	return added
 }
 
 // us rounds d to a microsecond.

@@ -125,25 +125,7 @@ func measureWires(ts []target, rounds, n int) map[string]time.Duration {
 // printWire prints one wire's figures and returns loopctl's added median.
 func printWire(w otherWire, wt []target, lat map[string][]time.Duration, errs map[string][]string) time.Duration {
 	fmt.Printf("  POST /v1%s\n", w.path)
-	if len(lat["direct"]) == 0 {
-		fmt.Printf("    direct: no answer (%v)\n", errs["direct"])
-		return 0
-	}
-	direct := quantile(lat["direct"], 0.5)
-	added := map[string]time.Duration{}
-	for _, t := range wt {
-		if len(lat[t.name]) == 0 {
-			fmt.Printf("    %-8s no answer: %v\n", t.name, first(errs[t.name]))
-			continue
-		}
-		med := quantile(lat[t.name], 0.5)
-		added[t.name] = med - direct
-		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(quantile(lat[t.name], 0.9)), us(med-direct))
-		if e := errs[t.name]; len(e) > 0 {
-			fmt.Printf("  (%d failed requests, first: %s)", len(e), e[0])
-		}
-		fmt.Println()
-	}
+	added := printTargets(wt, lat, errs)
 	if p := added["proxy"]; p > 0 && len(lat["loopctl"]) > 0 {
 		fmt.Printf("    loopctl added / proxy added = %.2fx (goal <= 1.2x)\n", float64(added["loopctl"])/float64(p))
 	}
