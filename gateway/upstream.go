@@ -51,7 +51,7 @@ type result struct {
 	charge  int64         // what body's capacity charged to held
 	clock   attemptClock  // the attempt's time bounds
 	out     http.Request  // the upstream request, before its context
-	payload payloadBody   // its body
+	payload bytes.Reader  // its body
 }
 
 // release frees what the result holds; the upstream connection is reused
@@ -174,9 +174,11 @@ func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Requ
 		q.RawQuery = in.URL.RawQuery // passed on, ignored for routing (§6)
 		u = &q
 	}
+	// The body is an io.NopCloser around a *bytes.Reader: one the transport
+	// knows is in memory, so it writes the headers and the body in one write.
 	res.payload.Reset(body)
 	res.out = http.Request{Method: http.MethodPost, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header, len(in.Header)+3), Body: &res.payload, ContentLength: int64(len(body)), Host: u.Host,
+		Header: make(http.Header, len(in.Header)+3), Body: io.NopCloser(&res.payload), ContentLength: int64(len(body)), Host: u.Host,
 		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }}
 	req := res.out.WithContext(ctx)
 	forwardRequestHeaders(req.Header, in.Header)
@@ -188,12 +190,6 @@ func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Requ
 // jsonContentType is the Content-Type of every upstream request (shared:
 // header values are only read).
 var jsonContentType = []string{"application/json"}
-
-// payloadBody is an attempt's request body.
-type payloadBody struct{ bytes.Reader }
-
-// Close does nothing: the payload is the attempt's own buffer.
-func (*payloadBody) Close() error { return nil }
 
 // readWhole reads the non-streaming answer of res into res.body (pooled,
 // its capacity charged to the held bytes); the error is the attempt's
