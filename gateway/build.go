@@ -63,7 +63,7 @@ func newGateway(cfg Config, opt Options) *Gateway {
 		log:       opt.Logger,
 		pins:      newPins(opt.Responses),
 	}
-	g.held.limit = g.maxResp * ResponseBudgetFactor
+	g.held.limit = max(g.maxResp, g.maxBody) * ResponseBudgetFactor
 	if g.now == nil {
 		g.now = time.Now
 	}

@@ -154,7 +154,8 @@ type Limits struct {
 	// MaxResponse is the largest non-streaming upstream answer the gateway
 	// holds for one request, in bytes (a larger one is a 502
 	// response_too_large, no verdict against the model); the whole gateway
-	// holds at most ResponseBudgetFactor times that at once (beyond it, 503
+	// holds at most ResponseBudgetFactor times the larger of MaxResponse and
+	// MaxBody at once, answers and request bodies together (beyond it, 503
 	// gateway_busy with Retry-After). 0: 64 MiB.
 	MaxResponse int64
 	// MaxDirect is how many upstream/model names not named in the config

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,13 +38,13 @@ func TestMaxResponseOneAnswer(t *testing.T) {
 }
 
 // Item 6: the whole gateway holds at most ResponseBudgetFactor answers of
-// limits.max_response; past it an answer is a 503 gateway_busy (no
+// limits.max_response (here no smaller than max_body); past it an answer is a 503 gateway_busy (no
 // verdict), and what is held returns to zero.
 func TestMaxResponseWholeGateway(t *testing.T) {
 	const limit = 256 << 10
 	release := make(chan struct{})
 	var inFlight atomic.Int64
-	cfg := Config{Models: []Model{{Name: "m", Primary: "raw/x"}}, Limits: Limits{MaxResponse: limit}}
+	cfg := Config{Models: []Model{{Name: "m", Primary: "raw/x"}}, Limits: Limits{MaxResponse: limit, MaxBody: limit}}
 	rawUpstream(t, &cfg, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"id":"c","object":"chat.completion","pad":"`+strings.Repeat("p", 200<<10))
@@ -277,4 +278,22 @@ func TestRequestBodiesInTheBudget(t *testing.T) {
 	if n := f.gw.held.n.Load(); n != 0 {
 		t.Errorf("%d bytes still held", n)
 	}
+}
+
+// A pooled buffer grown by a large request body (within limits.max_body)
+// is not charged whole when it is drawn for a small answer: readAnswer
+// charges at most what one answer may hold.
+func TestLargeBodyBufferDoesNotSpendTheBudget(t *testing.T) {
+	cfg := Config{Models: []Model{{Name: "m", Primary: "up/a"}}, Limits: Limits{MaxResponse: 64 << 10, MaxBody: 4 << 20}}
+	f := newFixture(t, llmtest.Always(llmtest.Text("ok")), cfg, Options{})
+	buf := bytes.NewBuffer(make([]byte, 0, 1<<20)) // as a 600 KiB body leaves a pooled buffer
+	answer := `{"id":"c","object":"chat.completion","choices":[]}`
+	charged, err := f.gw.readAnswer(buf, strings.NewReader(answer), int64(len(answer)))
+	if err != nil || buf.String() != answer {
+		t.Fatalf("%v %q", err, buf.String())
+	}
+	if limit := int64(64<<10) + answerChunk; charged > limit {
+		t.Errorf("charged %d bytes for a %d-byte answer, over one answer's %d", charged, len(answer), limit)
+	}
+	f.gw.held.free(charged)
 }

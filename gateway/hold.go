@@ -50,7 +50,7 @@ const outcomeLocal = "gateway_limit"
 
 // held accounts the bytes of upstream answers and client request bodies
 // the gateway holds at once (limits.max_response per answer,
-// limits.max_body per body, [ResponseBudgetFactor] × limits.max_response
+// limits.max_body per body, [ResponseBudgetFactor] × the larger of the two
 // in all).
 type held struct {
 	n     atomic.Int64
@@ -69,10 +69,11 @@ func (h *held) reserve(n int64) bool {
 
 func (h *held) free(n int64) { h.n.Add(-n) }
 
-// ResponseBudgetFactor is how many answers of limits.max_response the whole
-// gateway holds at once, client request bodies included: beyond that, an
-// answer or a request is refused with 503 gateway_busy and Retry-After (no
-// verdict against the model) rather than held.
+// ResponseBudgetFactor is how many answers of limits.max_response (or
+// bodies of limits.max_body, if larger) the whole gateway holds at once,
+// client request bodies included: beyond that, an answer or a request is
+// refused with 503 gateway_busy and Retry-After (no verdict against the
+// model) rather than held.
 const ResponseBudgetFactor = 4
 
 func tooLargeAnswer(limit int64) *localError {
@@ -91,6 +92,9 @@ var shapeMismatch = &localError{status: http.StatusBadGateway, e: apiError{
 	Message: "the upstream answered a stream to a request without \"stream\": true",
 	Type:    "upstream_error", Code: "unexpected_stream"}}
 
+// answerChunk is how much readAnswer reads at a time.
+const answerChunk = 32 << 10
+
 // readAnswer reads a non-streaming answer into buf, charging the buffer's
 // capacity to g's budget as it grows; it returns what it charged (to be
 // freed with the buffer) and a *localError when one answer or the whole
@@ -100,11 +104,16 @@ func (g *Gateway) readAnswer(buf *bytes.Buffer, body io.Reader, size int64) (int
 	if size > limit {
 		return 0, tooLargeAnswer(limit)
 	}
+	if int64(buf.Cap()) > limit+answerChunk {
+		// A pooled buffer grown by a larger body than any answer may be:
+		// charging its capacity would refuse this answer for nothing.
+		*buf = bytes.Buffer{}
+	}
 	charged := int64(buf.Cap())
 	if !g.held.reserve(charged) {
 		return 0, errGatewayFull
 	}
-	const chunk = 32 << 10
+	const chunk = answerChunk
 	for {
 		if buf.Available() < chunk {
 			want := max(int64(buf.Cap())*2, 64<<10)
