@@ -95,10 +95,10 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 // readBody reads the client's body into buf, within limits.max_body, and
 // charges it to the bytes the gateway holds (the budget its answers share,
 // [ResponseBudgetFactor] × the larger of limits.max_response and
-// limits.max_body): a declared length before
-// reading, what was read after. It returns what it charged (to be freed
-// when the request ends) and false when it refused the request (413, 400,
-// or 503 gateway_busy when the budget is spent).
+// limits.max_body): a declared length before reading, what was read after.
+// It returns what it charged (to be freed when the request ends) and false
+// when it refused the request (413, 400, or 503 gateway_busy when the
+// budget is spent).
 func (x *exchange) readBody(buf *bytes.Buffer) (int64, bool) {
 	g, r := x.g, x.r
 	if r.ContentLength > g.maxBody {
