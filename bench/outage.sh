@@ -16,15 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-if [ ! -d portkey/node_modules/@portkey-ai/gateway ]; then
-	if command -v npm >/dev/null 2>&1; then
-		echo "installing the Portkey gateway (npm ci in bench/portkey)" >&2
-		(cd portkey && npm ci --no-audit --no-fund --ignore-scripts >&2) ||
-			echo "outage.sh: npm ci failed; Portkey will be skipped" >&2
-	else
-		echo "outage.sh: npm not found (apt-get install -y nodejs npm); Portkey will be skipped" >&2
-	fi
-fi
+. portkey/install.sh
+ensure_portkey outage.sh
 
 mkdir -p results
 out="results/outage-$(date -u +%Y%m%dT%H%M%SZ).txt"
