@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -57,6 +58,9 @@ func TestMaxResponseWholeGateway(t *testing.T) {
 		_, _ = io.WriteString(w, `","choices":[]}`)
 	})
 	f := newFixture(t, llmtest.ByModel(nil), cfg, Options{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the servers close, also when the test fails early
 	const n = 12
 	answers := make(chan answer, n)
 	for range n {
@@ -79,7 +83,7 @@ func TestMaxResponseWholeGateway(t *testing.T) {
 			t.Fatalf("%d bytes held, over the budget of %d", h, f.gw.held.limit)
 		}
 	}
-	close(release)
+	free()
 	for range n - busy {
 		if a := <-answers; a.status == 200 {
 			ok++
