@@ -38,6 +38,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loopctl/loopctl-go/bench/internal/proc"
 	"github.com/loopctl/loopctl-go/gateway"
 )
 
@@ -82,7 +83,7 @@ func main() {
 	start := time.Now()
 	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
 
-	defer stopAll()
+	defer proc.StopAll() // every child: the roles, loopctl and Portkey
 	targets, upURL, dir := startTargets(fl)
 	if dir != "" {
 		defer os.RemoveAll(dir)
@@ -102,14 +103,8 @@ func main() {
 			fmt.Printf("portkey: skipped: %v\n", err)
 		} else {
 			targets = append(targets, pk.target)
-			stopPortkey = pk.stop
 		}
 	}
-	defer func() {
-		if pk != nil {
-			pk.stop()
-		}
-	}()
 	targets, pk = checkTargets(targets, pk)
 	sum := measureLatency(targets, fl)
 	wires := measureWires(targets, fl.rounds, fl.perRound/2)
@@ -147,7 +142,7 @@ func startTargets(fl flags) (targets []target, upURL, dir string) {
 		gs := start1(startLoopctl(fl.cpus, fl.loopctl, dir, upURL))
 		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
 	}
-	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.pid(), px.pid(), fl.cpus)
+	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.Pid(), px.Pid(), fl.cpus)
 	return targets, upURL, dir
 }
 
@@ -163,8 +158,8 @@ func checkTargets(targets []target, pk *portkeyGateway) ([]target, *portkeyGatew
 				if pk == nil || t.name != "portkey" {
 					fail(fmt.Errorf("%s (stream %v): %w", t.name, stream, err))
 				}
-				fmt.Printf("portkey: skipped: a check request (stream %v) failed: %v\nits log ends:\n%s\n", stream, err, tail(pk.log.String(), 1500))
-				pk.stop()
+				fmt.Printf("portkey: skipped: a check request (stream %v) failed: %v\nits log ends:\n%s\n", stream, err, proc.Tail(pk.Log.String(), 1500))
+				pk.Stop()
 				pk = nil
 				targets = targets[:i]
 				break
@@ -238,9 +233,6 @@ func reportAllocs(gw *gateway.Gateway, root string) float64 {
 	return a
 }
 
-// stopPortkey ends a running Portkey on failure (fail exits past the defers).
-var stopPortkey func()
-
 // server is an http.Server on a loopback listener.
 type server struct {
 	*http.Server
@@ -287,20 +279,9 @@ func loadavg() string {
 	return "load average unknown"
 }
 
-// tail returns the last n bytes of s.
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "gateway benchmark:", err)
-	stopAll()
-	if stopPortkey != nil {
-		stopPortkey()
-	}
+	proc.StopAll() // os.Exit skips the defers
 	os.Exit(1)
 }
 

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/proc"
 )
 
 // The loopctl settings of the issue's table (SEMANTICS §3, §4, §7;
@@ -42,7 +41,7 @@ func loopctlConfig(listen string, p pair, hedge bool) string {
 // loopctlProc is a running `loopctl serve`.
 type loopctlProc struct {
 	target target
-	child  *child
+	child  *proc.Child
 }
 
 // checkConfig runs `loopctl serve --check` on a config file and returns
@@ -76,12 +75,11 @@ func rejectedKey(problems string) string {
 // rejects hedge_after is reported in note and run without it, unless
 // strict, which makes that an error.
 func startLoopctl(ctx context.Context, bin, dir string, p pair, hedge, strict bool) (lp *loopctlProc, note string, err error) {
-	port, err := freePort()
+	listen, err := proc.FreeAddr()
 	if err != nil {
 		return nil, "", err
 	}
-	listen := "127.0.0.1:" + strconv.Itoa(port)
-	path := filepath.Join(dir, fmt.Sprintf("loopctl-%d.yaml", port))
+	path := filepath.Join(dir, "loopctl-"+strings.ReplaceAll(listen, ":", "-")+".yaml")
 	if err := os.WriteFile(path, []byte(loopctlConfig(listen, p, hedge)), 0o600); err != nil {
 		return nil, "", err
 	}
@@ -105,54 +103,16 @@ func startLoopctl(ctx context.Context, bin, dir string, p pair, hedge, strict bo
 	if problems != "" {
 		return nil, note, fmt.Errorf("loopctl serve --check rejects the config:\n%s\nconfig:\n%s", problems, loopctlConfig(listen, p, hedge))
 	}
-	c, err := startChild(bin, "", nil, "serve", "--config", path, "--grace", "1s")
+	c, err := proc.Start(exec.Command(bin, "serve", "--config", path, "--grace", "1s"))
 	if err != nil {
 		return nil, note, err
 	}
 	base := "http://" + listen
-	if err := waitReady(ctx, base+"/readyz", c, 15*time.Second); err != nil {
-		c.stop()
-		return nil, note, fmt.Errorf("loopctl serve: %v; its log ends:\n%s", err, tail(c.log.String(), 1500))
+	if err := proc.WaitReady(ctx, base+"/readyz", c, 15*time.Second); err != nil {
+		c.Stop()
+		return nil, note, fmt.Errorf("loopctl serve: %v; its log ends:\n%s", err, proc.Tail(c.Log.String(), 1500))
 	}
 	return &loopctlProc{target: target{name: "loopctl", url: base + "/v1/chat/completions"}, child: c}, note, nil
-}
-
-// waitReady polls url until it answers 200, the child exits, or limit
-// passes.
-func waitReady(ctx context.Context, url string, c *child, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		if c.exited() {
-			return fmt.Errorf("exited before it answered")
-		}
-		rctx, cancel := context.WithTimeout(ctx, time.Second)
-		req, _ := http.NewRequestWithContext(rctx, "GET", url, nil)
-		res, err := http.DefaultClient.Do(req)
-		cancel()
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode < 500 {
-				return nil
-			}
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not answering %s after %v: %v", url, limit, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // buildLoopctl builds ./cmd/loopctl of the repository at repo into dir and
@@ -169,12 +129,4 @@ func buildLoopctl(ctx context.Context, repo, dir string, race bool) (string, err
 		return "", fmt.Errorf("go build ./cmd/loopctl in %s: %v\n%s", repo, err, out)
 	}
 	return bin, nil
-}
-
-// tail returns the last n bytes of s.
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
 }

@@ -39,6 +39,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/proc"
 )
 
 // options are the harness's settings (the flags).
@@ -70,7 +72,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	_, err = run(ctx, o, os.Stdout)
-	stopAll() // every child, whatever happened
+	proc.StopAll() // every child, whatever happened
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "outage:", err)
 		os.Exit(1)
@@ -173,7 +175,7 @@ type note struct{ kind, text string }
 // run measures every kind and probe of o and prints the table to out.
 func run(ctx context.Context, o options, out io.Writer) (*report, error) {
 	start := time.Now()
-	defer stopAll()
+	defer proc.StopAll()
 	e, cleanup, err := setup(ctx, o, out)
 	if err != nil {
 		return nil, err
@@ -230,12 +232,12 @@ func setup(ctx context.Context, o options, out io.Writer) (*env, func(), error) 
 		}
 	}
 	if slices.Contains(o.targets, "portkey") {
-		c, url, err := startPortkey(ctx, o.portkeyDir)
+		c, base, err := proc.StartPortkey(ctx, o.portkeyDir)
 		if err != nil {
 			fmt.Fprintf(out, "portkey: skipped: %v\n", err)
 		} else {
-			e.portkeyURL = url
-			cleanup = func() { c.stop(); os.RemoveAll(dir) }
+			e.portkeyURL = base + "/v1/chat/completions"
+			cleanup = func() { c.Stop(); os.RemoveAll(dir) }
 		}
 	}
 	return e, cleanup, nil

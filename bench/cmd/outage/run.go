@@ -133,7 +133,7 @@ func startGateways(ctx context.Context, e *env, t0 time.Time, hedge bool) ([]gat
 			p.close()
 			return gws, note, err
 		}
-		gws = append(gws, gateway{target: lp.target, pair: p, stop: func() { lp.child.stop(); p.close() }})
+		gws = append(gws, gateway{target: lp.target, pair: p, stop: func() { lp.child.Stop(); p.close() }})
 	}
 	return gws, note, nil
 }
