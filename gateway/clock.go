@@ -27,7 +27,8 @@ type attemptClock struct {
 	firstEnd time.Time    // timeouts.first_byte's end
 	idle     time.Duration
 	state    atomic.Int32 // clockFirstDone | clockInRead
-	mu       sync.Mutex   // serializes rearm: the last Reset follows the latest state
+	mu       sync.Mutex   // serializes rearm and stop: the last Reset follows the latest state
+	stopped  bool         // (mu) stop was called: nothing rearms the timer
 	seen     bool         // the body has sent bytes (the reader's own)
 	body     io.ReadCloser
 }
@@ -68,6 +69,9 @@ func (c *attemptClock) fire() {
 func (c *attemptClock) rearm() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.stopped {
+		return // released: a late fire must not keep the result alive
+	}
 	now, st := time.Now(), c.state.Load()
 	d := c.end.Sub(now)
 	if st&clockFirstDone == 0 {
@@ -87,6 +91,9 @@ func (c *attemptClock) firstByte() {
 
 // stop stops the timer; the context is cancelled by the result's release.
 func (c *attemptClock) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
 	if c.timer != nil {
 		c.timer.Stop()
 	}
