@@ -172,21 +172,9 @@ func (d decoder) zeroMeans(dst *int, zero int, what string) func(string, *yaml.N
 	})
 }
 
+// intAs reads a whole number and stores what conv makes of it.
 func (d decoder) intAs(dst *int, conv func(int) (int, string)) func(string, *yaml.Node) {
-	return func(p string, n *yaml.Node) {
-		var v int
-		before := len(*d.ps)
-		d.int(&v)(p, n)
-		if len(*d.ps) > before {
-			return
-		}
-		v, bad := conv(v)
-		if bad != "" {
-			d.bad(p, n, "%s", bad)
-			return
-		}
-		*dst = v
-	}
+	return readAs(d, d.int, dst, conv)
 }
 
 // positive reads a duration that must be above zero.
@@ -213,13 +201,19 @@ func (d decoder) zeroMeansDuration(dst *time.Duration, zero time.Duration, what 
 	})
 }
 
-// durationAs reads a duration and stores what conv makes of it, or reports
-// conv's problem; the twin of intAs.
+// durationAs reads a duration and stores what conv makes of it.
 func (d decoder) durationAs(dst *time.Duration, conv func(time.Duration) (time.Duration, string)) func(string, *yaml.Node) {
+	return readAs(d, d.duration, dst, conv)
+}
+
+// readAs reads a value with read and stores what conv makes of it, or
+// reports conv's problem at the key; a value read cannot parse is
+// reported by read alone.
+func readAs[T any](d decoder, read func(*T) func(string, *yaml.Node), dst *T, conv func(T) (T, string)) func(string, *yaml.Node) {
 	return func(p string, n *yaml.Node) {
-		var v time.Duration
+		var v T
 		before := len(*d.ps)
-		d.duration(&v)(p, n)
+		read(&v)(p, n)
 		if len(*d.ps) > before {
 			return
 		}
@@ -234,36 +228,22 @@ func (d decoder) durationAs(dst *time.Duration, conv func(time.Duration) (time.D
 
 // positiveSize reads a size that must be above zero.
 func (d decoder) positiveSize(dst *int64) func(string, *yaml.Node) {
-	return func(p string, n *yaml.Node) {
-		var v int64
-		before := len(*d.ps)
-		d.size(&v)(p, n)
-		if len(*d.ps) > before {
-			return
-		}
+	return readAs(d, d.size, dst, func(v int64) (int64, string) {
 		if v <= 0 {
-			d.bad(p, n, "must be above zero (omit the key for the default)")
-			return
+			return 0, "must be above zero (omit the key for the default)"
 		}
-		*dst = v
-	}
+		return v, ""
+	})
 }
 
 // text reads a string that must not be empty.
 func (d decoder) text(dst *string) func(string, *yaml.Node) {
-	return func(p string, n *yaml.Node) {
-		var v string
-		before := len(*d.ps)
-		d.str(&v)(p, n)
-		if len(*d.ps) > before {
-			return
-		}
+	return readAs(d, d.str, dst, func(v string) (string, string) {
 		if v == "" {
-			d.bad(p, n, "must not be empty (omit the key for the default)")
-			return
+			return "", "must not be empty (omit the key for the default)"
 		}
-		*dst = v
-	}
+		return v, ""
+	})
 }
 
 func (d decoder) boolean(dst *bool) func(string, *yaml.Node) {
