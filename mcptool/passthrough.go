@@ -126,79 +126,64 @@ func (p *Proxy) syncPrompts(u *Upstream, prompts []*mcp.Prompt) {
 		})
 		p.pass.prompts[served.Name] = it
 	}
-	var gone []string
-	for name, it := range p.pass.prompts {
-		if it.up == u && !keep[name] {
-			gone = append(gone, name)
-			delete(p.pass.prompts, name)
-		}
-	}
-	if len(gone) > 0 {
-		p.server.RemovePrompts(gone...)
-	}
+	dropGone(p.pass.prompts, u, keep, p.server.RemovePrompts)
 }
 
 // syncResources serves u's resources; p.mu is held.
 func (p *Proxy) syncResources(u *Upstream, resources []*mcp.Resource) {
-	keep := map[string]bool{}
-	for _, r := range resources {
-		if old := p.pass.resources[r.URI]; old != nil && old.up != u {
-			continue // another upstream serves this URI
-		}
-		keep[r.URI] = true
-		wire := wireOf(r)
-		if old := p.pass.resources[r.URI]; old != nil && old.wire == wire {
-			continue
-		}
-		it := &passItem{up: u, wire: wire}
-		if err := guard(func() { p.server.AddResource(r, p.readVia(it)) }); err != nil {
-			p.log.Warn("mcp resource skipped", "server", u.Name(), "uri", r.URI, "err", err)
-			delete(keep, r.URI)
-			continue
-		}
-		p.pass.resources[r.URI] = it
-	}
-	var gone []string
-	for uri, it := range p.pass.resources {
-		if it.up == u && !keep[uri] {
-			gone = append(gone, uri)
-			delete(p.pass.resources, uri)
-		}
-	}
-	if len(gone) > 0 {
-		p.server.RemoveResources(gone...)
-	}
+	syncOwned(p, u, resources, p.pass.resources, func(r *mcp.Resource) string { return r.URI },
+		func(r *mcp.Resource, it *passItem) { p.server.AddResource(r, p.readVia(it)) },
+		p.server.RemoveResources, "resource", "uri")
 }
 
 // syncTemplates serves u's resource templates; p.mu is held.
 func (p *Proxy) syncTemplates(u *Upstream, templates []*mcp.ResourceTemplate) {
+	syncOwned(p, u, templates, p.pass.templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate },
+		func(t *mcp.ResourceTemplate, it *passItem) { p.server.AddResourceTemplate(t, p.readVia(it)) },
+		p.server.RemoveResourceTemplates, "resource template", "uriTemplate")
+}
+
+// syncOwned serves u's items of one kind in table, by key: an item another
+// upstream already serves under the same key stays theirs, a new or changed
+// one is added (a malformed one, which add panics on, is skipped with a log
+// record naming what and its field), and u's items that are gone are
+// removed. p.mu is held.
+func syncOwned[T any](p *Proxy, u *Upstream, items []T, table map[string]*passItem, key func(T) string,
+	add func(T, *passItem), remove func(...string), what, field string) {
 	keep := map[string]bool{}
-	for _, t := range templates {
-		if old := p.pass.templates[t.URITemplate]; old != nil && old.up != u {
-			continue
+	for _, v := range items {
+		k := key(v)
+		if old := table[k]; old != nil && old.up != u {
+			continue // another upstream serves this key
 		}
-		keep[t.URITemplate] = true
-		wire := wireOf(t)
-		if old := p.pass.templates[t.URITemplate]; old != nil && old.wire == wire {
+		keep[k] = true
+		wire := wireOf(v)
+		if old := table[k]; old != nil && old.wire == wire {
 			continue
 		}
 		it := &passItem{up: u, wire: wire}
-		if err := guard(func() { p.server.AddResourceTemplate(t, p.readVia(it)) }); err != nil {
-			p.log.Warn("mcp resource template skipped", "server", u.Name(), "uriTemplate", t.URITemplate, "err", err)
-			delete(keep, t.URITemplate)
+		if err := guard(func() { add(v, it) }); err != nil {
+			p.log.Warn("mcp "+what+" skipped", "server", u.Name(), field, k, "err", err)
+			delete(keep, k)
 			continue
 		}
-		p.pass.templates[t.URITemplate] = it
+		table[k] = it
 	}
+	dropGone(table, u, keep, remove)
+}
+
+// dropGone removes from table, and with remove from the server, u's
+// entries that are not in keep.
+func dropGone(table map[string]*passItem, u *Upstream, keep map[string]bool, remove func(...string)) {
 	var gone []string
-	for tmpl, it := range p.pass.templates {
-		if it.up == u && !keep[tmpl] {
-			gone = append(gone, tmpl)
-			delete(p.pass.templates, tmpl)
+	for k, it := range table {
+		if it.up == u && !keep[k] {
+			gone = append(gone, k)
+			delete(table, k)
 		}
 	}
 	if len(gone) > 0 {
-		p.server.RemoveResourceTemplates(gone...)
+		remove(gone...)
 	}
 }
 
