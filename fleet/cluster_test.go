@@ -42,17 +42,7 @@ func masterFor(t *testing.T, c *redistest.Cluster, key string) faultTarget {
 // clusterStore is one process's Store on the cluster, reached through addr.
 func clusterStore(t *testing.T, addr, prefix string) *Store {
 	t.Helper()
-	s, err := New(Options{Client: newClient(t, addr), Prefix: prefix, StoreTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	select {
-	case <-s.Ready():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the Store did not subscribe within 5s")
-	}
-	return s
+	return readyStore(t, Options{Client: newClient(t, addr), Prefix: prefix, StoreTimeout: 2 * time.Second}, nil)
 }
 
 // TestCluster runs the fleet and fault tests against a Redis Cluster of three

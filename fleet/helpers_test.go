@@ -41,6 +41,13 @@ func newFakeStore(t testing.TB, srv *redistest.Server, o Options, fake func() in
 	if o.StoreTimeout == 0 {
 		o.StoreTimeout = 2 * time.Second // -race on a busy machine; fault tests set their own
 	}
+	return readyStore(t, o, fake)
+}
+
+// readyStore makes the Store of o (with the virtual clock fake, or nil),
+// closed when the test ends, and waits until it has subscribed.
+func readyStore(t testing.TB, o Options, fake func() int64) *Store {
+	t.Helper()
 	s, err := newStore(o, fake)
 	if err != nil {
 		t.Fatal(err)
