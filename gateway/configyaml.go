@@ -161,7 +161,13 @@ func (d decoder) count(dst *int) func(string, *yaml.Node) {
 // zero (the Go field's "none", e.g. -1, since its zero value means the
 // default).
 func (d decoder) zeroMeans(dst *int, zero int, what string) func(string, *yaml.Node) {
-	return d.intAs(dst, func(v int) (int, string) {
+	return d.intAs(dst, zeroAs(zero, what))
+}
+
+// zeroAs is the check of a number that must not be negative, whose 0 is
+// stored as zero (what 0 means, for the problem's text).
+func zeroAs[T ~int | ~int64](zero T, what string) func(T) (T, string) {
+	return func(v T) (T, string) {
 		switch {
 		case v < 0:
 			return 0, "must not be negative (0 means " + what + ")"
@@ -169,7 +175,7 @@ func (d decoder) zeroMeans(dst *int, zero int, what string) func(string, *yaml.N
 			return zero, ""
 		}
 		return v, ""
-	})
+	}
 }
 
 // intAs reads a whole number and stores what conv makes of it.
@@ -190,15 +196,7 @@ func (d decoder) positive(dst *time.Duration) func(string, *yaml.Node) {
 // zeroMeansDuration reads a duration that must not be negative; 0 is stored
 // as zero (the Go field's "none", since its zero value means the default).
 func (d decoder) zeroMeansDuration(dst *time.Duration, zero time.Duration, what string) func(string, *yaml.Node) {
-	return d.durationAs(dst, func(v time.Duration) (time.Duration, string) {
-		switch {
-		case v < 0:
-			return 0, "must not be negative (0 means " + what + ")"
-		case v == 0:
-			return zero, ""
-		}
-		return v, ""
-	})
+	return d.durationAs(dst, zeroAs(zero, what))
 }
 
 // durationAs reads a duration and stores what conv makes of it.
