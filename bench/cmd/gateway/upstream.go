@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"net/http"
 	"strconv"
@@ -108,14 +109,7 @@ func (upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // streaming reports whether a request body asks for a stream.
-func streaming(body []byte) bool {
-	for i := 0; i+len(`"stream":true`) <= len(body); i++ {
-		if string(body[i:i+len(`"stream":true`)]) == `"stream":true` {
-			return true
-		}
-	}
-	return false
-}
+func streaming(body []byte) bool { return bytes.Contains(body, []byte(`"stream":true`)) }
 
 // Request bodies: the same for every target (the gateway and Portkey
 // rewrite or read "model"; the upstream ignores it).
