@@ -48,11 +48,11 @@ type exchange struct {
 
 	// SEMANTICS §7: the request's turn memory, deadline, the models that
 	// failed it slowly and the earliest time one said it may serve again.
-	att      fallback.Attempts
-	deadline time.Time
-	slow     map[string]bool
-	serveAt  time.Time
-	pinned   bool // a previous_response_id request: its model only
+	att     fallback.Attempts
+	dctx    deadlineContext
+	slow    map[string]bool
+	serveAt time.Time
+	pinned  bool // a previous_response_id request: its model only
 }
 
 // chat serves POST /v1/chat/completions.
@@ -211,11 +211,10 @@ func (x *exchange) run(body []byte) {
 	var last error
 	prev := ""
 	stream := x.req.stream && x.wire.classify != nil
-	x.deadline = g.deadline(x.r, x.start)
-	rctx, cancel := context.WithDeadline(x.r.Context(), x.deadline)
-	defer cancel()
+	x.dctx = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.start)}
+	rctx := &x.dctx
 	for x.attempts < x.budget {
-		if last != nil && rctx.Err() != nil {
+		if last != nil && rctx.ended() {
 			break // no attempt starts after the deadline (§7.3)
 		}
 		turn, err := x.begin()

@@ -30,13 +30,16 @@ func (f *feed) Read(p []byte) (int, error) {
 
 func (f *feed) Close() error { return nil }
 
-// The attempt clock's three bounds, each with the cause it cancels with, in
+// The attempt clock's four bounds, each with the cause it cancels with, in
 // virtual time: first_byte until firstByte, idle only inside a read after
-// the first bytes (a slow reader is not a silent upstream), request in all.
+// the first bytes (a slow reader is not a silent upstream), request in all,
+// and the deadline its parent states (the request's, which has no timer of
+// its own).
 func TestAttemptClock(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		first, idle, req time.Duration
+		deadline         time.Duration   // the request's deadline (0: none)
 		headers          time.Duration   // when firstByte is called (0: never)
 		reader           []time.Duration // the reader's pauses between reads (a slow client)
 		send             []time.Duration // when the upstream sends each chunk (from the start)
@@ -52,12 +55,25 @@ func TestAttemptClock(t *testing.T) {
 		{name: "a steady stream past the request bound", first: time.Second, idle: 2 * time.Second, req: 5 * time.Second,
 			headers: 100 * time.Millisecond, send: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5500 * time.Millisecond},
 			want: errRequestTimeout, at: 5 * time.Second},
+		{name: "the request's deadline before first_byte", first: time.Second, idle: time.Second, req: time.Minute,
+			deadline: 700 * time.Millisecond, want: context.DeadlineExceeded, at: 700 * time.Millisecond},
+		{name: "the request's deadline inside a steady stream", first: time.Second, idle: 2 * time.Second, req: time.Minute,
+			deadline: 3500 * time.Millisecond, headers: 100 * time.Millisecond,
+			send: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second},
+			want: context.DeadlineExceeded, at: 3500 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var c attemptClock
+				var (
+					c      attemptClock
+					timers clockTimers
+				)
 				start := time.Now()
-				ctx := c.start(context.Background(), tc.first, tc.idle, tc.req)
+				var parent context.Context = context.Background()
+				if tc.deadline > 0 {
+					parent = &deadlineContext{Context: parent, deadline: start.Add(tc.deadline)}
+				}
+				ctx := c.start(parent, &timers, tc.first, tc.idle, tc.req)
 				defer c.cancel(nil)
 				defer c.stop()
 				f := &feed{c: make(chan string), ctx: ctx}

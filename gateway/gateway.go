@@ -98,7 +98,8 @@ type Gateway struct {
 	firstByte time.Duration
 	idle      time.Duration
 	maxResp   int64
-	held      held // bytes of upstream answers held
+	held      held        // bytes of upstream answers held
+	timers    clockTimers // the attempts' timers
 	modelList []byte
 	log       *slog.Logger
 	m         *metrics

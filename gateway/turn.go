@@ -21,6 +21,32 @@ import (
 // client's own timeout (SEMANTICS §7.3: 5% of it, at least this much).
 const DeadlineMargin = 100 * time.Millisecond
 
+// deadlineContext is a request's context stating the request's deadline
+// (SEMANTICS §7.3) without a timer of its own: the retry ladder reads it
+// (it never waits past it), each attempt's clock cancels its attempt at it
+// (with context.DeadlineExceeded, as a context with that deadline would),
+// and the attempt loop starts no attempt past it. Done and Err are the
+// request's: they do not end at the deadline.
+type deadlineContext struct {
+	context.Context
+	deadline time.Time
+}
+
+// Deadline returns the earlier of the request's deadline and its parent's.
+func (c *deadlineContext) Deadline() (time.Time, bool) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
+		return d, true
+	}
+	return c.deadline, true
+}
+
+// ended reports whether the request has ended: its context, or its
+// deadline passed.
+func (c *deadlineContext) ended() bool {
+	d, _ := c.Deadline()
+	return c.Err() != nil || !time.Now().Before(d)
+}
+
 // deadline returns the request's deadline: the earliest of timeouts.total
 // and the client's own timeout when the request states it
 // (X-Stainless-Timeout, in seconds, as the official SDKs send it, or

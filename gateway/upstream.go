@@ -94,7 +94,7 @@ func putBuf(b *bytes.Buffer) {
 // failure is returned as an error the retry ladder classifies.
 func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *wire) (*result, error) {
 	res := &result{held: &g.held}
-	ctx = res.clock.start(ctx, g.firstByte, g.idle, g.request)
+	ctx = res.clock.start(ctx, &g.timers, g.firstByte, g.idle, g.request)
 	res.ctx, res.cancel = ctx, res.clock.cancel
 	fail := func(err error) (*result, error) {
 		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout || c == errIdle {
