@@ -22,7 +22,7 @@ import (
 type attemptClock struct {
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
-	timer    *clockTimer  // (mu after start) nil once stopped
+	timer    *clockTimer  // (mu after start) nil before start and once stopped: nothing rearms it
 	timers   *clockTimers // where timer goes back
 	base     time.Time    // when the attempt started
 	readAt   atomic.Int64 // when the read in progress started, since base
@@ -32,7 +32,6 @@ type attemptClock struct {
 	idle     time.Duration
 	state    atomic.Int32 // clockFirstDone | clockInRead
 	mu       sync.Mutex   // serializes rearm and stop: the last Reset follows the latest state
-	stopped  bool         // (mu) stop was called: nothing rearms the timer
 	seen     bool         // the body has sent bytes (the reader's own)
 	body     io.ReadCloser
 }
@@ -49,13 +48,9 @@ func (c *attemptClock) start(ctx context.Context, timers *clockTimers, firstByte
 	now := time.Now()
 	c.base, c.end, c.firstEnd, c.idle = now, now.Add(request), now.Add(firstByte), idle
 	c.deadline, _ = ctx.Deadline()
-	d := min(firstByte, request)
-	if !c.deadline.IsZero() {
-		d = min(d, c.deadline.Sub(now))
-	}
 	c.timers, c.timer = timers, timers.get()
 	c.timer.clock.Store(c) // after every field a fire reads
-	c.timer.t.Reset(max(d, 0))
+	c.rearm()
 	return c.ctx
 }
 
@@ -83,7 +78,7 @@ func (c *attemptClock) fire() {
 func (c *attemptClock) rearm() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped {
+	if c.timer == nil {
 		return // released: a late fire must not keep the result alive
 	}
 	now, st := time.Now(), c.state.Load()
@@ -111,10 +106,6 @@ func (c *attemptClock) firstByte() {
 func (c *attemptClock) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped {
-		return
-	}
-	c.stopped = true
 	if c.timer != nil {
 		c.timers.put(c.timer)
 		c.timer = nil
