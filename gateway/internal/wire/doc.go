@@ -1,0 +1,15 @@
+// Package wire translates model requests, answers and streams between the
+// three wires the gateway serves: OpenAI chat completions, the OpenAI
+// Responses API and Anthropic Messages (docs/GATEWAY.md §8).
+//
+// Every wire has one request decoder into the neutral form ([Request]) and
+// one encoder out of it, so every pair works; answers go through
+// [Response] the same way, and streams through a [Transcoder] that turns
+// one upstream event into zero or more client events as they arrive.
+// [Translate] is the entry point: it decodes a client's request, encodes
+// it for one chain entry ([Target]) and returns a [Translation] that
+// translates that entry's answer or stream back.
+//
+// The package is pure: functions over bytes, no I/O, no goroutines. Same
+// wire traffic never comes here.
+package wire
