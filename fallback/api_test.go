@@ -58,6 +58,7 @@ var (
 	_ func(fallback.Turn)                = fallback.Turn.Success
 	_ func(fallback.Turn, fallback.Kind) = fallback.Turn.Failure
 	_ func(fallback.Turn)                = fallback.Turn.Cancel
+	_ func(fallback.Turn)                = fallback.Turn.Skip
 
 	// Revision 2 additions.
 	_ func(fallback.Turn) (time.Time, bool) = fallback.Turn.Deadline

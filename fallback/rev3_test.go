@@ -399,3 +399,24 @@ func TestAttemptsConcurrentHedge(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipRoutesPastWithoutVerdict: a skipped ticket counts nothing, and the
+// rest of its turn goes past its model as past a slow one.
+func TestSkipRoutesPastWithoutVerdict(t *testing.T) {
+	h := newHarness(t, abc())
+	var a Attempts
+	tk, _ := h.m.Next(&a)
+	tk.Skip()
+	if s := h.snap(); s.ConsecutiveFailures != 0 || s.State != Primary {
+		t.Fatalf("after Skip: %+v", s)
+	}
+	if b, _ := h.m.Next(&a); b.Model() != "b" {
+		t.Fatalf("Next after a skipped primary = %q, want b", b.Model())
+	}
+	tk.Skip() // a second settlement does nothing
+	var fresh Attempts
+	if tk, _ := h.m.Next(&fresh); tk.Model() != "a" {
+		t.Fatalf("another turn = %q, want a", tk.Model())
+	}
+	Turn{}.Skip() // the zero Turn: nothing
+}

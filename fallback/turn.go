@@ -134,6 +134,21 @@ func (t Turn) Fail(f Failure) { t.settle(failure, f) }
 // Begin gets the probe.
 func (t Turn) Cancel() { t.settle(cancel, Failure{}) }
 
+// Skip reports that the ticket's model cannot serve this turn at all (a
+// gateway entry whose wire cannot express the request, GATEWAY §8.3): no
+// verdict and no counter changes, as [Turn.Cancel], and a ticket begun by
+// [Manager.Next] routes the rest of its turn past the model, as a slow
+// failure does.
+func (t Turn) Skip() {
+	if t.m == nil || t.slot == nil {
+		return
+	}
+	if a := t.slot.a.Load(); a != nil && t.slot.seq.Load() == t.seq {
+		a.markSlow(t.entry()+1, len(t.m.cfg.models)+1)
+	}
+	t.Cancel()
+}
+
 func (t Turn) settle(v verdict, f Failure) {
 	m := t.m
 	if m == nil || t.slot == nil {

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -21,6 +20,9 @@ func (x *exchange) headers(h http.Header) {
 		h["X-Loopctl-Model"] = x.servedHdr
 	case x.served != "":
 		h["X-Loopctl-Model"] = []string{x.served}
+	}
+	if x.translated != "" || x.skipped != nil || x.refused != "" {
+		x.translationHeaders(h)
 	}
 	if x.attempts >= 0 && x.attempts < len(attemptsHdr) {
 		h["X-Loopctl-Attempts"] = attemptsHdr[x.attempts]
@@ -84,7 +86,7 @@ func (x *exchange) refuseOpen() bool {
 	if !x.rt.direct || !x.wire.verdict {
 		return false
 	}
-	s := x.rt.breaker().Snapshot()
+	s := x.rt.mgr.Snapshot()
 	now := x.g.now()
 	if s.State != fallback.Fallback || !now.Before(s.CooldownEnds) {
 		return false
@@ -95,49 +97,16 @@ func (x *exchange) refuseOpen() bool {
 	return true
 }
 
-// The kinds of a rate-limited failure.
-const (
-	limitNone = iota
-	limitThrottle
-	limitQuota
-	limitOverload
-)
-
 // limitOf tells whether err (an attempt's failure) was rate-limited, of
-// which kind, and how long the upstream asked to wait (0: no hint).
-func limitOf(err error, now time.Time) (int, time.Duration) {
-	var ue *upstreamError
-	var se *streamError
-	var esc *retry.EscalationError
-	var wait time.Duration
-	if errors.As(err, &esc) {
-		wait = esc.RetryAfter
+// which kind, and how long the upstream asked to wait (0: no hint): the
+// retry ladder's classifier (retry.LimitOf), the one the breaker's verdict
+// uses too, so that the client's answer and the verdict never disagree.
+func limitOf(err error, now time.Time) (retry.Limit, time.Duration) {
+	lim, hint := retry.LimitOf(streamLimit(err))
+	if lim == retry.NoLimit || hint.IsZero() {
+		return lim, 0
 	}
-	switch {
-	case errors.As(err, &ue):
-		if wait == 0 {
-			wait = retry.RetryAfterFromHeader(ue.header, now)
-		}
-		switch {
-		case ue.status == 529 || bytes.Contains(ue.body, []byte(`"overloaded_error"`)):
-			return limitOverload, wait
-		case bytes.Contains(ue.body, []byte(`"insufficient_quota"`)):
-			return limitQuota, wait
-		case ue.status == http.StatusTooManyRequests:
-			return limitThrottle, wait
-		}
-	case errors.As(err, &se):
-		switch se.typ {
-		case "overloaded_error", "overloaded":
-			return limitOverload, wait
-		case "rate_limit_error", "rate_limit_exceeded":
-			return limitThrottle, wait
-		}
-	}
-	if esc != nil {
-		return limitThrottle, wait
-	}
-	return limitNone, 0
+	return lim, max(hint.Sub(now), 0)
 }
 
 // fail answers a request no model could serve: 502 upstream_error, or when
@@ -151,12 +120,12 @@ func (x *exchange) fail(err error) {
 	var ue *upstreamError
 	lim, wait := limitOf(err, x.g.now())
 	switch {
-	case lim == limitOverload && x.wire.anthropic:
+	case lim == retry.Overload && x.wire.anthropic:
 		status, outcome = 529, outcomeRateLimit
-	case lim != limitNone:
+	case lim != retry.NoLimit:
 		status, e.Type, outcome = http.StatusTooManyRequests, "rate_limit_error", outcomeRateLimit
 		e.Code = "rate_limit_exceeded"
-		if lim == limitQuota {
+		if lim == retry.Quota {
 			e.Code = "insufficient_quota"
 		}
 	case errors.As(err, &ue) && (ue.status == 401 || ue.status == 403):
@@ -166,13 +135,13 @@ func (x *exchange) fail(err error) {
 	}
 	// Retry-After: the earliest time any model of the chain may serve (its
 	// hint, or the breaker's cooldown end), SEMANTICS §7.3.
-	if w := x.retryWait(x.g.now(), lim != limitNone); w > 0 {
+	if w := x.retryWait(x.g.now(), lim != retry.NoLimit); w > 0 {
 		wait = w
-		if lim == limitNone {
+		if lim == retry.NoLimit {
 			retryHeaders(h, int64(wait))
 		}
 	}
-	if lim != limitNone {
+	if lim != retry.NoLimit {
 		if wait <= 0 {
 			wait = 5 * time.Second
 		}
@@ -227,14 +196,3 @@ func responseID(body []byte) string {
 	_ = json.Unmarshal(body, &r)
 	return r.ID
 }
-
-// nopTicket is a turn that settles nothing: the routed model of a request
-// without a verdict (count_tokens).
-type nopTicket string
-
-func (t nopTicket) Model() string             { return string(t) }
-func (nopTicket) IsProbe() bool               { return false }
-func (nopTicket) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (nopTicket) Success()                    {}
-func (nopTicket) Failure(fallback.Kind)       {}
-func (nopTicket) Cancel()                     {}

@@ -30,7 +30,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := g.buildPolicy(cfg.Retry, opt.Rand); err != nil {
 		return nil, err
 	}
-	g.m = newMetrics(opt.Registry, g)
+	g.m = newMetrics(opt.Registry)
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
 	}
@@ -38,6 +38,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.modelList = modelList(cfg.Models)
+	g.anthropicModels = anthropicModelList(cfg.Models)
 	g.transport = g.upstreamTransport(opt.Transport)
 	return g, nil
 }
@@ -124,6 +125,7 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 	}
 	up.key = key
 	up.prepare()
+	up.setWires(u)
 	return up
 }
 
@@ -258,11 +260,11 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	rt.budget = attemptBudget(m)
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {
 		upName, model, _ := strings.Cut(ref, "/")
-		rt.targets[ref] = &target{ref: ref, up: g.upstreams[upName], quoted: quote(model), hdr: []string{ref}}
+		tg := &target{ref: ref, model: model, up: g.upstreams[upName], quoted: quote(model), hdr: []string{ref}}
+		rt.targets[ref] = tg
+		rt.openai = rt.openai || tg.up != nil && tg.up.api == APIOpenAI
 	}
-	if tg := rt.targets[m.Primary]; tg.up != nil {
-		rt.proto = tg.up.api
-	}
+	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.policy
 	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
 	return rt, nil
@@ -293,8 +295,8 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 }
 
 // buildBreaker creates rt's breaker from s, its transitions counted in the
-// metrics and passed to Options.OnTransition: with Options.NewBreaker, or
-// else a local one, registered with the metrics.
+// metrics and passed to Options.OnTransition, registered with the
+// metrics.
 func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
 	s.OnTransition = g.m.breakers.ModelTransitions(rt.name)
 	if hook := g.opt.OnTransition; hook != nil {
@@ -305,18 +307,10 @@ func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
 		}
 	}
 	var err error
-	if g.opt.NewBreaker != nil {
-		rt.shared, err = g.opt.NewBreaker(rt.name, s)
-	} else {
-		rt.mgr, err = fallback.New(s)
-	}
-	if err != nil {
+	if rt.mgr, err = fallback.New(s); err != nil {
 		return err
 	}
-	if rt.mgr != nil {
-		return g.m.breakers.AddManager(rt.name, rt.mgr)
-	}
-	return nil
+	return g.m.breakers.AddManager(rt.name, rt.mgr)
 }
 
 // attemptBudget is how many attempts a request to model m may make:

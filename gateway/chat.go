@@ -53,10 +53,20 @@ type exchange struct {
 	slow    map[string]bool
 	serveAt time.Time
 	pinned  bool // a previous_response_id request: its model only
-}
 
-// chat serves POST /v1/chat/completions.
-func (g *Gateway) chat(w http.ResponseWriter, r *http.Request) { g.serveWire(w, r, wireChat) }
+	// Chains across wires (§8): the entries the request routed past with
+	// no verdict (skipped, or a translated entry's rejection), the first
+	// parameter an entry could not express, the last rejection and the
+	// wire it came in, and the served answer's translation headers.
+	passed       map[string]bool
+	skipped      []string
+	skipParam    string
+	rejected     *upstreamError
+	rejectedWire *wire
+	translated   string
+	dropped      []string
+	refused      string
+}
 
 // serveWire serves a POST on wire wi: it authenticates, reads and scans the
 // body, routes the model and runs the attempt loop.
@@ -77,8 +87,8 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 	}
 	body := buf.Bytes()
 	req, err := scan(body)
-	x.req = req
 	if err != nil {
+		x.req = req
 		e := apiError{Message: err.Error(), Type: "invalid_request_error"}
 		if errors.Is(err, errNoModel) || errors.Is(err, errModelType) || errors.Is(err, errTwoModels) {
 			e.Param = "model"
@@ -141,8 +151,8 @@ func (x *exchange) route() bool {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return false
 	}
-	if rt.proto != x.wire.proto {
-		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` is not served on " + x.r.URL.Path + ": it is served on " + servedOn(rt.proto), Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
+	if x.wire == wireEmbeddings && !rt.openai {
+		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` is not served on " + x.r.URL.Path + ": embeddings are served by openai upstreams only, and no entry of its chain is one", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return false
 	}
 	x.rt, x.budget = rt, rt.budget
@@ -177,7 +187,7 @@ func (x *exchange) refuse(status int, e apiError) {
 // takes the routed model and settles nothing.
 func (x *exchange) begin() (ticket, error) {
 	if !x.wire.verdict {
-		return ticket{other: nopTicket(x.rt.breaker().ActiveModel())}, nil
+		return ticket{model: x.rt.mgr.ActiveModel()}, nil
 	}
 	return x.rt.begin(&x.att)
 }
@@ -226,13 +236,13 @@ func (x *exchange) run(body []byte) {
 			}
 			break
 		}
-		tg := rt.targets[turn.Model()]
-		if x.slow[tg.ref] {
-			// Every model left has failed this request slowly, and its
-			// ladder has already waited what it could (SEMANTICS §7.1): a
-			// second try would only repeat the rate limit or the timeout.
-			turn.Cancel()
+		tg, next := x.pick(turn, body)
+		if next == answered {
+			return
+		} else if next == stopped {
 			break
+		} else if next == passed {
+			continue
 		}
 		x.attempts++
 		if prev != "" && prev != tg.ref {
@@ -252,40 +262,90 @@ func (x *exchange) run(body []byte) {
 			res, err = x.attempt(actx, tg, body, stream, x.otherUsable(tg.ref))
 			x.upstream += time.Since(t0)
 		}
-		if x.conclude(turn, tg, res, err) {
+		switch x.conclude(turn, tg, res, err) {
+		case answered:
 			return
+		case failed:
+			last = err
 		}
-		last = err
+	}
+	if last == nil && x.unserved() {
+		return
 	}
 	x.fail(last)
 }
 
+// What pick and conclude did with an attempt.
+const (
+	answered = iota // the exchange is answered
+	failed          // the attempt failed with a verdict: the next one
+	passed          // the entry was routed past with no verdict: the next one
+	stopped         // no model is left to try
+	proceed         // pick: send the attempt
+)
+
+// pick returns the target of turn, or what to do instead: answer
+// count_tokens locally for an entry that is not an anthropic upstream
+// (§8.8), stop when every model left has failed this request slowly (its
+// ladder has already waited what it could, SEMANTICS §7.1: a second try
+// would only repeat the rate limit or the timeout) or cannot serve it
+// (§8.3), or route embeddings past an entry that is not an openai
+// upstream.
+func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
+	tg := x.rt.targets[turn.Model()]
+	switch {
+	case x.wire == wireCountTokens && tg.up.api != APIAnthropic:
+		x.estimateTokens(body, tg)
+		return nil, answered
+	case x.slow[tg.ref] || x.passed[tg.ref]:
+		turn.Cancel()
+		return nil, stopped
+	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
+		x.skip(turn, tg, "")
+		return nil, passed
+	}
+	return tg, proceed
+}
+
 // conclude ends an attempt's turn on tg: it relays a served attempt (err
 // nil), answers a client that went away, a local error or an upstream's
-// 400, 413 or 422, and returns true; or it records the failure on the turn
-// and returns false, for the next attempt.
-func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) bool {
+// 400, 413 or 422 (answered); routes past an entry that cannot serve the
+// request or refused it translated (passed); or records the failure on the
+// turn (failed), for the next attempt.
+func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int {
 	if err == nil {
+		if x.refusal(res) {
+			x.skip(turn, tg, "")
+			x.refused = tg.ref
+			res.release()
+			return passed
+		}
 		x.served1(turn, tg, res)
-		return true
+		return answered
 	}
 	if x.r.Context().Err() != nil {
 		x.settle(turn, loopmetrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")
-		return true
+		return answered
 	}
 	if x.local(turn, err) {
-		return true
+		return answered
+	}
+	if handled, done := x.concludeTranslated(turn, tg, err); handled {
+		if done {
+			return answered
+		}
+		return passed
 	}
 	var ue *upstreamError
 	if errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
 		x.passThrough(turn, ue, err)
-		return true
+		return answered
 	}
 	f := failure(err)
 	x.noteFailure(tg.ref, f)
 	x.settleFailure(turn, loopmetrics.Failure, f)
-	return false
+	return failed
 }
 
 // attempt sends one attempt to tg through the retry ladder, which fails
@@ -297,11 +357,20 @@ func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream,
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
-	payload := rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
+	tr, w, err := tg.translate(x.wire, body)
+	if err != nil {
+		return nil, err
+	}
+	var payload []byte
+	if tr != nil {
+		payload = tr.Body
+	} else {
+		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
+	}
 	pol := x.rt.policy
 	pol.Failover = failover
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
-		return g.send(ctx, tg, x.r, payload, stream, x.wire)
+		return g.send(ctx, tg, x.r, payload, stream, w, tr)
 	})
 }
 
@@ -321,7 +390,10 @@ func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
 func (x *exchange) served1(turn ticket, tg *target, res *result) {
 	defer res.release()
 	x.g.m.firstByte(tg.ref, res.first)
-	if x.wire.pinned {
+	if res.tr != nil {
+		x.translated, x.dropped = translatedLabel(res.tr), res.tr.Dropped
+		x.g.m.translation(res.tr)
+	} else if x.wire.pinned {
 		id := ""
 		if res.stream != nil {
 			id = res.stream.id

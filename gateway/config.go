@@ -72,6 +72,30 @@ type Upstream struct {
 	// APIKey is the key itself, for Go callers; when set, APIKeyEnv is not
 	// read. It cannot be set from YAML.
 	APIKey string
+	// Wires are the wires an openai upstream serves (YAML wires: chat,
+	// responses); a client request on a wire it does not serve reaches it
+	// translated (docs/GATEWAY.md §8.1). nil: both.
+	Wires []string
+	// Translate says how translated requests reach an openai upstream.
+	Translate Translate
+	// DefaultMaxTokens is the max_tokens of a request translated for an
+	// anthropic upstream that gave none (Messages requires it). 0: 4096.
+	DefaultMaxTokens int
+}
+
+// Translate is how translated requests reach an openai upstream (YAML
+// translate); the zero value is the default of every field.
+type Translate struct {
+	// To is the wire a Messages request is sent on: "chat" or "responses".
+	// "": chat (or the one wire the upstream serves).
+	To string
+	// MaxTokensField is the chat field a limit is sent in: "max_tokens" or
+	// "max_completion_tokens". "": max_tokens.
+	MaxTokensField string
+	// NoStreamUsage: translated chat streams do not ask for
+	// stream_options.include_usage (YAML stream_usage: false). false: they
+	// ask, so a Messages client gets its usage.
+	NoStreamUsage bool
 }
 
 // Model is a model name clients use.
@@ -98,6 +122,10 @@ type Model struct {
 	// HedgeBudget is what each request adds to the model's hedge bucket
 	// (starts full, capped at 10, a hedge spends 1). 0: 0.1.
 	HedgeBudget float64
+	// OnRefusal is what an answer refused before any content does
+	// (docs/GATEWAY.md §8.7): "pass" serves it, "fallback" serves the
+	// request from the next chain entry with no verdict. "": pass.
+	OnRefusal string
 }
 
 // Breaker holds the model breaker's settings; each zero value means the

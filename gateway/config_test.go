@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestParseSpecConfig(t *testing.T) {
 	m := c.Models[0]
 	switch {
 	case c.Listen != "127.0.0.1:4000", c.ClientKeys[0] != (ClientKey{Name: "team-a", KeyEnv: "LOOPCTL_KEY_TEAM_A"}),
-		c.Upstreams[1] != (Upstream{Name: "local", BaseURL: "http://127.0.0.1:8000/v1"}),
+		!reflect.DeepEqual(c.Upstreams[1], Upstream{Name: "local", BaseURL: "http://127.0.0.1:8000/v1"}),
 		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
 		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute, 0}),
 		c.Retry != (Retry{MaxRetries: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 10 * time.Second}),
@@ -71,9 +72,24 @@ func TestConfigProblems(t *testing.T) {
 		{"empty", "", []string{"models: at least one model is required"}},
 		{"unknown keys", "modles: []\nmodels: [{name: m, primary: u/x, fallback: []}]\nupstreams: [{name: u, base_url: 'http://h'}]", []string{
 			"modles: unknown key", "models[0].fallback: unknown key"}},
-		{"a chain on another wire", "upstreams: [{name: o, base_url: 'https://x/v1'}, {name: an, api: anthropic, base_url: 'https://y'}]\nmodels: [{name: a, primary: o/m, chain: [an/c, o/d]}, {name: b, primary: an/c, chain: [o/m]}]", []string{
-			`models[0].chain[0]: "an/c" is on the anthropic wire, the primary "o/m" on openai (a chain stays on one wire)`,
-			`models[1].chain[0]: "o/m" is on the openai wire, the primary "an/c" on anthropic (a chain stays on one wire)`}},
+		{"translation keys", `
+upstreams:
+  - {name: o, base_url: 'https://x/v1', wires: [chat, chat, soap], translate: {to: messages, max_tokens_field: max_len, stream_usage: maybe}, default_max_tokens: 10}
+  - {name: l, base_url: 'https://l/v1', wires: [chat], translate: {to: responses}}
+  - {name: an, api: anthropic, base_url: 'https://y', wires: [chat], translate: {to: chat}, default_max_tokens: -1}
+models: [{name: a, primary: o/m, chain: [an/c, l/d], on_refusal: retry}]
+`, []string{
+			`upstreams[0].translate.stream_usage: "maybe" is not true or false`,
+			`upstreams[2].default_max_tokens: must be at least 1`,
+			`upstreams[0].default_max_tokens: is for anthropic upstreams (Messages requires max_tokens)`,
+			`upstreams[0].wires[1]: "chat" is listed twice`,
+			`upstreams[0].wires[2]: "soap" is not chat or responses`,
+			`upstreams[0].translate.to: "messages" is not chat or responses`,
+			`upstreams[0].translate.max_tokens_field: "max_len" is not max_tokens or max_completion_tokens`,
+			`upstreams[1].translate.to: "responses" is not one of the upstream's wires [chat]`,
+			`upstreams[2].wires: an anthropic upstream serves the messages wire only (wires is for openai upstreams)`,
+			`upstreams[2].translate: is for openai upstreams (an anthropic upstream gets every translated request on messages)`,
+			`models[0].on_refusal: "retry" is not pass or fallback`}},
 		{"bad api, anthropic base_url with /v1", "upstreams: [{name: o, api: gemini, base_url: 'https://x/v1'}, {name: an, api: anthropic, base_url: 'https://y/v1'}]\nmodels: [{name: a, primary: o/m}]", []string{
 			`upstreams[0].api: "gemini" is not openai or anthropic`,
 			`upstreams[1].base_url: "https://y/v1": an anthropic upstream's base_url is the host (the gateway appends /v1/messages)`}},

@@ -40,10 +40,13 @@ func (d decoder) upstreams(dst *[]Upstream) func(string, *yaml.Node) {
 		d.seq(p, v, func(p string, v *yaml.Node) {
 			var u Upstream
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"name":        d.str(&u.Name),
-				"api":         d.str(&u.API),
-				"base_url":    d.str(&u.BaseURL),
-				"api_key_env": d.text(&u.APIKeyEnv),
+				"name":               d.str(&u.Name),
+				"api":                d.str(&u.API),
+				"base_url":           d.str(&u.BaseURL),
+				"api_key_env":        d.text(&u.APIKeyEnv),
+				"wires":              d.chain(&u.Wires),
+				"translate":          d.translate(&u.Translate),
+				"default_max_tokens": d.count(&u.DefaultMaxTokens),
 			})
 			*dst = append(*dst, u)
 		})
@@ -63,14 +66,15 @@ func (d decoder) models(dst *[]Model) func(string, *yaml.Node) {
 				"hedge_budget": d.positiveFloat(&m.HedgeBudget),
 				"chain":        d.chain(&m.Chain),
 				"breaker":      d.breaker(&m.Breaker),
+				"on_refusal":   d.str(&m.OnRefusal),
 			})
 			*dst = append(*dst, m)
 		})
 	}
 }
 
-// chain decodes a model's chain, a list of upstream/model strings, appending
-// each to dst.
+// chain decodes a list of strings (a model's chain of upstream/model
+// references, an upstream's wires), appending each to dst.
 func (d decoder) chain(dst *[]string) func(string, *yaml.Node) {
 	return func(p string, v *yaml.Node) {
 		d.seq(p, v, func(p string, v *yaml.Node) {
@@ -139,5 +143,18 @@ func (d decoder) store(s *Store) func(string, *yaml.Node) {
 			"prefix":   d.text(&s.Prefix),
 			"required": d.boolean(&s.Required),
 		})
+	}
+}
+
+// translate decodes an upstream's translate section.
+func (d decoder) translate(t *Translate) func(string, *yaml.Node) {
+	return func(p string, v *yaml.Node) {
+		usage := true
+		d.fields(p, v, map[string]func(string, *yaml.Node){
+			"to":               d.str(&t.To),
+			"max_tokens_field": d.str(&t.MaxTokensField),
+			"stream_usage":     d.boolean(&usage),
+		})
+		t.NoStreamUsage = !usage
 	}
 }

@@ -41,9 +41,7 @@ func (g *Gateway) lookup(name string) (*route, error) {
 				Type:    "rate_limit_error", Param: "model", Code: "direct_models_busy"}}
 		}
 		delete(g.direct, victim.name)
-		if victim.mgr != nil {
-			g.m.breakers.RemoveManager(victim.name)
-		}
+		g.m.breakers.RemoveManager(victim.name)
 		if r, ok := victim.settings.Backend.(interface{ Release() }); ok {
 			r.Release() // e.g. a fleet.Store forgets the evicted breaker
 		}
@@ -67,7 +65,7 @@ func (g *Gateway) victim() (*route, time.Duration) {
 	wait := time.Duration(1<<63 - 1)
 	now := g.now()
 	for _, rt := range g.direct {
-		b := rt.breaker()
+		b := rt.mgr
 		if b.State() != fallback.Primary {
 			rec := rt.settings.RecoveryTimeout
 			if rec == 0 {

@@ -1,7 +1,30 @@
-// Package gateway is loopctl's OpenAI-compatible gateway: an http.Handler
-// that puts the model breaker (package fallback) and the retry ladder
-// (package retry) in front of any OpenAI-compatible upstream, so that a
-// client in any language gets them by pointing its base URL at it.
+// Package gateway is loopctl's gateway: an http.Handler that puts the model
+// breaker (package fallback) and the retry ladder (package retry) in front
+// of OpenAI-compatible and Anthropic upstreams, so that a client in any
+// language gets them by pointing its base URL at it.
+//
+// # Reading the code: one request's path
+//
+//  1. [Gateway.ServeHTTP] (serve.go) applies the doors (admit) and picks the
+//     endpoint; a model wire (wire.go: chat, responses, messages,
+//     embeddings, count_tokens) goes to serveWire (chat.go).
+//  2. serveWire authenticates, reads the body within limits.max_body
+//     (readBody, hold.go's byte budget) and scans it (scan.go: model,
+//     stream, previous_response_id); route finds the model's breaker.
+//  3. run (chat.go) walks the attempt budget: each turn of the breaker
+//     (breaker.go) names a target; attempt translates the body when the
+//     target speaks another wire (translate.go, package
+//     gateway/internal/wire) and sends it through the retry ladder (send,
+//     upstream.go) under the attempt's clock (clock.go); hedge.go races a
+//     second model.
+//  4. send reads the answer up to the commit point: a whole body, or a
+//     stream's first content (stream.go), translated when the request was.
+//  5. conclude (chat.go) settles the turn: a served answer is written
+//     (answer.go) or pumped event by event (pump.go); a failure is
+//     classified (turn.go, one classifier: retry.LimitOf) and the next
+//     attempt runs; a request no model served gets the wire's error
+//     (answer.go: fail, exhausted) in the client's own shape (wire.go).
+//  6. done (answer.go) counts it (metrics.go) and logs one line.
 //
 // A [Gateway] is built from a [Config] (parsed from YAML with [ParseConfig]
 // or [LoadConfig], or built in Go) and serves:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -36,12 +37,6 @@ type Options struct {
 	// Rand is the retry ladder's random source (retry.Policy.Rand). nil:
 	// math/rand/v2.
 	Rand func() float64
-	// NewBreaker creates the model breaker of each configured model and of
-	// each upstream/model addressed directly, from the settings the config
-	// gives (OnTransition feeds the gateway's metrics: keep it); it is where
-	// a shared breaker store (docs/FLEET.md) plugs in. nil: fallback.New
-	// (in-process state).
-	NewBreaker func(name string, s fallback.Settings) (ModelBreaker, error)
 	// Ready reports whether the gateway is ready, for /readyz (an error:
 	// 503). nil: always ready. A gateway whose store is down still serves,
 	// with local breakers: that is ready (docs/GATEWAY.md §7).
@@ -101,9 +96,11 @@ type Gateway struct {
 	held      held        // bytes of upstream answers held
 	timers    clockTimers // the attempts' timers
 	modelList []byte
-	log       *slog.Logger
-	m         *metrics
-	pins      *pins
+	// anthropicModels is the model list in Anthropic's shape (§8.8).
+	anthropicModels []byte
+	log             *slog.Logger
+	m               *metrics
+	pins            *pins
 
 	directMu  sync.RWMutex
 	direct    map[string]*route // upstream/model routes, created on first use
@@ -122,6 +119,12 @@ type upstream struct {
 	// does not parse) and the credentials header's value.
 	urls [len(allWires)]*url.URL
 	cred []string
+	// Translation (§8): the client wires it speaks (by xlate.API), the
+	// wire a request on any other reaches it on, and that target's
+	// settings (its API and Model set per request).
+	speaks [3]bool
+	to     *wire
+	target xlate.Target
 }
 
 // prepare parses the upstream's URL for every wire and builds its
@@ -144,10 +147,10 @@ func (u *upstream) prepare() {
 // route is a model name with its breaker.
 type route struct {
 	name     string
-	mgr      *fallback.Manager // the local breaker, or
-	shared   ModelBreaker      // one from Options.NewBreaker
+	mgr      *fallback.Manager // its breaker (state in-process, or shared through Options.Backend)
 	budget   int
-	proto    string            // the wire of the primary's upstream (APIOpenAI, APIAnthropic)
+	openai   bool              // an entry is on an openai upstream (embeddings)
+	refusals bool              // on_refusal: fallback (§8.7)
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target
 	policy   retry.Policy
@@ -158,6 +161,7 @@ type route struct {
 // target is one upstream model a route may send to.
 type target struct {
 	ref    string // upstream/model
+	model  string // the upstream's model name
 	up     *upstream
 	quoted []byte   // the model name as a JSON string
 	hdr    []string // ref as a header value (shared: header values are only read)
@@ -165,24 +169,11 @@ type target struct {
 
 // Managers returns the model breaker of every configured model, by model
 // name, and of every upstream/model addressed directly so far, by that
-// reference, when they are local (no [Options.NewBreaker]). The map is a
-// new one; the managers are the gateway's own.
+// reference. The map is a new one; the managers are the gateway's own.
 func (g *Gateway) Managers() map[string]*fallback.Manager {
 	out := map[string]*fallback.Manager{}
 	for n, b := range g.routes() {
-		if b.mgr != nil {
-			out[n] = b.mgr
-		}
-	}
-	return out
-}
-
-// Breakers returns the model breaker of every configured model and of
-// every upstream/model addressed directly so far, local or not.
-func (g *Gateway) Breakers() map[string]ModelBreaker {
-	out := map[string]ModelBreaker{}
-	for n, b := range g.routes() {
-		out[n] = b.breaker()
+		out[n] = b.mgr
 	}
 	return out
 }
@@ -201,16 +192,12 @@ type LocalBreaker struct {
 func (g *Gateway) LocalBreakers() []LocalBreaker {
 	var out []LocalBreaker
 	for _, rt := range g.order {
-		if rt.mgr != nil {
-			out = append(out, LocalBreaker{rt.name, rt.mgr, rt.settings})
-		}
+		out = append(out, LocalBreaker{rt.name, rt.mgr, rt.settings})
 	}
 	g.directMu.RLock()
 	var direct []LocalBreaker
 	for _, rt := range g.direct {
-		if rt.mgr != nil {
-			direct = append(direct, LocalBreaker{rt.name, rt.mgr, rt.settings})
-		}
+		direct = append(direct, LocalBreaker{rt.name, rt.mgr, rt.settings})
 	}
 	g.directMu.RUnlock()
 	slices.SortFunc(direct, func(a, b LocalBreaker) int { return strings.Compare(a.Name, b.Name) })

@@ -29,7 +29,7 @@ type tried struct {
 
 // hedging reports whether the request's attempts may be hedged.
 func (x *exchange) hedging() bool {
-	return x.rt.mgr != nil && x.rt.settings.HedgeAfter > 0 && x.wire.verdict && !x.pinned
+	return x.rt.settings.HedgeAfter > 0 && x.wire.verdict && !x.pinned
 }
 
 // launch starts an attempt on its own goroutine; its outcome arrives on ch.

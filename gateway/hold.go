@@ -39,7 +39,7 @@ func (x *exchange) local(turn ticket, err error) bool {
 	if le.retry > 0 {
 		h.Set("Retry-After", ceilSeconds(int64(le.retry)))
 	}
-	writeError(x.w, le.status, le.e)
+	x.wire.writeError(x.w, le.status, le.e)
 	x.done(outcomeLocal, le.status, le.e.Message)
 	return true
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/loopctl/loopctl-go/fallback"
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 )
 
@@ -24,8 +24,10 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
 	hedges    *prometheus.CounterVec
-	first     *prometheus.HistogramVec
-	overhead  prometheus.Histogram
+	// translations counts translated answers by client and upstream wire.
+	translations *prometheus.CounterVec
+	first        *prometheus.HistogramVec
+	overhead     prometheus.Histogram
 
 	cache sync.Map // counterKey -> prometheus.Counter
 }
@@ -35,7 +37,7 @@ type counterKey struct {
 	a, b, c, d string
 }
 
-func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
+func newMetrics(reg *prometheus.Registry) *metrics {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
@@ -54,6 +56,10 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 			Name: "loopctl_gateway_hedges_total",
 			Help: "Hedged attempts (SEMANTICS §7.4) by configured model and result: started, won (the hedge was served), lost (the first attempt was).",
 		}, []string{"model", "result"}),
+		translations: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_gateway_translations_total",
+			Help: "Requests served by an entry on another wire, translated (docs/GATEWAY.md §8), by client wire (from) and upstream wire (to): chat, responses, messages.",
+		}, []string{"from", "to"}),
 		first: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "loopctl_gateway_upstream_first_byte_seconds",
 			Help:    "Time from sending a request upstream to its first byte (streams: the first content chunk).",
@@ -65,7 +71,7 @@ func newMetrics(reg *prometheus.Registry, g *Gateway) *metrics {
 			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .1},
 		}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.hedges, m.first, m.overhead, m.breakers, sharedStates{g})
+	reg.MustRegister(m.requests, m.fallbacks, m.hedges, m.translations, m.first, m.overhead, m.breakers)
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
 }
@@ -92,6 +98,11 @@ func (m *metrics) request(api, model, upstream, outcome string, overhead time.Du
 	m.overhead.Observe(overhead.Seconds())
 }
 
+// translation counts a translated answer.
+func (m *metrics) translation(tr *xlate.Translation) {
+	m.translations.WithLabelValues(tr.From.String(), tr.To.API.String()).Inc()
+}
+
 func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to, "").Inc() }
 
 // hedge counts a hedge of model's: started, won or lost.
@@ -103,33 +114,6 @@ func (m *metrics) firstByte(upstream string, d time.Duration) {
 
 func (m *metrics) call(model string, o loopmetrics.Outcome) {
 	m.breakers.CountCall(model, loopmetrics.Model, o)
-}
-
-// sharedStates reports loopctl_breaker_state, one-hot, for the model
-// breakers plugged in with Options.NewBreaker (the local ones are reported
-// by package metrics), read (purely) at scrape time.
-type sharedStates struct{ g *Gateway }
-
-var stateDesc = prometheus.NewDesc("loopctl_breaker_state",
-	"Current state of a breaker, one-hot: 1 for the current state, 0 for the others.",
-	[]string{"breaker", "kind", "state"}, nil)
-
-func (c sharedStates) Describe(chan<- *prometheus.Desc) {} // unchecked: shares its name with package metrics' gauge
-
-func (c sharedStates) Collect(ch chan<- prometheus.Metric) {
-	for name, rt := range c.g.routes() {
-		if rt.shared == nil {
-			continue
-		}
-		cur := rt.shared.State()
-		for _, s := range []fallback.State{fallback.Primary, fallback.Fallback, fallback.Recovering} {
-			v := 0.0
-			if s == cur {
-				v = 1
-			}
-			ch <- prometheus.MustNewConstMetric(stateDesc, prometheus.GaugeValue, v, name, "model", s.String())
-		}
-	}
 }
 
 // forget removes every series labelled with the direct route name (one the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/fallback"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/retry"
 )
 
 // pump sends a committed stream to the client, event by event, each one
@@ -24,6 +25,9 @@ import (
 func (x *exchange) pump(turn ticket, res *result) {
 	st := res.stream
 	x.respID = st.id
+	if st.tc != nil {
+		x.respID = st.tc.ResponseID()
+	}
 	x.streamHeaders(res.resp.Header)
 	rc := http.NewResponseController(x.w)
 	t0 := time.Now()
@@ -33,6 +37,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 		x.streamCancelled(turn, res)
 		return
 	}
+	st.held.Reset() // its room serves the translated events
 	for !st.done {
 		if !x.pumpEvent(turn, res, rc) {
 			return
@@ -62,10 +67,13 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		x.broken(turn, err, nil)
 		return false
 	}
-	info, err := x.wire.after(ev)
+	info, err := st.wire.after(ev)
 	if err != nil {
 		x.broken(turn, err, nil)
 		return false
+	}
+	if st.tc != nil {
+		return x.pumpTranslated(turn, res, rc, ev, info)
 	}
 	if info.id != "" && x.respID == "" {
 		x.respID = info.id
@@ -77,6 +85,28 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 	if info.kind == kindError {
 		// The upstream's own error event reached the client as is.
 		x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, ev)
+		return false
+	}
+	st.done = info.kind == kindDone
+	return true
+}
+
+// pumpTranslated relays one event of a translated stream: its translation
+// into the client's wire; an upstream error event is not relayed (the
+// client gets its own wire's error event).
+func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info evInfo) bool {
+	st := res.stream
+	if info.kind == kindError {
+		x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, nil)
+		return false
+	}
+	out, err := st.tc.Event(st.held.AvailableBuffer()[:0], ev)
+	if err != nil {
+		x.broken(turn, err, nil)
+		return false
+	}
+	if len(out) > 0 && !x.writeFlush(rc, out) {
+		x.streamCancelled(turn, res)
 		return false
 	}
 	st.done = info.kind == kindDone
@@ -124,7 +154,7 @@ var errClientGone = errors.New("client went away")
 // failure of the model that served it.
 func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	kind := fallback.Transient
-	if lim, _ := limitOf(err, x.g.now()); lim != limitNone {
+	if lim, _ := retry.LimitOf(streamLimit(err)); lim != retry.NoLimit {
 		kind = fallback.RateLimit
 	}
 	x.settle(turn, loopmetrics.Failure, kind)

@@ -60,6 +60,10 @@ func (g *Gateway) listModels(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("Anthropic-Version") != "" {
+		_, _ = w.Write(g.anthropicModels)
+		return
+	}
 	_, _ = w.Write(g.modelList)
 }
 
@@ -113,7 +117,7 @@ func (g *Gateway) model(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	if g.models[id] == nil {
-		writeError(w, http.StatusNotFound, apiError{Message: "The model `" + id + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
+		writeOpenAIError(w, http.StatusNotFound, apiError{Message: "The model `" + id + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return
 	}
 	b, _ := json.Marshal(struct {
@@ -127,12 +131,12 @@ func (g *Gateway) model(w http.ResponseWriter, r *http.Request, id string) {
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
+	writeOpenAIError(w, http.StatusNotFound, apiError{Message: "no endpoint " + r.URL.Path, Type: "invalid_request_error", Code: "not_found"})
 }
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {
 	w.Header().Set("Allow", allow)
-	writeError(w, http.StatusMethodNotAllowed, apiError{Message: "method not allowed", Type: "invalid_request_error"})
+	writeOpenAIError(w, http.StatusMethodNotAllowed, apiError{Message: "method not allowed", Type: "invalid_request_error"})
 }
 
 // authorized checks the client's key in constant time (against every key,
@@ -141,7 +145,7 @@ func methodNotAllowed(w http.ResponseWriter, allow string) {
 func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request) bool {
 	_, ok := g.clientName(r)
 	if !ok {
-		writeError(w, http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
+		writeOpenAIError(w, http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
 	}
 	return ok
 }
@@ -203,11 +207,11 @@ func matchKey(key string, keys [][sha256.Size]byte) int {
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 	if len(g.keys) == 0 {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback(la.String()) && !loopback(r.Host) {
-			writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
+			wires[r.URL.Path].writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
 			return false
 		}
 		if r.Method == http.MethodPost && !jsonType(r.Header.Get("Content-Type")) {
-			writeError(w, http.StatusUnsupportedMediaType, apiError{Message: "the request body must be sent as Content-Type: application/json", Type: "invalid_request_error", Code: "unsupported_media_type"})
+			wires[r.URL.Path].writeError(w, http.StatusUnsupportedMediaType, apiError{Message: "the request body must be sent as Content-Type: application/json", Type: "invalid_request_error", Code: "unsupported_media_type"})
 			return false
 		}
 	}
@@ -223,7 +227,7 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	w.Header().Set("WWW-Authenticate", `Basic realm="loopctl gateway"`)
-	writeError(w, http.StatusUnauthorized, apiError{Message: "this endpoint needs a key (Authorization: Bearer <key>, or the key as the password of Basic authentication)", Type: "authentication_error", Code: "invalid_api_key"})
+	writeOpenAIError(w, http.StatusUnauthorized, apiError{Message: "this endpoint needs a key (Authorization: Bearer <key>, or the key as the password of Basic authentication)", Type: "authentication_error", Code: "invalid_api_key"})
 	return false
 }
 
@@ -262,8 +266,10 @@ type apiError struct {
 	Code    any    `json:"code"`
 }
 
-// writeError writes {"error": e} with status.
-func writeError(w http.ResponseWriter, status int, e apiError) {
+// writeOpenAIError writes {"error": e} with status: OpenAI's error shape,
+// for the endpoints that are not a wire's (a wire's errors go through
+// (*wire).writeError).
+func writeOpenAIError(w http.ResponseWriter, status int, e apiError) {
 	b, _ := json.Marshal(struct {
 		Error apiError `json:"error"`
 	}{e})

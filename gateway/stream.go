@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 var jsonValid = json.Valid
@@ -25,8 +27,12 @@ type stream struct {
 	ev   bytes.Buffer // the event being read
 	held bytes.Buffer // events held back before the first content chunk
 	done bool         // the held events end the stream (the end marker)
-	wire *wire        // how events are classified
+	wire *wire        // how events are classified (the upstream's wire)
 	id   string       // Responses: the response id (response.created)
+	// tc translates the events into the client's wire (§8.5); nil: the
+	// same wire. With it, held holds translated events, and the stream
+	// commits at its first translated content.
+	tc *xlate.Transcoder
 }
 
 func newStream(body io.Reader, w *wire) *stream {
@@ -185,20 +191,40 @@ func (s *stream) commit(lim holdLimits) error {
 		if info.id != "" {
 			s.id = info.id
 		}
-		switch info.kind {
-		case kindError:
+		if info.kind == kindError {
 			return &streamError{payload: string(bytes.TrimSpace(data(ev))), typ: info.errType}
-		case kindDone:
-			s.held.Write(ev)
-			s.done = true
-			return nil
-		case kindContent:
-			s.held.Write(ev)
-			return nil
 		}
-		s.held.Write(ev)
+		if s.tc != nil {
+			if done, err := s.hold(ev, info.kind); err != nil || done {
+				return err
+			}
+		} else {
+			switch info.kind {
+			case kindDone:
+				s.held.Write(ev)
+				s.done = true
+				return nil
+			case kindContent:
+				s.held.Write(ev)
+				return nil
+			}
+			s.held.Write(ev)
+		}
 		if n >= lim.events || s.held.Len() >= lim.bytes {
 			return nil
 		}
 	}
+}
+
+// hold translates an event read before the commit point into held; done
+// reports that the stream commits at it: its first translated content, or
+// the upstream's end marker.
+func (s *stream) hold(ev []byte, k kind) (done bool, err error) {
+	b, err := s.tc.Event(s.held.AvailableBuffer(), ev)
+	if err != nil {
+		return false, err
+	}
+	s.held.Write(b)
+	s.done = k == kindDone
+	return s.done || s.tc.Committed(), nil
 }

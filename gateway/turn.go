@@ -87,7 +87,7 @@ func clientTimeout(v string) (time.Duration, bool) {
 // (a quota, another rate limit, or transient), the provider's hint, and
 // whether the attempt timed out (dated at its ticket's issue).
 func failure(err error) fallback.Failure {
-	lim, hint := retry.LimitOf(err)
+	lim, hint := retry.LimitOf(streamLimit(err))
 	f := fallback.Failure{Hint: hint}
 	switch lim {
 	case retry.Quota:
@@ -95,9 +95,6 @@ func failure(err error) fallback.Failure {
 	case retry.Throttle, retry.Overload:
 		f.Kind = fallback.RateLimit
 	default:
-		if l, _ := limitOf(err, time.Time{}); l != limitNone {
-			f.Kind = fallback.RateLimit
-		}
 		f.Timeout = retry.IsTimeout(err)
 	}
 	return f
@@ -115,7 +112,7 @@ func (x *exchange) otherUsable(model string) bool {
 	if x.attempts >= x.budget || !x.wire.verdict || x.pinned {
 		return false
 	}
-	s := x.rt.breaker().Snapshot()
+	s := x.rt.mgr.Snapshot()
 	p := x.rt.settings.Primary
 	if p != model && !x.slow[p] && s.State != fallback.Fallback {
 		return true
@@ -154,7 +151,7 @@ func (x *exchange) noteFailure(model string, f fallback.Failure) {
 func (x *exchange) retryWait(now time.Time, cooldown bool) time.Duration {
 	at := x.serveAt
 	if cooldown && x.rt != nil {
-		if s := x.rt.breaker().Snapshot(); s.State != fallback.Primary && !s.CooldownEnds.IsZero() {
+		if s := x.rt.mgr.Snapshot(); s.State != fallback.Primary && !s.CooldownEnds.IsZero() {
 			if at.IsZero() || s.CooldownEnds.Before(at) {
 				at = s.CooldownEnds
 			}
@@ -231,7 +228,7 @@ func (e *timeoutError) Temporary() bool { return true }
 // attemptContext bounds an attempt: by the request's deadline, and a probe
 // by its lease (on the breaker's clock).
 func (x *exchange) attemptContext(ctx context.Context, turn ticket) (context.Context, context.CancelFunc) {
-	if dl, ok := turn.Deadline(); ok {
+	if dl, ok := turn.turn.Deadline(); ok {
 		return context.WithTimeout(ctx, dl.Sub(x.g.now()))
 	}
 	return ctx, func() {}

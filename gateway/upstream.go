@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -46,12 +47,13 @@ type result struct {
 	stream  *stream         // streaming: committed, with its held-back events
 	ctx     context.Context // the attempt's context
 	cancel  context.CancelCauseFunc
-	first   time.Duration // time to first byte
-	held    *held         // where body's capacity is charged
-	charge  int64         // what body's capacity charged to held
-	clock   attemptClock  // the attempt's time bounds
-	out     http.Request  // the upstream request, before its context
-	payload bytes.Reader  // its body
+	first   time.Duration      // time to first byte
+	held    *held              // where body's capacity is charged
+	charge  int64              // what body's capacity charged to held
+	clock   attemptClock       // the attempt's time bounds
+	out     http.Request       // the upstream request, before its context
+	payload bytes.Reader       // its body
+	tr      *xlate.Translation // the request was translated (§8); nil: same wire
 }
 
 // release frees what the result holds; the upstream connection is reused
@@ -88,12 +90,13 @@ func putBuf(b *bytes.Buffer) {
 	bufPool.Put(b)
 }
 
-// send makes one attempt: it sends body (model already rewritten) to tg on
-// wire w and reads the answer up to the point where the gateway commits to
-// it (a whole non-streaming body, or a stream's first content event). A
-// failure is returned as an error the retry ladder classifies.
-func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *wire) (*result, error) {
-	res := &result{held: &g.held}
+// send makes one attempt: it sends body (model already rewritten, or
+// translated by tr) to tg on wire w and reads the answer up to the point
+// where the gateway commits to it (a whole non-streaming body, or a
+// stream's first content event, translated). A failure is returned as an
+// error the retry ladder classifies.
+func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *wire, tr *xlate.Translation) (*result, error) {
+	res := &result{held: &g.held, tr: tr}
 	ctx = res.clock.start(ctx, &g.timers, g.firstByte, g.idle, g.request)
 	res.ctx, res.cancel = ctx, res.clock.cancel
 	fail := func(err error) (*result, error) {
@@ -126,6 +129,9 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	}
 	if stream && sse {
 		st := newStream(resp.Body, w)
+		if tr != nil {
+			st.tc = tr.Stream()
+		}
 		if err := st.commit(g.holdLimits()); err != nil {
 			return fail(streamLimit(fmt.Errorf("%w (%s)", err, tg.ref)))
 		}
@@ -139,7 +145,24 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	if err := g.readWhole(res, tg); err != nil {
 		return fail(err)
 	}
+	if tr != nil {
+		if err := res.translate(); err != nil {
+			return fail(fmt.Errorf("%w (%s): %w", errMalformed, tg.ref, err))
+		}
+	}
 	return res, nil
+}
+
+// translate replaces a whole translated answer with its translation into
+// the client's wire.
+func (res *result) translate() error {
+	out, err := res.tr.Response(res.body.Bytes())
+	if err != nil {
+		return err
+	}
+	res.body.Reset()
+	res.body.Write(out)
+	return nil
 }
 
 // roundTrip sends req with the upstream transport, as http.Client.Do

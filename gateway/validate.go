@@ -17,8 +17,8 @@ func (c Config) Validate() error {
 	ps.listen(c.Listen)
 	ps.keys("client_keys", c.ClientKeys)
 	ps.keys("admin_keys", c.AdminKeys)
-	ups, apis := ps.upstreams(c.Upstreams)
-	ps.models(c.Models, ups, apis)
+	ups := ps.upstreams(c.Upstreams)
+	ps.models(c.Models, ups)
 	ps.retry(c.Retry)
 	ps.bounds(c.Timeouts, c.Limits)
 	ps.store(c.Store)
@@ -39,25 +39,23 @@ func (ps *problems) listen(addr string) {
 }
 
 // upstreams checks the upstreams list and returns the index of each
-// upstream name and each name's wire.
-func (ps *problems) upstreams(list []Upstream) (ups map[string]int, apis map[string]string) {
-	ups = map[string]int{}
-	apis = map[string]string{} // upstream name -> its wire
+// upstream name.
+func (ps *problems) upstreams(list []Upstream) map[string]int {
+	ups := map[string]int{}
 	for i, u := range list {
 		p := fmt.Sprintf("upstreams[%d]", i)
 		ps.name(p, "upstreams", u.Name, "", ups, i)
-		apis[u.Name] = ps.upstreamAPI(p, u)
+		ps.upstreamAPI(p, u)
 		ps.baseURL(p+".base_url", u.BaseURL)
+		ps.translation(p, u)
 	}
-	return ups, apis
+	return ups
 }
 
-// upstreamAPI checks the wire of upstream u (at path p) and returns it, ""
-// meaning openai.
-func (ps *problems) upstreamAPI(p string, u Upstream) string {
+// upstreamAPI checks the wire of upstream u (at path p).
+func (ps *problems) upstreamAPI(p string, u Upstream) {
 	switch u.API {
 	case "", APIOpenAI:
-		return APIOpenAI
 	case APIAnthropic:
 		if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/v1") {
 			ps.add(p+".base_url", "%q: an anthropic upstream's base_url is the host (the gateway appends /v1/messages)", u.BaseURL)
@@ -65,7 +63,44 @@ func (ps *problems) upstreamAPI(p string, u Upstream) string {
 	default:
 		ps.add(p+".api", "%q is not openai or anthropic", u.API)
 	}
-	return u.API
+}
+
+// translation checks upstream u's keys for translated traffic (at path p):
+// wires, translate and default_max_tokens, each only where its api has it.
+func (ps *problems) translation(p string, u Upstream) {
+	if u.API == APIAnthropic {
+		if u.Wires != nil {
+			ps.add(p+".wires", "an anthropic upstream serves the messages wire only (wires is for openai upstreams)")
+		}
+		if u.Translate != (Translate{}) {
+			ps.add(p+".translate", "is for openai upstreams (an anthropic upstream gets every translated request on messages)")
+		}
+		return
+	}
+	if u.DefaultMaxTokens != 0 {
+		ps.add(p+".default_max_tokens", "is for anthropic upstreams (Messages requires max_tokens)")
+	}
+	seen := map[string]bool{}
+	for i, w := range u.Wires {
+		if w != "chat" && w != "responses" {
+			ps.add(fmt.Sprintf("%s.wires[%d]", p, i), "%q is not chat or responses", w)
+		} else if seen[w] {
+			ps.add(fmt.Sprintf("%s.wires[%d]", p, i), "%q is listed twice", w)
+		}
+		seen[w] = true
+	}
+	if u.Wires != nil && len(u.Wires) == 0 {
+		ps.add(p+".wires", "must list chat, responses or both")
+	}
+	switch t := u.Translate; {
+	case t.To != "" && t.To != "chat" && t.To != "responses":
+		ps.add(p+".translate.to", "%q is not chat or responses", t.To)
+	case t.To != "" && u.Wires != nil && !seen[t.To]:
+		ps.add(p+".translate.to", "%q is not one of the upstream's wires %v", t.To, u.Wires)
+	}
+	if f := u.Translate.MaxTokensField; f != "" && f != "max_tokens" && f != "max_completion_tokens" {
+		ps.add(p+".translate.max_tokens_field", "%q is not max_tokens or max_completion_tokens", f)
+	}
 }
 
 // baseURL checks an upstream's base_url (at path): required, http or https,
@@ -80,9 +115,8 @@ func (ps *problems) baseURL(path, s string) {
 	}
 }
 
-// models checks the models list against the upstreams (ups: their names,
-// apis: their wires).
-func (ps *problems) models(list []Model, ups map[string]int, apis map[string]string) {
+// models checks the models list against the upstreams (ups: their names).
+func (ps *problems) models(list []Model, ups map[string]int) {
 	if len(list) == 0 {
 		ps.add("models", "at least one model is required")
 	}
@@ -90,27 +124,25 @@ func (ps *problems) models(list []Model, ups map[string]int, apis map[string]str
 	for i, m := range list {
 		p := fmt.Sprintf("models[%d]", i)
 		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", names, i)
-		ps.chain(p, m, ups, apis)
+		ps.chain(p, m, ups)
 		ps.breaker(p+".breaker", m.Breaker)
 		ps.hedgeAndAttempts(p, m)
 	}
 }
 
 // chain checks model m's primary and chain entries (m at path p): each a
-// reference to a known upstream, none repeated, and every chain entry on
-// the primary's wire (§6).
-func (ps *problems) chain(p string, m Model, ups map[string]int, apis map[string]string) {
+// reference to a known upstream, none repeated. A chain may mix wires: a
+// request reaches an entry on another wire translated (§8.1).
+func (ps *problems) chain(p string, m Model, ups map[string]int) {
 	seen := map[string]string{}
 	ps.ref(p+".primary", m.Primary, ups, seen)
-	primaryUp, _, _ := strings.Cut(m.Primary, "/")
 	for j, e := range m.Chain {
-		path := fmt.Sprintf("%s.chain[%d]", p, j)
-		ps.ref(path, e, ups, seen)
-		// Every chain entry speaks the primary's wire (§6).
-		up, _, _ := strings.Cut(e, "/")
-		if a, b := apis[primaryUp], apis[up]; a != "" && b != "" && a != b {
-			ps.add(path, "%q is on the %s wire, the primary %q on %s (a chain stays on one wire)", e, b, m.Primary, a)
-		}
+		ps.ref(fmt.Sprintf("%s.chain[%d]", p, j), e, ups, seen)
+	}
+	switch m.OnRefusal {
+	case "", "pass", "fallback":
+	default:
+		ps.add(p+".on_refusal", "%q is not pass or fallback", m.OnRefusal)
 	}
 }
 

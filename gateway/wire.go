@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // The upstream wires (Upstream.API).
@@ -25,15 +27,19 @@ type wire struct {
 	// marker, or an error event. nil: the wire does not stream.
 	classify func(ev []byte) (evInfo, error)
 	pinned   bool // previous_response_id pinning (Responses)
-	verdict  bool // false: the routed model only, no failover, no verdict (count_tokens)
-	idx      int  // its index in wires (an upstream's URL for it: upstream.urls)
+	// translated: a client wire a request may reach an entry on another
+	// wire through (chat, responses, messages), as xl.
+	translated bool
+	xl         xlate.API
+	verdict    bool // false: the routed model only, no failover, no verdict (count_tokens)
+	idx        int  // its index in wires (an upstream's URL for it: upstream.urls)
 }
 
 var (
-	wireChat        = &wire{api: "chat", proto: APIOpenAI, path: "/chat/completions", classify: classifyChat, verdict: true, idx: 0}
-	wireResponses   = &wire{api: "responses", proto: APIOpenAI, path: "/responses", classify: classifyResponses, pinned: true, verdict: true, idx: 1}
+	wireChat        = &wire{api: "chat", proto: APIOpenAI, path: "/chat/completions", classify: classifyChat, verdict: true, idx: 0, translated: true, xl: xlate.Chat}
+	wireResponses   = &wire{api: "responses", proto: APIOpenAI, path: "/responses", classify: classifyResponses, pinned: true, verdict: true, idx: 1, translated: true, xl: xlate.Responses}
 	wireEmbeddings  = &wire{api: "embeddings", proto: APIOpenAI, path: "/embeddings", verdict: true, idx: 2}
-	wireMessages    = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages", anthropic: true, classify: classifyMessages, verdict: true, idx: 3}
+	wireMessages    = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages", anthropic: true, classify: classifyMessages, verdict: true, idx: 3, translated: true, xl: xlate.Messages}
 	wireCountTokens = &wire{api: "messages", proto: APIAnthropic, path: "/v1/messages/count_tokens", anthropic: true, idx: 4}
 )
 
@@ -245,10 +251,10 @@ func anthropicError(status int, msg string) anError {
 	return e
 }
 
-// writeError writes e with status in the wire's shape.
+// writeError writes e with status in the wire's shape (a nil wire: OpenAI's).
 func (w *wire) writeError(rw http.ResponseWriter, status int, e apiError) {
 	if w == nil || !w.anthropic {
-		writeError(rw, status, e)
+		writeOpenAIError(rw, status, e)
 		return
 	}
 	b, _ := json.Marshal(anthropicError(status, e.Message))

@@ -262,22 +262,30 @@ func TestAnthropicHeaders(t *testing.T) {
 	}
 }
 
-// A model on a wire it does not speak: 404 in that wire's shape, naming the
-// path that serves it.
-func TestWrongWire(t *testing.T) {
+// Every model is served on the three client wires whatever its entries'
+// wires (§8.1): an openai model on /v1/messages and an anthropic model on
+// the OpenAI wires, translated; embeddings only by an openai entry.
+func TestEveryModelOnEveryWire(t *testing.T) {
 	f := newWires(t, map[string]llmtest.Script{"a": ok}, Options{})
 	a := f.do("/v1/messages", msgBody("smart", false))
-	if a.status != 404 || a.anType() != "not_found_error" || !strings.Contains(a.body, "/v1/chat/completions") {
-		t.Errorf("messages: %d %s", a.status, a.body)
+	if a.status != 200 || a.header.Get("X-Loopctl-Translated") != "messages->chat" || !strings.Contains(a.body, `"text":"from b"`) {
+		t.Errorf("messages on an openai model: %d %s %v", a.status, a.body, a.header)
 	}
-	for _, path := range []string{"/v1/chat/completions", "/v1/responses", "/v1/embeddings"} {
-		a = f.do(path, chatBody("claude", false))
-		if a.status != 404 || a.errorField("code") != "model_not_found" || a.errorField("type") != "invalid_request_error" || !strings.Contains(a.body, "/v1/messages") {
-			t.Errorf("%s: %d %s", path, a.status, a.body)
+	for path, body := range map[string]string{
+		"/v1/chat/completions": chatBody("claude", false),
+		"/v1/responses":        `{"model":"claude","input":"hi"}`,
+	} {
+		a = f.do(path, body)
+		if a.status != 200 || !strings.HasSuffix(a.header.Get("X-Loopctl-Translated"), "->messages") || !strings.Contains(a.body, "from b") {
+			t.Errorf("%s on an anthropic model: %d %s", path, a.status, a.body)
 		}
 	}
-	if n := f.oa.Count("") + f.an.Count(""); n != 0 {
-		t.Errorf("%d upstream requests", n)
+	a = f.do("/v1/embeddings", `{"model":"claude","input":"x"}`)
+	if a.status != 404 || a.errorField("code") != "model_not_found" || !strings.Contains(a.body, "openai") {
+		t.Errorf("embeddings: %d %s", a.status, a.body)
+	}
+	if n := f.an.Count("") + f.oa.Count(""); n != 3 {
+		t.Errorf("%d upstream requests, want 3", n)
 	}
 }
 

@@ -276,10 +276,7 @@ func (anthropicWire) reply(w http.ResponseWriter, r Request, rep Reply) {
 		"content":       content,
 		"stop_reason":   stop,
 		"stop_sequence": nil,
-		"usage": map[string]any{
-			"input_tokens":  rep.Usage.InputTokens,
-			"output_tokens": rep.Usage.OutputTokens,
-		},
+		"usage":         rep.Usage.anthropic(),
 	})
 	writeJSON(w, http.StatusOK, nil, string(b))
 }

@@ -20,7 +20,7 @@ func (anthropicWire) stream(w http.ResponseWriter, hr *http.Request, r Request, 
 	add("message_start", map[string]any{"message": map[string]any{
 		"id": fmt.Sprintf("msg_fake_%d", r.Seq), "type": "message", "role": "assistant", "model": r.Model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": rep.Usage.InputTokens, "output_tokens": 1},
+		"usage": map[string]any{"input_tokens": rep.Usage.InputTokens, "output_tokens": 1, "cache_read_input_tokens": rep.Usage.CachedTokens, "cache_creation_input_tokens": 0},
 	}})
 	idx := 0
 	if rep.Text != "" {

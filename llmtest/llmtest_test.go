@@ -61,18 +61,18 @@ func TestOpenAIReplies(t *testing.T) {
 		reply llmtest.Reply
 		want  string
 	}{
-		{"text", llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 3, OutputTokens: 2}}, `{
+		{"text", llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 3, OutputTokens: 2, CachedTokens: 4}}, `{
 			"id":"chatcmpl-fake-1","object":"chat.completion","created":1700000000,"model":"m",
 			"choices":[{"index":0,"finish_reason":"stop","logprobs":null,
 				"message":{"role":"assistant","content":"hello","refusal":null}}],
-			"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`},
+			"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9,"prompt_tokens_details":{"cached_tokens":4}}}`},
 		{"tool calls", llmtest.Calls(llmtest.Call("a", `{"x":1}`), llmtest.ToolCall{ID: "mine", Name: "b", Arguments: `{bad`}), `{
 			"id":"chatcmpl-fake-1","object":"chat.completion","created":1700000000,"model":"m",
 			"choices":[{"index":0,"finish_reason":"tool_calls","logprobs":null,
 				"message":{"role":"assistant","content":null,"refusal":null,"tool_calls":[
 					{"id":"call_1_0","type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},
 					{"id":"mine","type":"function","function":{"name":"b","arguments":"{bad"}}]}}],
-			"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`},
+			"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0,"prompt_tokens_details":{"cached_tokens":0}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,10 +93,10 @@ func TestAnthropicReplies(t *testing.T) {
 		reply llmtest.Reply
 		want  string
 	}{
-		{"text", llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 3, OutputTokens: 2}}, `{
+		{"text", llmtest.Reply{Text: "hello", Usage: llmtest.Usage{InputTokens: 3, OutputTokens: 2, CachedTokens: 4}}, `{
 			"id":"msg_fake_1","type":"message","role":"assistant","model":"m",
 			"content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn","stop_sequence":null,
-			"usage":{"input_tokens":3,"output_tokens":2}}`},
+			"usage":{"input_tokens":3,"output_tokens":2,"cache_read_input_tokens":4,"cache_creation_input_tokens":0}}`},
 		{"tool calls", llmtest.Reply{Text: "on it", ToolCalls: []llmtest.ToolCall{
 			llmtest.Call("a", `{"x":1}`), {ID: "mine", Name: "b"}, llmtest.Call("c", `{bad`)}}, `{
 			"id":"msg_fake_1","type":"message","role":"assistant","model":"m",
@@ -105,7 +105,7 @@ func TestAnthropicReplies(t *testing.T) {
 				{"type":"tool_use","id":"mine","name":"b","input":{}},
 				{"type":"tool_use","id":"toolu_1_2","name":"c","input":"{bad"}],
 			"stop_reason":"tool_use","stop_sequence":null,
-			"usage":{"input_tokens":0,"output_tokens":0}}`},
+			"usage":{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,9 @@ type oaRequest struct {
 	MaxTokens           int         `json:"max_tokens"`
 	MaxCompletionTokens int         `json:"max_completion_tokens"`
 	Stream              bool        `json:"stream"`
+	StreamOptions       struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 }
 
 type oaMessage struct {
@@ -79,7 +82,7 @@ func (openaiWire) decode(body []byte) (Request, string, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return Request{}, "", err
 	}
-	r := Request{Model: in.Model, MaxTokens: in.MaxCompletionTokens, Stream: in.Stream}
+	r := Request{Model: in.Model, MaxTokens: in.MaxCompletionTokens, Stream: in.Stream, includeUsage: in.StreamOptions.IncludeUsage}
 	if r.MaxTokens == 0 {
 		r.MaxTokens = in.MaxTokens
 	}
@@ -194,11 +197,7 @@ func (openaiWire) reply(w http.ResponseWriter, r Request, rep Reply) {
 			"finish_reason": finish,
 			"logprobs":      nil,
 		}},
-		"usage": map[string]any{
-			"prompt_tokens":     rep.Usage.InputTokens,
-			"completion_tokens": rep.Usage.OutputTokens,
-			"total_tokens":      rep.Usage.InputTokens + rep.Usage.OutputTokens,
-		},
+		"usage": rep.Usage.openAI(),
 	}
 	b, _ := json.Marshal(body)
 	writeJSON(w, http.StatusOK, nil, string(b))

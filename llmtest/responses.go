@@ -157,9 +157,9 @@ func (w responsesWire) response(r Request, rep Reply, status string, output []an
 	var usage any
 	if status == "completed" {
 		usage = map[string]any{
-			"input_tokens": rep.Usage.InputTokens, "output_tokens": rep.Usage.OutputTokens,
-			"total_tokens":         rep.Usage.InputTokens + rep.Usage.OutputTokens,
-			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"input_tokens": rep.Usage.prompt(), "output_tokens": rep.Usage.OutputTokens,
+			"total_tokens":         rep.Usage.prompt() + rep.Usage.OutputTokens,
+			"input_tokens_details": map[string]any{"cached_tokens": rep.Usage.CachedTokens}, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
 		}
 	}
 	return map[string]any{

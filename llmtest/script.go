@@ -53,7 +53,8 @@ type Request struct {
 	// PreviousResponseID is a Responses API request's previous_response_id.
 	PreviousResponseID string
 
-	nonce uint32
+	nonce        uint32
+	includeUsage bool // a chat stream asked for a usage chunk (stream_options.include_usage)
 }
 
 // Last returns the request's last message (the zero Message if none).
@@ -64,9 +65,36 @@ func (r Request) Last() Message {
 	return r.Messages[len(r.Messages)-1]
 }
 
-// Usage is the token count a Reply reports.
+// Usage is the token count a Reply reports, each wire in its own way:
+// the OpenAI wires count cached tokens inside their prompt (prompt_tokens
+// and input_tokens are InputTokens + CachedTokens, with cached_tokens in
+// their details), Anthropic's Messages beside it (input_tokens is
+// InputTokens, cache_read_input_tokens is CachedTokens).
 type Usage struct {
 	InputTokens, OutputTokens int64
+	// CachedTokens are input tokens read from the prompt cache.
+	CachedTokens int64
+}
+
+// prompt is the OpenAI wires' prompt count: cached tokens included.
+func (u Usage) prompt() int64 { return u.InputTokens + u.CachedTokens }
+
+// openAI is the usage object of a chat completion.
+func (u Usage) openAI() map[string]any {
+	return map[string]any{
+		"prompt_tokens":         u.prompt(),
+		"completion_tokens":     u.OutputTokens,
+		"total_tokens":          u.prompt() + u.OutputTokens,
+		"prompt_tokens_details": map[string]any{"cached_tokens": u.CachedTokens},
+	}
+}
+
+// anthropic is the usage object of a Messages answer.
+func (u Usage) anthropic() map[string]any {
+	return map[string]any{
+		"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens,
+		"cache_read_input_tokens": u.CachedTokens, "cache_creation_input_tokens": 0,
+	}
 }
 
 // Reply is a scripted answer: a completion (Text and/or ToolCalls) or, when

@@ -116,7 +116,13 @@ func (openaiWire) stream(w http.ResponseWriter, hr *http.Request, r Request, rep
 		}
 		events = append(events, chunk(map[string]any{"tool_calls": calls}, nil))
 	}
-	events = append(events, chunk(map[string]any{}, finish), "data: [DONE]\n\n")
+	events = append(events, chunk(map[string]any{}, finish))
+	if r.includeUsage {
+		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 1700000000, "model": r.Model,
+			"choices": []any{}, "usage": rep.Usage.openAI()})
+		events = append(events, "data: "+string(b)+"\n\n")
+	}
+	events = append(events, "data: [DONE]\n\n")
 
 	sendEvents(w, hr, events, rep.StreamFault, released, func(k StreamFaultKind) string {
 		switch k {

@@ -314,7 +314,7 @@ func (s serveSettings) httpServer(gw http.Handler, h slog.Handler) *http.Server 
 // for the demo, a request to try.
 func (s serveSettings) banner(stdout io.Writer, cfg gateway.Config, addr string) {
 	base := "http://" + addr
-	fmt.Fprintf(stdout, "loopctl serve: listening on %s (OpenAI base URL %s/v1)\n", base, base)
+	fmt.Fprintf(stdout, "loopctl serve: listening on %s (base URLs: OpenAI chat completions and Responses %s/v1, Anthropic Messages %s)\n", base, base, base)
 	if s.demo {
 		fmt.Fprintf(stdout, "models: demo (zero-setup demo: an embedded scripted upstream, no network)\n")
 	} else {
@@ -323,6 +323,7 @@ func (s serveSettings) banner(stdout io.Writer, cfg gateway.Config, addr string)
 	fmt.Fprintf(stdout, "stop: Ctrl-C or SIGTERM (requests in flight get %v to finish)\n", s.grace)
 	if s.demo {
 		fmt.Fprintf(stdout, "try:  curl %s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\":\"demo\",\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}'\n", base)
+		fmt.Fprintf(stdout, "      curl %s/v1/messages -H 'Content-Type: application/json' -d '{\"model\":\"demo\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}'\n", base)
 	}
 }
 

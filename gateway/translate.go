@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+)
+
+// Chains across wires (docs/GATEWAY.md §8): a model is served on the three
+// client wires whatever its entries' wires. A request whose client wire the
+// routed entry speaks goes on the fast path unchanged but "model"; any
+// other is translated (package gateway/internal/wire) into a wire the entry
+// speaks, and its answer or stream back into the client's.
+
+// clientWires are the client wires translation serves, by xlate.API.
+var clientWires = [...]*wire{xlate.Chat: wireChat, xlate.Responses: wireResponses, xlate.Messages: wireMessages}
+
+// setWires sets what upstream u speaks and how translated requests reach it,
+// from its config c (validated).
+func (u *upstream) setWires(c Upstream) {
+	if u.api == APIAnthropic {
+		u.speaks[xlate.Messages] = true
+		u.to = wireMessages
+		u.target = xlate.Target{API: xlate.Messages, Family: true, DefaultMaxTokens: c.DefaultMaxTokens}
+		return
+	}
+	wires := c.Wires
+	if wires == nil {
+		wires = []string{"chat", "responses"}
+	}
+	for _, w := range wires {
+		u.speaks[apiOf(w)] = true
+	}
+	to := c.Translate.To
+	if to == "" {
+		to = wires[0]
+		if u.speaks[xlate.Chat] {
+			to = "chat"
+		}
+	}
+	u.to = clientWires[apiOf(to)]
+	u.target = xlate.Target{API: apiOf(to), MaxTokensField: c.Translate.MaxTokensField, StreamUsage: !c.Translate.NoStreamUsage}
+}
+
+// apiOf returns the xlate.API of a wire's config name (chat, responses).
+func apiOf(name string) xlate.API {
+	if name == "responses" {
+		return xlate.Responses
+	}
+	return xlate.Chat
+}
+
+// wireFor returns the wire a request of the client wire w is sent to u on:
+// w itself when u speaks it (or w is not a translated wire: embeddings,
+// count_tokens), else the wire it is translated into.
+func (u *upstream) wireFor(w *wire) *wire {
+	if !w.translated || u.speaks[w.xl] {
+		return w
+	}
+	return u.to
+}
+
+// translate translates the client's body (wire w) for target tg; nil when
+// tg's upstream speaks w. The error is a *xlate.UnsupportedError (the entry
+// is skipped) or a *xlate.RequestError (the client's request is bad).
+func (tg *target) translate(w *wire, body []byte) (*xlate.Translation, *wire, error) {
+	to := tg.up.wireFor(w)
+	if to == w {
+		return nil, w, nil
+	}
+	t := tg.up.target
+	t.API, t.Model = to.xl, tg.model
+	tr, err := xlate.Translate(w.xl, body, t)
+	return tr, to, err
+}
+
+// translatedLabel is the x-loopctl-translated value and log field of a
+// translation: <client wire>-><upstream wire>.
+func translatedLabel(tr *xlate.Translation) string {
+	return tr.From.String() + "->" + tr.To.API.String()
+}
+
+// skip ends an attempt whose entry cannot serve the request (§8.3) or
+// refused it as a translated request (a 400, 413 or 422 of a backup on
+// another wire, §8.6): no verdict, and the request routes past it.
+func (x *exchange) skip(turn ticket, tg *target, param string) {
+	turn.Skip()
+	x.g.m.call(x.rt.name, loopmetrics.Cancel)
+	if param != "" {
+		x.skipped = append(x.skipped, tg.ref+"="+param)
+		if x.skipParam == "" {
+			x.skipParam = param
+		}
+	}
+	if x.passed == nil {
+		x.passed = make(map[string]bool, 2)
+	}
+	x.passed[tg.ref] = true
+}
+
+// concludeTranslated handles the failures of an attempt that only a
+// translated entry has: the request cannot be expressed on its wire
+// (skipped), the client's request does not decode (400), or the entry
+// refused the request (400, 413, 422: no verdict, the next entry). It
+// reports whether err was one of them, and whether the exchange is answered.
+func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) (handled, answered bool) {
+	var ue *xlate.UnsupportedError
+	var re *xlate.RequestError
+	var up *upstreamError
+	switch {
+	case errors.As(err, &ue):
+		x.attempts-- // no upstream request was made
+		x.skip(turn, tg, ue.Field)
+		return true, false
+	case errors.As(err, &re):
+		turn.Cancel()
+		x.refuse(http.StatusBadRequest, apiError{Message: re.Message, Type: "invalid_request_error", Param: nullable(re.Param)})
+		return true, true
+	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.wire) != x.wire:
+		x.skip(turn, tg, "")
+		x.rejected = up
+		x.rejectedWire = tg.up.wireFor(x.wire)
+		return true, false
+	}
+	return false, false
+}
+
+// nullable is s, or nil (JSON null) when s is empty.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// unserved answers a request no entry served although none failed it: the
+// last translated entry's rejection in the client's wire's shape (a context
+// overflow in the form the client's tools act on), or 400 naming the
+// parameter no entry could express. It reports false when neither applies.
+func (x *exchange) unserved() bool {
+	if ue := x.rejected; ue != nil {
+		x.headers(x.w.Header())
+		if xlate.ContextOverflow(x.rejectedWire.xl, ue.body) {
+			x.writeBody(http.StatusBadRequest, xlate.OverflowBody(x.wire.xl))
+			x.done(outcomePassthrough, http.StatusBadRequest, ue.Error())
+			return true
+		}
+		typ, code, msg := xlate.ErrorMessage(x.rejectedWire.xl, ue.body)
+		x.writeBody(ue.status, xlate.ErrorBody(x.wire.xl, ue.status, typ, code, msg))
+		x.done(outcomePassthrough, ue.status, ue.Error())
+		return true
+	}
+	if x.skipParam != "" {
+		x.headers(x.w.Header())
+		msg := "no entry of model `" + x.rt.name + "` can serve this request: its wires cannot express " + x.skipParam
+		x.wire.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.skipParam})
+		x.done(outcomeInvalid, http.StatusBadRequest, msg)
+		return true
+	}
+	return false
+}
+
+// writeBody writes a JSON error body with status.
+func (x *exchange) writeBody(status int, b []byte) {
+	h := x.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	x.w.WriteHeader(status)
+	_, _ = x.w.Write(b)
+}
+
+// translationHeaders sets the headers of a translated answer and of the
+// entries the request skipped or dropped parameters for (§8.3, §8.8).
+func (x *exchange) translationHeaders(h http.Header) {
+	if x.translated != "" {
+		h.Set("X-Loopctl-Translated", x.translated)
+	}
+	if len(x.dropped) > 0 {
+		h.Set("X-Loopctl-Dropped", strings.Join(x.dropped, ","))
+	}
+	if len(x.skipped) > 0 {
+		h.Set("X-Loopctl-Skipped", strings.Join(x.skipped, ","))
+	}
+	if x.refused != "" {
+		h.Set("X-Loopctl-Refused", x.refused)
+	}
+}
