@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -159,6 +160,12 @@ func (x *exchange) route() bool {
 	if !x.wire.verdict {
 		x.budget = 1
 	}
+	if x.wire.pinned && xlate.Minted(req.prev) {
+		// A response the gateway minted by translation: it keeps no state
+		// for it, so no upstream can continue it (§8.3).
+		x.refuse(http.StatusBadRequest, apiError{Message: "Previous response with id '" + req.prev + "' not found: it was translated from another wire by loopctl, which keeps no state for it; send the whole conversation instead", Type: "invalid_request_error", Param: "previous_response_id", Code: "previous_response_not_found"})
+		return false
+	}
 	if x.wire.pinned && req.prev != "" {
 		// Stateful Responses: the upstream model that produced the previous
 		// response, on its own breaker; an unknown id goes to the routed
@@ -269,7 +276,7 @@ func (x *exchange) run(body []byte) {
 			last = err
 		}
 	}
-	if last == nil && x.unserved() {
+	if x.unserved(last) {
 		return
 	}
 	x.fail(last)

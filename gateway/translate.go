@@ -136,11 +136,12 @@ func nullable(s string) any {
 	return s
 }
 
-// unserved answers a request no entry served although none failed it: the
-// last translated entry's rejection in the client's wire's shape (a context
-// overflow in the form the client's tools act on), or 400 naming the
-// parameter no entry could express. It reports false when neither applies.
-func (x *exchange) unserved() bool {
+// unserved answers a request no entry served with the last translated
+// entry's rejection, in the client's wire's shape (a context overflow in
+// the form the client's tools act on), or, when no entry failed it either
+// (last is nil), 400 naming the parameter no entry could express. It
+// reports false when neither applies.
+func (x *exchange) unserved(last error) bool {
 	if ue := x.rejected; ue != nil {
 		x.headers(x.w.Header())
 		if xlate.ContextOverflow(x.rejectedWire.xl, ue.body) {
@@ -153,7 +154,7 @@ func (x *exchange) unserved() bool {
 		x.done(outcomePassthrough, ue.status, ue.Error())
 		return true
 	}
-	if x.skipParam != "" {
+	if x.skipParam != "" && last == nil {
 		x.headers(x.w.Header())
 		msg := "no entry of model `" + x.rt.name + "` can serve this request: its wires cannot express " + x.skipParam
 		x.wire.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.skipParam})

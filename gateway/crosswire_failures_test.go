@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/loopctl/loopctl-go/llmtest"
+)
+
+// crossFailModels add to crossModels the chains of the failure rows.
+func crossFailModels(f *crossFix) {
+	t := f.t
+	cfg := Config{Retry: Retry{MaxRetries: -1}, Upstreams: []Upstream{
+		{Name: "up", BaseURL: f.oa.BaseURL()},
+		{Name: "an", API: APIAnthropic, BaseURL: f.an.BaseURL()},
+	}, Models: []Model{
+		{Name: "cc", Primary: "an/down529", Chain: []string{"up/tools"}},
+		{Name: "claude-only", Primary: "an/tools"},
+		{Name: "overflow", Primary: "an/down529", Chain: []string{"up/overflow"}},
+		{Name: "early", Primary: "up/cut1", Chain: []string{"up/tools"}},
+		{Name: "late", Primary: "up/cut2", Chain: []string{"up/tools"}},
+		{Name: "safe", Primary: "an/refuse", Chain: []string{"up/tools"}, OnRefusal: "fallback"},
+		{Name: "unsafe", Primary: "an/refuse", Chain: []string{"up/tools"}},
+		{Name: "oa", Primary: "up/down500", Chain: []string{"an/tools"}},
+	}}
+	gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.gw.Close()
+	f.srv.Config.Handler = gw
+	f.gw = gw
+}
+
+// The failure rows of §8.3, §8.6 and §8.7, as the client sees them.
+func TestCrossFailures(t *testing.T) {
+	refusal := `{"id":"msg_r","type":"message","role":"assistant","model":"refuse","content":[],"stop_reason":"refusal","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}`
+	f := newCross(t, map[string]llmtest.Script{
+		"overflow": llmtest.Always(llmtest.Raw(400, `{"error":{"message":"This model's maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)),
+		"cut1":     llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 1, "first ", "never")),
+		"cut2":     llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 2, "first ", "never")),
+		"refuse":   llmtest.Always(llmtest.Raw(200, refusal)),
+	})
+	crossFailModels(f)
+	msg := func(model string, stream bool, extra string) string {
+		return `{"model":"` + model + `","max_tokens":64,"stream":` + boolText(stream) + extra + `,"messages":[{"role":"user","content":"hi"}]}`
+	}
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+		want             []string // substrings of the body, in order
+		absent           string
+		header           [2]string
+	}{
+		{name: "an entry that cannot express n is skipped; the client gets §4's answer", path: "/v1/chat/completions",
+			body: `{"model":"oa","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 502, want: []string{"upstream_error"},
+			header: [2]string{"X-Loopctl-Skipped", "an/tools=n"}},
+		{name: "no entry could ever serve it: 400 naming the parameter", path: "/v1/chat/completions",
+			body: `{"model":"claude-only","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 400, want: []string{`"param":"n"`}},
+		{name: "a parameter that changes nothing is dropped and named", path: "/v1/messages",
+			body: msg("cc", false, `,"top_k":5`), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Dropped", "top_k"}},
+		{name: "a backup's context overflow reaches Claude Code as prompt is too long", path: "/v1/messages",
+			body: msg("overflow", false, ""), status: 400, want: []string{`"invalid_request_error"`, "prompt is too long"}},
+		{name: "a translated stream cut before content fails over invisibly", path: "/v1/messages",
+			body: msg("early", true, ""), status: 200, want: []string{"message_start", "sunny ", "message_stop"}, absent: "event: error",
+			header: [2]string{"X-Loopctl-Model", "up/tools"}},
+		{name: "a translated stream cut after content ends with the client's error event", path: "/v1/messages",
+			body: msg("late", true, ""), status: 200, want: []string{"first ", "event: error", "api_error"}, absent: "message_stop"},
+		{name: "a chat client's stream cut after content: its error chunk and no [DONE]", path: "/v1/chat/completions",
+			body: `{"model":"late","stream":true,"messages":[{"role":"user","content":"hi"}]}`, status: 200, want: []string{"first ", `"error"`}, absent: "[DONE]"},
+		{name: "on_refusal: fallback serves the next entry", path: "/v1/messages",
+			body: msg("safe", false, ""), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Refused", "an/refuse"}},
+		{name: "on_refusal: pass serves the refusal", path: "/v1/chat/completions",
+			body: `{"model":"unsafe","messages":[{"role":"user","content":"hi"}]}`, status: 200, want: []string{`"finish_reason":"content_filter"`}},
+		{name: "a response minted by translation cannot be continued", path: "/v1/responses",
+			body: `{"model":"oa","input":"more","previous_response_id":"resp_lx0123"}`, status: 400, want: []string{"previous_response_not_found"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := f.do(tc.path, tc.body)
+			if a.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", a.status, tc.status, a.body)
+			}
+			rest := a.body
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("lacks %q (in order) in %s", w, a.body)
+				}
+				rest = rest[i+len(w):]
+			}
+			if tc.absent != "" && strings.Contains(a.body, tc.absent) {
+				t.Errorf("has %q: %s", tc.absent, a.body)
+			}
+			if h := tc.header; h[0] != "" && !strings.Contains(a.header.Get(h[0]), h[1]) {
+				t.Errorf("%s = %q, want %q", h[0], a.header.Get(h[0]), h[1])
+			}
+		})
+	}
+}
+
+// count_tokens for a model routed to an openai entry is estimated locally;
+// the model list speaks Anthropic's shape to an Anthropic client.
+func TestCrossSurface(t *testing.T) {
+	f := newCross(t, nil)
+	body := `{"model":"oa","messages":[{"role":"user","content":"hello there, how are you today?"}]}`
+	a := f.do("/v1/messages/count_tokens", body)
+	if a.status != 200 || a.header.Get("X-Loopctl-Estimate") != "true" || !strings.HasPrefix(a.body, `{"input_tokens":`) {
+		t.Errorf("count_tokens estimate: %d %v %s", a.status, a.header, a.body)
+	}
+	if f.oa.Count("") != 0 {
+		t.Errorf("an estimate sent %d upstream requests", f.oa.Count(""))
+	}
+	req, _ := http.NewRequest(http.MethodGet, f.srv.URL+"/v1/models", nil)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	res, err := f.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Data []struct {
+			Type, ID, DisplayName string
+		} `json:"data"`
+		HasMore bool   `json:"has_more"`
+		FirstID string `json:"first_id"`
+		LastID  string `json:"last_id"`
+	}
+	decodeJSON(t, res, &list)
+	if len(list.Data) != 4 || list.Data[0].Type != "model" || list.Data[0].ID != "cc" || list.FirstID != "cc" || list.LastID != "embed" || list.HasMore {
+		t.Errorf("anthropic model list %+v", list)
+	}
+}
+
+// decodeJSON decodes res's JSON body into v and closes it.
+func decodeJSON(t *testing.T, res *http.Response, v any) {
+	t.Helper()
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
