@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -83,7 +85,7 @@ type crossWireFixture struct {
 	up, chat, an *llmtest.Server
 	gw           *Gateway
 	srv          *httptest.Server
-	rec          *headerLog
+	rec          *crossWireLog
 }
 
 // crossWireModels are the gateway's models. Each client has a model X
@@ -174,7 +176,7 @@ func newCrossWireFixture(t *testing.T) *crossWireFixture {
 		up:   llmtest.NewOpenAI(crossWireScript),
 		chat: llmtest.NewOpenAI(crossWireScript),
 		an:   llmtest.NewAnthropic(crossWireScript),
-		rec:  &headerLog{},
+		rec:  &crossWireLog{},
 	}
 	cfg := Config{
 		ClientKeys: []ClientKey{{Name: "node", Key: "sk-node"}},
@@ -247,7 +249,7 @@ func (f *crossWireFixture) expectServed(t *testing.T, model, upstream, endpoint 
 			t.Errorf("no answer served by %s/%s was recorded", upstream, served)
 		}
 		for _, g := range got {
-			if !contains(wants, g) {
+			if !crossWireHas(wants, g) {
 				t.Errorf("an answer served by %s/%s: x-loopctl-translated %q, want one of %q", upstream, served, g, wants)
 			}
 		}
@@ -285,7 +287,7 @@ func (f *crossWireFixture) expectNoSignature(t *testing.T, model, sig string) {
 	}
 }
 
-func contains(ss []string, s string) bool {
+func crossWireHas(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
 			return true
@@ -294,89 +296,108 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-// headerLog records the x-loopctl-model and x-loopctl-translated headers
+// crossWireLog records the x-loopctl-model and x-loopctl-translated headers
 // of every answer the gateway sends.
-type headerLog struct {
+type crossWireLog struct {
 	mu   sync.Mutex
-	seen []servedAnswer
+	seen []crossWireAnswer
 }
 
-// servedAnswer is one recorded answer.
-type servedAnswer struct {
+// crossWireAnswer is one recorded answer.
+type crossWireAnswer struct {
 	path, model, translated, dropped string
 	status                           int
+	// systemTurn: the client's request held a message with role
+	// "system" (Claude Code sends them inside Messages' messages).
+	systemTurn bool
 }
 
-func (l *headerLog) wrap(h http.Handler) http.Handler {
+func (l *crossWireLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(&headerWriter{ResponseWriter: w, log: l, path: r.URL.Path}, r)
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		sys := r.URL.Path == "/v1/messages" && bytes.Contains(body, []byte(`"role":"system"`))
+		h.ServeHTTP(&crossWireWriter{ResponseWriter: w, log: l, path: r.URL.Path, systemTurn: sys}, r)
 	})
 }
 
 // translated returns the x-loopctl-translated values of the answers whose
 // x-loopctl-model is served.
-func (l *headerLog) translated(served string) []string {
+func (l *crossWireLog) translated(served string) []string {
+	var out []string
+	for _, a := range l.answers(served) {
+		out = append(out, a.translated)
+	}
+	return out
+}
+
+// answers returns the recorded answers whose x-loopctl-model is served.
+func (l *crossWireLog) answers(served string) []crossWireAnswer {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []string
+	var out []crossWireAnswer
 	for _, a := range l.seen {
 		if a.model == served {
-			out = append(out, a.translated)
+			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// dump lists the recorded answers served by an entry whose model ends
-// with suffix.
-func (l *headerLog) dump(suffix string) string {
+// dump lists the recorded answers whose x-loopctl-model contains one of
+// parts.
+func (l *crossWireLog) dump(parts ...string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var b strings.Builder
 	for _, a := range l.seen {
-		if strings.HasSuffix(a.model, suffix) || strings.Contains(a.model, suffix+"-") {
-			fmt.Fprintf(&b, "  %s %d x-loopctl-model=%s translated=%s dropped=%s\n", a.path, a.status, a.model, a.translated, a.dropped)
+		for _, p := range parts {
+			if strings.Contains(a.model, p) {
+				fmt.Fprintf(&b, "  %s %d x-loopctl-model=%s translated=%s dropped=%s\n", a.path, a.status, a.model, a.translated, a.dropped)
+				break
+			}
 		}
 	}
 	return b.String()
 }
 
-// headerWriter is a ResponseWriter that records the answer's headers
+// crossWireWriter is a ResponseWriter that records the answer's headers
 // when they are written; Flush and Unwrap keep streaming working.
-type headerWriter struct {
+type crossWireWriter struct {
 	http.ResponseWriter
-	log     *headerLog
-	path    string
-	written bool
+	log        *crossWireLog
+	path       string
+	systemTurn bool
+	written    bool
 }
 
-func (w *headerWriter) WriteHeader(status int) {
+func (w *crossWireWriter) WriteHeader(status int) {
 	if !w.written {
 		w.written = true
 		h := w.Header()
 		w.log.mu.Lock()
-		w.log.seen = append(w.log.seen, servedAnswer{path: w.path, status: status,
-			model: h.Get("X-Loopctl-Model"), translated: h.Get("X-Loopctl-Translated"), dropped: h.Get("X-Loopctl-Dropped")})
+		w.log.seen = append(w.log.seen, crossWireAnswer{path: w.path, status: status,
+			model: h.Get("X-Loopctl-Model"), translated: h.Get("X-Loopctl-Translated"), dropped: h.Get("X-Loopctl-Dropped"), systemTurn: w.systemTurn})
 		w.log.mu.Unlock()
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
 
-func (w *headerWriter) Write(b []byte) (int, error) {
+func (w *crossWireWriter) Write(b []byte) (int, error) {
 	if !w.written {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *headerWriter) Flush() {
+func (w *crossWireWriter) Flush() {
 	if !w.written {
 		w.WriteHeader(http.StatusOK)
 	}
 	http.NewResponseController(w.ResponseWriter).Flush()
 }
 
-func (w *headerWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *crossWireWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // agentsDir is testdata/agents (the coding-agent CLIs' npm packages), or
 // a fatal error saying how to install them.
@@ -465,12 +486,40 @@ func (f *crossWireFixture) runClaudeCode(t *testing.T) {
 			t.Errorf("claude -p --model %s: %v, result %+v, want the Bash tool's output crosswire-ok in the answer\n%s", model, err, res, out)
 		}
 	}
+	// Claude Code reads the Messages error event and reports an API error.
 	res, out, err := run("cc-cut-late")
-	if err == nil && !res.IsError {
+	if err == nil || !res.IsError || !strings.Contains(res.Result, "stream") {
 		t.Errorf("claude -p --model cc-cut-late: a stream broken after content must end in an error, got %+v\n%s", res, out)
 	}
 	f.expectServed(t, "cc", "up", "chat", "messages->chat")
-	t.Logf("Claude Code's answers:\n%s", f.rec.dump("-cc"))
+	f.expectSystemTurnServed(t, "weather-cc-gone")
+	t.Logf("Claude Code's answers:\n%s", f.rec.dump("/down-cc", "-cc"))
+}
+
+// expectSystemTurnServed checks GATEWAY §8.2's late system turn: Claude
+// Code sent a request with a system message inside messages, the gateway
+// answered it from the chat backup (messages->chat), and no request the
+// backup got has a system message after its first.
+func (f *crossWireFixture) expectSystemTurnServed(t *testing.T, model string) {
+	t.Helper()
+	served := false
+	f.rec.mu.Lock()
+	for _, a := range f.rec.seen {
+		if a.model == "up/"+model && a.systemTurn && a.status == http.StatusOK && a.translated == "messages->chat" {
+			served = true
+		}
+	}
+	f.rec.mu.Unlock()
+	if !served {
+		t.Errorf("no request of Claude Code's with a system turn inside messages was served by up/%s", model)
+	}
+	for _, r := range f.up.Requests() {
+		for i, m := range r.Messages {
+			if r.Model == model && i > 0 && m.Role == "system" {
+				t.Errorf("up/%s got a system message at %d (a late system turn must become a user turn): %.300s", model, i, m.Content)
+			}
+		}
+	}
 }
 
 // lastJSONLine is the last line of out that starts with '{'.
@@ -484,21 +533,10 @@ func lastJSONLine(out string) string {
 	return ""
 }
 
-// runCodex: Codex (its Responses wire, a model provider pointed at the
-// gateway) with a failing OpenAI primary and a Claude backup, then with a
-// chat-only backup: a shell tool round trip, the same after a backup
-// stream cut before content, and a stream cut after content.
-func (f *crossWireFixture) runCodex(t *testing.T) {
-	_, codex := agentsDir(t, "codex")
-	home := t.TempDir()
-	codexHome := filepath.Join(home, ".codex")
-	work := filepath.Join(home, "work")
-	for _, d := range []string{codexHome, work} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	config := fmt.Sprintf(`model_provider = "loopctl"
+// codexConfig is Codex's config.toml: a model provider at the gateway's
+// /v1 (%q) on the Responses wire, no retries of its own, and nothing that
+// calls home (update checks, plugin sync, analytics, feedback, OTel).
+const codexConfig = `model_provider = "loopctl"
 check_for_update_on_startup = false
 
 [model_providers.loopctl]
@@ -521,7 +559,23 @@ enabled = false
 
 [otel]
 exporter = "none"
-`, f.srv.URL+"/v1")
+`
+
+// runCodex: Codex (its Responses wire, a model provider pointed at the
+// gateway) with a failing OpenAI primary and a Claude backup, then with a
+// chat-only backup: a shell tool round trip, the same after a backup
+// stream cut before content, and a stream cut after content.
+func (f *crossWireFixture) runCodex(t *testing.T) {
+	_, codex := agentsDir(t, "codex")
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	work := filepath.Join(home, "work")
+	for _, d := range []string{codexHome, work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := fmt.Sprintf(codexConfig, f.srv.URL+"/v1")
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -548,5 +602,12 @@ exporter = "none"
 	}
 	f.expectServed(t, "codex", "an", "messages", "responses->messages")
 	f.expectServed(t, "codex-chat", "chat", "chat", "responses->chat")
-	t.Logf("Codex's answers:\n%s%s", f.rec.dump("-codex"), f.rec.dump("-codex-chat"))
+	// Codex offers web_search on every request: a Claude backup serves it
+	// without, naming it (GATEWAY §8.3).
+	for _, a := range f.rec.answers("an/weather-codex") {
+		if !strings.Contains(a.dropped, "web_search") {
+			t.Errorf("an answer served by an/weather-codex: x-loopctl-dropped %q, want web_search named", a.dropped)
+		}
+	}
+	t.Logf("Codex's answers:\n%s", f.rec.dump("codex"))
 }

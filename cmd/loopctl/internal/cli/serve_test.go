@@ -135,6 +135,22 @@ func TestServeDemo(t *testing.T) {
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
+	// The demo model on the other wires too (translated: its upstream
+	// speaks chat completions).
+	for path, req := range map[string]string{
+		"/v1/messages":  `{"model":"demo","max_tokens":64,"messages":[{"role":"user","content":"ping"}]}`,
+		"/v1/responses": `{"model":"demo","input":"ping"}`,
+	} {
+		r, err := http.Post("http://"+addr+path, "application/json", strings.NewReader(req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != 200 || !strings.Contains(string(b), `You said: \"ping\"`) {
+			t.Errorf("%s: %d %s", path, r.StatusCode, b)
+		}
+	}
 	stop()
 	if c := <-code; c != ExitOK {
 		t.Fatalf("exit %d", c)
@@ -143,7 +159,7 @@ func TestServeDemo(t *testing.T) {
 		t.Fatalf("%d %s", res.StatusCode, body)
 	}
 	lines := strings.Split(out.String(), "\n")
-	for i, want := range []string{"listening on http://" + addr, "models: demo", "stop: Ctrl-C or SIGTERM"} {
+	for i, want := range []string{"listening on http://" + addr + " (base URLs: OpenAI chat completions and Responses http://" + addr + "/v1, Anthropic Messages http://" + addr + ")", "models: demo", "stop: Ctrl-C or SIGTERM"} {
 		if !strings.Contains(lines[i], want) {
 			t.Errorf("line %d %q lacks %q", i+1, lines[i], want)
 		}
