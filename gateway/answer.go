@@ -182,6 +182,9 @@ func (x *exchange) done(outcome string, status int, msg string) {
 	if x.client != "" {
 		attrs = append(attrs, slog.String("client", x.client))
 	}
+	if x.translated != "" {
+		attrs = append(attrs, slog.String("translated", x.translated))
+	}
 	if msg != "" && outcome != outcomeSuccess {
 		attrs = append(attrs, slog.String("error", msg))
 	}
