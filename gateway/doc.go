@@ -7,11 +7,12 @@
 //
 //  1. [Gateway.ServeHTTP] (serve.go) applies the doors (admit) and picks the
 //     endpoint; a model wire (wire.go: chat, responses, messages,
-//     embeddings, count_tokens) goes to serveWire (chat.go).
+//     embeddings, count_tokens) goes to serveWire (exchange.go).
 //  2. serveWire authenticates, reads the body within limits.max_body
-//     (readBody, hold.go's byte budget) and scans it (scan.go: model,
-//     stream, previous_response_id); route finds the model's breaker.
-//  3. run (chat.go) walks the attempt budget: each turn of the breaker
+//     (readBody in intake.go, hold.go's byte budget) and scans it
+//     (scan.go: model, stream, previous_response_id); route (intake.go)
+//     finds the model's breaker.
+//  3. run (exchange.go) walks the attempt budget: each turn of the breaker
 //     (breaker.go) names a target; attempt translates the body when the
 //     target speaks another wire (translate.go, package
 //     gateway/internal/wire) and sends it through the retry ladder (send,
@@ -19,7 +20,7 @@
 //     second model.
 //  4. send reads the answer up to the commit point: a whole body, or a
 //     stream's first content (stream.go), translated when the request was.
-//  5. conclude (chat.go) settles the turn: a served answer is written
+//  5. conclude (exchange.go) settles the turn: a served answer is written
 //     (answer.go) or pumped event by event (pump.go); a failure is
 //     classified (turn.go, one classifier: retry.LimitOf) and the next
 //     attempt runs; a request no model served gets the wire's error
