@@ -24,6 +24,7 @@ func crossFailModels(f *crossFix) {
 		{Name: "safe", Primary: "an/refuse", Chain: []string{"up/tools"}, OnRefusal: "fallback"},
 		{Name: "unsafe", Primary: "an/refuse", Chain: []string{"up/tools"}},
 		{Name: "oa", Primary: "up/down500", Chain: []string{"an/tools"}},
+		{Name: "walk", Primary: "an/down529", Chain: []string{"up/down500", "up/tools"}},
 	}}
 	gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
 	if err != nil {
@@ -74,6 +75,8 @@ func TestCrossFailures(t *testing.T) {
 			body: msg("safe", false, ""), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Refused", "an/refuse"}},
 		{name: "on_refusal: pass serves the refusal", path: "/v1/chat/completions",
 			body: `{"model":"unsafe","messages":[{"role":"user","content":"hi"}]}`, status: 200, want: []string{`"finish_reason":"content_filter"`}},
+		{name: "past an overloaded primary, a failing first backup, to the second", path: "/v1/messages",
+			body: msg("walk", false, ""), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Model", "up/tools"}},
 		{name: "a response minted by translation cannot be continued", path: "/v1/responses",
 			body: `{"model":"oa","input":"more","previous_response_id":"resp_lx0123"}`, status: 400, want: []string{"previous_response_not_found"}},
 	} {

@@ -58,6 +58,7 @@ type exchange struct {
 	// parameter an entry could not express, the last rejection and the
 	// wire it came in, and the served answer's translation headers.
 	passed       map[string]bool
+	failedEntry  map[string]bool // chain entries that failed this request
 	skipped      []string
 	skipParam    string
 	rejected     *upstreamError
@@ -218,6 +219,13 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	case x.slow[tg.ref] || x.passed[tg.ref]:
 		turn.Cancel()
 		return nil, stopped
+	case x.failedEntry[tg.ref] && x.rt.mgr.State() == fallback.Primary:
+		// A chain entry serving a request whose primary failed it slowly
+		// counts nothing for the entry while the primary is closed, so
+		// the breaker would hand it out again: a second failure of it
+		// would only repeat the first. The request goes to the next entry.
+		x.skip(turn, tg, "")
+		return nil, passed
 	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
@@ -263,6 +271,12 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 	f := failure(err)
 	x.noteFailure(tg.ref, f)
 	x.settleFailure(turn, loopmetrics.Failure, f)
+	if tg.ref != x.rt.settings.Primary {
+		if x.failedEntry == nil {
+			x.failedEntry = make(map[string]bool, 2)
+		}
+		x.failedEntry[tg.ref] = true
+	}
 	return failed
 }
 
