@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -69,7 +70,7 @@ func (x *exchange) exhausted(err error) {
 	x.headers(x.w.Header())
 	retryHeaders(x.w.Header(), int64(wait))
 	status := http.StatusServiceUnavailable
-	if x.wire.anthropic {
+	if x.wire.xl == xlate.Messages {
 		status = 529
 	}
 	e := apiError{Message: err.Error(), Type: "fallback_exhausted", Code: "fallback_exhausted"}
@@ -120,7 +121,7 @@ func (x *exchange) fail(err error) {
 	var ue *upstreamError
 	lim, wait := limitOf(err, x.g.now())
 	switch {
-	case lim == retry.Overload && x.wire.anthropic:
+	case lim == retry.Overload && x.wire.xl == xlate.Messages:
 		status, outcome = 529, outcomeRateLimit
 	case lim != retry.NoLimit:
 		status, e.Type, outcome = http.StatusTooManyRequests, "rate_limit_error", outcomeRateLimit

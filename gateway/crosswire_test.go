@@ -110,7 +110,7 @@ func TestCrossMessagesServedByChat(t *testing.T) {
 	// The round trip: the tool's result goes back, streamed this time.
 	params.Messages = append(params.Messages, msg.ToParam(),
 		anthropic.NewUserMessage(anthropic.NewToolResultBlock(msg.Content[0].ID, "18C and sunny", false)))
-	stream := client.Messages.NewStreaming(context.Background(), params)
+	stream := client.Messages.NewStreaming(context.Background(), params, anoption.WithHeader("anthropic-beta", "tools-2025"))
 	var acc anthropic.Message
 	for stream.Next() {
 		if err := acc.Accumulate(stream.Current()); err != nil {
@@ -124,6 +124,9 @@ func TestCrossMessagesServedByChat(t *testing.T) {
 		t.Fatalf("streamed answer %+v", acc)
 	}
 	last := f.oa.Requests()[len(f.oa.Requests())-1]
+	if h := last.Header; h.Get("Anthropic-Version") != "" || h.Get("Anthropic-Beta") != "" {
+		t.Errorf("anthropic headers reached the openai backup: %v", h)
+	}
 	if m := last.Messages; len(m) != 3 || m[1].ToolCalls[0].ID != m[2].ToolCallID || m[2].Content != "18C and sunny" {
 		t.Errorf("the backup's history %+v: the call and its result must pair", m)
 	}

@@ -139,7 +139,7 @@ func (x *exchange) run(body []byte) {
 	g, rt := x.g, x.rt
 	var last error
 	prev := ""
-	stream := x.req.stream && x.wire.classify != nil
+	stream := x.req.stream && x.wire.streams
 	x.dctx = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.start)}
 	rctx := &x.dctx
 	for x.attempts < x.budget {

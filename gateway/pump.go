@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -67,7 +68,7 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		x.broken(turn, err, nil)
 		return false
 	}
-	info, err := st.wire.after(ev)
+	info, err := xlate.After(st.wire.xl, ev)
 	if err != nil {
 		x.broken(turn, err, nil)
 		return false
@@ -75,29 +76,29 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 	if st.tc != nil {
 		return x.pumpTranslated(turn, res, rc, ev, info)
 	}
-	if info.id != "" && x.respID == "" {
-		x.respID = info.id
+	if info.ID != "" && x.respID == "" {
+		x.respID = info.ID
 	}
 	if !x.writeFlush(rc, ev) {
 		x.streamCancelled(turn, res)
 		return false
 	}
-	if info.kind == kindError {
+	if info.Kind == xlate.EventError {
 		// The upstream's own error event reached the client as is.
-		x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, ev)
+		x.broken(turn, &streamError{payload: string(xlate.Data(ev)), typ: info.ErrType}, ev)
 		return false
 	}
-	st.done = info.kind == kindDone
+	st.done = info.Kind == xlate.EventEnd
 	return true
 }
 
 // pumpTranslated relays one event of a translated stream: its translation
 // into the client's wire; an upstream error event is not relayed (the
 // client gets its own wire's error event).
-func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info evInfo) bool {
+func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info xlate.EventInfo) bool {
 	st := res.stream
-	if info.kind == kindError {
-		x.broken(turn, &streamError{payload: string(data(ev)), typ: info.errType}, nil)
+	if info.Kind == xlate.EventError {
+		x.broken(turn, &streamError{payload: string(xlate.Data(ev)), typ: info.ErrType}, nil)
 		return false
 	}
 	out, err := st.tc.Event(st.held.AvailableBuffer()[:0], ev)
@@ -109,7 +110,7 @@ func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseCon
 		x.streamCancelled(turn, res)
 		return false
 	}
-	st.done = info.kind == kindDone
+	st.done = info.Kind == xlate.EventEnd
 	return true
 }
 
@@ -141,12 +142,6 @@ func (x *exchange) streamHeaders(up http.Header) {
 	x.w.WriteHeader(http.StatusOK)
 }
 
-// hasError reports whether a data payload is an error object, cheaply: the
-// chunks of a healthy stream start with {"id" or {"choices".
-func hasError(d []byte) bool {
-	return len(d) > 9 && string(d[:9]) == `{"error":` || !jsonValid(d)
-}
-
 var errClientGone = errors.New("client went away")
 
 // broken ends a stream that broke after its first content: the wire's error
@@ -160,7 +155,7 @@ func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	x.settle(turn, loopmetrics.Failure, kind)
 	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
 	if !final {
-		if ev := x.wire.brokenEvent("the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
+		if ev := xlate.Broken(x.wire.xl, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
 			_, _ = x.w.Write(ev)
 			_ = http.NewResponseController(x.w).Flush()
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -83,88 +82,6 @@ func (s *stream) next() ([]byte, error) {
 	}
 }
 
-// kind is what an event is to the hold-back rule.
-type kind int
-
-const (
-	kindEmpty   kind = iota // a comment, a role-only or empty chunk: may be held back
-	kindContent             // carries content (text, tool calls, a finish reason, usage...)
-	kindDone                // data: [DONE]
-	kindError               // data: {"error": ...}
-)
-
-// data returns the payload of an event's data lines (the first one only:
-// OpenAI sends one per event).
-func data(ev []byte) []byte {
-	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		line = bytes.TrimRight(line, "\r")
-		if p, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			return bytes.TrimSpace(p)
-		}
-	}
-	return nil
-}
-
-// chunk is what classify decodes of a chat.completion.chunk.
-type chunk struct {
-	Choices []struct {
-		Delta        map[string]json.RawMessage `json:"delta"`
-		FinishReason json.RawMessage            `json:"finish_reason"`
-	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
-var errMalformedEvent = errors.New("upstream sent a malformed stream event")
-
-// classify tells content from what may be held back. A chunk may be held
-// back when each choice's delta has nothing but a role and empty or null
-// content, and no finish reason.
-func classify(ev []byte) (kind, error) {
-	d := data(ev)
-	switch {
-	case d == nil:
-		return kindEmpty, nil
-	case string(d) == "[DONE]":
-		return kindDone, nil
-	}
-	var c chunk
-	if err := json.Unmarshal(d, &c); err != nil {
-		return 0, errMalformedEvent
-	}
-	if isSet(c.Error) {
-		return kindError, nil
-	}
-	if isSet(c.Usage) {
-		return kindContent, nil
-	}
-	for _, ch := range c.Choices {
-		if isSet(ch.FinishReason) {
-			return kindContent, nil
-		}
-		for k, v := range ch.Delta {
-			switch {
-			case k == "role":
-			case k == "content" || k == "refusal" || k == "reasoning_content":
-				if isSet(v) && string(v) != `""` {
-					return kindContent, nil
-				}
-			case isSet(v):
-				return kindContent, nil
-			}
-		}
-	}
-	return kindEmpty, nil
-}
-
-func isSet(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
-
 // streamError is an error event the upstream sent; typ is its error type
 // or code (overloaded_error, ...), when it had one.
 type streamError struct{ payload, typ string }
@@ -184,27 +101,27 @@ func (s *stream) commit(lim holdLimits) error {
 		if err != nil {
 			return err
 		}
-		info, err := s.wire.classify(ev)
+		info, err := xlate.Classify(s.wire.xl, ev)
 		if err != nil {
 			return err
 		}
-		if info.id != "" {
-			s.id = info.id
+		if info.ID != "" {
+			s.id = info.ID
 		}
-		if info.kind == kindError {
-			return &streamError{payload: string(bytes.TrimSpace(data(ev))), typ: info.errType}
+		if info.Kind == xlate.EventError {
+			return &streamError{payload: string(bytes.TrimSpace(xlate.Data(ev))), typ: info.ErrType}
 		}
 		if s.tc != nil {
-			if done, err := s.hold(ev, info.kind); err != nil || done {
+			if done, err := s.hold(ev, info.Kind); err != nil || done {
 				return err
 			}
 		} else {
-			switch info.kind {
-			case kindDone:
+			switch info.Kind {
+			case xlate.EventEnd:
 				s.held.Write(ev)
 				s.done = true
 				return nil
-			case kindContent:
+			case xlate.EventContent:
 				s.held.Write(ev)
 				return nil
 			}
@@ -219,12 +136,12 @@ func (s *stream) commit(lim holdLimits) error {
 // hold translates an event read before the commit point into held; done
 // reports that the stream commits at it: its first translated content, or
 // the upstream's end marker.
-func (s *stream) hold(ev []byte, k kind) (done bool, err error) {
+func (s *stream) hold(ev []byte, k xlate.EventKind) (done bool, err error) {
 	b, err := s.tc.Event(s.held.AvailableBuffer(), ev)
 	if err != nil {
 		return false, err
 	}
 	s.held.Write(b)
-	s.done = k == kindDone
+	s.done = k == xlate.EventEnd
 	return s.done || s.tc.Committed(), nil
 }

@@ -205,9 +205,25 @@ func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Requ
 		GetBody: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }}
 	req := res.out.WithContext(ctx)
 	forwardRequestHeaders(req.Header, in.Header)
+	if res.tr != nil {
+		dropOtherWireHeaders(req.Header, w)
+	}
 	req.Header["Content-Type"] = jsonContentType
 	tg.up.authorize(req.Header)
 	return req, nil
+}
+
+// dropOtherWireHeaders removes from a translated request's headers those
+// of the client's wire that the upstream's wire w does not speak:
+// anthropic-version and anthropic-beta never reach an openai upstream,
+// openai-beta never an anthropic one (GATEWAY §8.2).
+func dropOtherWireHeaders(h http.Header, w *wire) {
+	if w.proto == APIAnthropic {
+		delete(h, "Openai-Beta")
+		return
+	}
+	delete(h, "Anthropic-Version")
+	delete(h, "Anthropic-Beta")
 }
 
 // jsonContentType is the Content-Type of every upstream request (shared:

@@ -10,6 +10,12 @@
 // it for one chain entry ([Target]) and returns a [Translation] that
 // translates that entry's answer or stream back.
 //
-// The package is pure: functions over bytes, no I/O, no goroutines. Same
-// wire traffic never comes here.
+// It also holds what the gateway knows of each wire's streams, for
+// same-wire traffic too: [Classify] and [After] tell a stream event held
+// back before the commit point from content, the end marker and an error
+// event; [Broken] gives the events that end a stream broken after its
+// first content; [ErrorBody] the wire's error shape. Translation never
+// touches same-wire traffic.
+//
+// The package is pure: functions over bytes, no I/O, no goroutines.
 package wire
