@@ -61,6 +61,7 @@ type exchange struct {
 	failedEntry  map[string]bool // chain entries that failed this request
 	skipped      []string
 	skipParam    string
+	skipWhy      string // the first skip's reason, when the request did not decode
 	rejected     *upstreamError
 	rejectedWire *wire
 	translated   string
@@ -257,10 +258,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 	if x.local(turn, err) {
 		return answered
 	}
-	if handled, done := x.concludeTranslated(turn, tg, err); handled {
-		if done {
-			return answered
-		}
+	if x.concludeTranslated(turn, tg, err) {
 		return passed
 	}
 	var ue *upstreamError

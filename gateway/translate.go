@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -102,11 +103,11 @@ func (x *exchange) skip(turn ticket, tg *target, param string) {
 }
 
 // concludeTranslated handles the failures of an attempt that only a
-// translated entry has: the request cannot be expressed on its wire
-// (skipped), the client's request does not decode (400), or the entry
-// refused the request (400, 413, 422: no verdict, the next entry). It
-// reports whether err was one of them, and whether the exchange is answered.
-func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) (handled, answered bool) {
+// translated entry has: the request cannot be expressed on its wire, or
+// does not decode for translation (skipped: no upstream request, no
+// verdict), or the entry refused the request (400, 413, 422: no verdict,
+// the next entry). It reports whether err was one of them.
+func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
 	var ue *xlate.UnsupportedError
 	var re *xlate.RequestError
 	var up *upstreamError
@@ -114,18 +115,23 @@ func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) (handl
 	case errors.As(err, &ue):
 		x.attempts-- // no upstream request was made
 		x.skip(turn, tg, ue.Field)
-		return true, false
+		return true
 	case errors.As(err, &re):
-		turn.Cancel()
-		x.refuse(http.StatusBadRequest, apiError{Message: re.Message, Type: "invalid_request_error", Param: nullable(re.Param)})
-		return true, true
+		// The request does not decode for translation: this entry cannot
+		// serve it, but an entry on the client's own wire still may.
+		x.attempts--
+		if x.skipWhy == "" && x.skipParam == "" {
+			x.skipWhy = re.Message
+		}
+		x.skip(turn, tg, cmp.Or(re.Param, "the request"))
+		return true
 	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.wire) != x.wire:
 		x.skip(turn, tg, "")
 		x.rejected = up
 		x.rejectedWire = tg.up.wireFor(x.wire)
-		return true, false
+		return true
 	}
-	return false, false
+	return false
 }
 
 // nullable is s, or nil (JSON null) when s is empty.
@@ -157,6 +163,9 @@ func (x *exchange) unserved(last error) bool {
 	if x.skipParam != "" && last == nil {
 		x.headers(x.w.Header())
 		msg := "no entry of model `" + x.rt.name + "` can serve this request: its wires cannot express " + x.skipParam
+		if x.skipWhy != "" {
+			msg = x.skipWhy
+		}
 		x.wire.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.skipParam})
 		x.done(outcomeInvalid, http.StatusBadRequest, msg)
 		return true

@@ -66,7 +66,7 @@ func Translate(from API, body []byte, to Target) (*Translation, error) {
 		return nil, &UnsupportedError{From: from, To: to.API, Field: req.Skip[0]}
 	}
 	req.Messages = lateSystemToUser(req.Messages)
-	enc := &encoding{req: req, to: to, tools: make(map[string]Tool, len(req.Tools))}
+	enc := &encoding{req: req, to: to, tools: make(map[string]Tool, len(req.Tools)), size: len(body) + len(body)/8}
 	for _, name := range req.Dropped {
 		enc.drop(name)
 	}
@@ -102,6 +102,7 @@ type encoding struct {
 	to      Target
 	tools   map[string]Tool
 	dropped []string
+	size    int // the capacity the body is written in
 }
 
 func (e *encoding) encode() ([]byte, error) {
@@ -167,7 +168,7 @@ func callInput(p Part) json.RawMessage {
 // argumentsObject returns raw when it is a JSON object, else {}.
 func argumentsObject(raw []byte) json.RawMessage {
 	s := bytes.TrimSpace(raw)
-	if len(s) == 0 || s[0] != '{' || !json.Valid(s) {
+	if len(s) == 0 || s[0] != '{' || !validJSON(s) {
 		return emptyObject
 	}
 	return json.RawMessage(s)
@@ -206,7 +207,12 @@ func dropFor(req *Request, field string) {
 // noteTopLevel names every top-level field of body that is neither known
 // (mapped or checked by the decoder) nor absent in Dropped.
 func noteTopLevel(req *Request, body []byte, known map[string]bool) {
-	for _, key := range topLevelKeys(body) {
+	noteKeys(req, topLevelKeys(body), known)
+}
+
+// noteKeys names in Dropped every key that is not known.
+func noteKeys(req *Request, keys []string, known map[string]bool) {
+	for _, key := range keys {
 		if !known[key] {
 			dropFor(req, key)
 		}

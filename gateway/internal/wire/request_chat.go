@@ -116,8 +116,13 @@ var chatKnown = map[string]bool{
 // decodeChat decodes a chat completions request.
 func decodeChat(body []byte) (*Request, error) {
 	var in chatRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, requestError(err)
+	keys, ok := readChatRequest(body, &in)
+	if !ok {
+		in = chatRequest{}
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, requestError(err)
+		}
+		keys = topLevelKeys(body)
 	}
 	req := &Request{Model: in.Model, MaxTokens: cmp.Or(in.MaxCompletionTokens, in.MaxTokens),
 		Temperature: in.Temperature, TopP: in.TopP, Stream: in.Stream,
@@ -127,7 +132,7 @@ func decodeChat(body []byte) (*Request, error) {
 		req.Thinking = &Thinking{Effort: effort}
 	}
 	chatSkips(req, &in)
-	noteTopLevel(req, body, chatKnown)
+	noteKeys(req, keys, chatKnown)
 	stop, err := stopList(in.Stop)
 	if err != nil {
 		return nil, err
@@ -258,9 +263,12 @@ func chatContent(req *Request, raw json.RawMessage, param string) ([]Part, error
 	if raw[0] == '"' {
 		return []Part{{Kind: Text, Text: rawString(raw)}}, nil
 	}
-	var list []chatPart
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
+	list, ok := readChatParts(raw)
+	if !ok {
+		list = nil
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
+		}
 	}
 	parts := make([]Part, 0, len(list))
 	for _, c := range list {

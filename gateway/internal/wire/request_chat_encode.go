@@ -1,7 +1,5 @@
 package wire
 
-import "encoding/json"
-
 // The chat completions request encoder.
 
 type chatOut struct {
@@ -70,7 +68,7 @@ func (e *encoding) encodeChat() ([]byte, error) {
 		}
 	}
 	e.chatTools(&out)
-	return json.Marshal(out)
+	return appendChatOut(make([]byte, 0, e.size), &out), nil
 }
 
 // formatName is a structured output's name; OpenAI requires one.

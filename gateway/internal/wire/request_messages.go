@@ -99,12 +99,17 @@ var msgKnown = map[string]bool{
 // decodeMessages decodes an Anthropic Messages request.
 func decodeMessages(body []byte) (*Request, error) {
 	var in msgRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, requestError(err)
+	keys, ok := readMsgRequest(body, &in)
+	if !ok {
+		in = msgRequest{}
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, requestError(err)
+		}
+		keys = topLevelKeys(body)
 	}
 	req := &Request{Model: in.Model, MaxTokens: in.MaxTokens, Temperature: in.Temperature,
 		TopP: in.TopP, Stop: in.StopSequences, Stream: in.Stream}
-	noteTopLevel(req, body, msgKnown)
+	noteKeys(req, keys, msgKnown)
 	d := msgDecoder{req: req}
 	system, err := d.content(in.System, "system")
 	if err != nil {
@@ -191,11 +196,13 @@ func (d *msgDecoder) content(raw json.RawMessage, param string) ([]Part, error) 
 	if raw[0] == '"' {
 		return []Part{{Kind: Text, Text: rawString(raw)}}, nil
 	}
-	var blocks []msgBlock
-	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
+	blocks, raws, ok := readMsgBlocks(raw)
+	if !ok {
+		blocks, raws = nil, nil
+		if err := json.Unmarshal(raw, &blocks); err != nil {
+			return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
+		}
 	}
-	var raws []json.RawMessage
 	parts := make([]Part, 0, len(blocks))
 	for i, b := range blocks {
 		if b.CacheControl != nil {

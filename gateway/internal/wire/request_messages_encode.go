@@ -67,7 +67,7 @@ func (e *encoding) encodeMessages() ([]byte, error) {
 	if f := req.Format; f != nil {
 		out.OutputConfig = &msgOutputConfig{Format: &msgFormat{Type: "json_schema", Schema: f.Schema}}
 	}
-	return json.Marshal(out)
+	return appendMsgOut(make([]byte, 0, e.size), &out), nil
 }
 
 // msgThinking sets thinking: a budget below max_tokens, left out when the
@@ -215,7 +215,7 @@ func (e *encoding) msgPart(blocks []msgBlock, p Part) []msgBlock {
 			content = e.msgPart(content, c)
 		}
 		if len(content) > 0 {
-			b.Content, _ = json.Marshal(content)
+			b.Content = appendMsgBlocks(nil, content)
 		}
 		blocks = append(blocks, b)
 	}

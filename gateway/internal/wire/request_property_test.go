@@ -126,14 +126,3 @@ func claudeCodeRequest() []byte {
 		"tools":  tools, "messages": msgs, "thinking": map[string]any{"type": "enabled", "budget_tokens": 8000}})
 	return body
 }
-
-func BenchmarkTranslate(b *testing.B) {
-	body := claudeCodeRequest()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Translate(Messages, body, Target{API: Chat, Model: "gpt"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

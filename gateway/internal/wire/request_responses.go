@@ -93,13 +93,18 @@ var respKnown = map[string]bool{
 // decodeResponses decodes a Responses request.
 func decodeResponses(body []byte) (*Request, error) {
 	var in respRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, requestError(err)
+	keys, ok := readRespRequest(body, &in)
+	if !ok {
+		in = respRequest{}
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, requestError(err)
+		}
+		keys = topLevelKeys(body)
 	}
 	req := &Request{Model: in.Model, MaxTokens: in.MaxOutputTokens, Temperature: in.Temperature,
 		TopP: in.TopP, Stream: in.Stream, User: cmp.Or(in.User, in.SafetyIdentifier), Parallel: in.ParallelToolCalls}
 	respSkips(req, &in)
-	noteTopLevel(req, body, respKnown)
+	noteKeys(req, keys, respKnown)
 	if in.Reasoning != nil {
 		if effort := normalEffort(in.Reasoning.Effort); effort != "" {
 			req.Thinking = &Thinking{Effort: effort}
@@ -159,6 +164,14 @@ func respInput(req *Request, raw json.RawMessage) error {
 	}
 	if raw[0] == '"' {
 		req.Messages = []Message{{Role: "user", Parts: []Part{{Kind: Text, Text: rawString(raw)}}}}
+		return nil
+	}
+	if items, raws, ok := readRespItems(raw); ok {
+		for i, item := range items {
+			if err := respItemIn(req, item, raws[i]); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	var raws []json.RawMessage
@@ -251,9 +264,12 @@ func respContent(req *Request, raw json.RawMessage, param string) ([]Part, error
 	if raw[0] == '"' {
 		return []Part{{Kind: Text, Text: rawString(raw)}}, nil
 	}
-	var list []respPart
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
+	list, ok := readRespParts(raw)
+	if !ok {
+		list = nil
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
+		}
 	}
 	parts := make([]Part, 0, len(list))
 	for _, c := range list {

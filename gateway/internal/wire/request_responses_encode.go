@@ -67,7 +67,7 @@ func (e *encoding) encodeResponses() ([]byte, error) {
 		}
 	}
 	e.respTools(&out)
-	return json.Marshal(out)
+	return appendRespOut(make([]byte, 0, e.size), &out), nil
 }
 
 // respTools sets tools and tool_choice.

@@ -1,0 +1,155 @@
+package wire
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Writing a Messages request (msgOut) as json.Marshal would.
+
+func appendMsgOut(dst []byte, out *msgOut) []byte {
+	dst = append(dst, `{"model":`...)
+	dst = appendString(dst, out.Model)
+	dst = strconv.AppendInt(appendKey(dst, "max_tokens"), int64(out.MaxTokens), 10)
+	if len(out.System) > 0 {
+		dst = appendMsgBlocks(appendKey(dst, "system"), out.System)
+	}
+	dst = appendKey(dst, "messages")
+	if out.Messages == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendMsgMessages(dst, out.Messages)
+	}
+	if len(out.Tools) > 0 {
+		dst = appendMsgTools(appendKey(dst, "tools"), out.Tools)
+	}
+	if c := out.ToolChoice; c != nil {
+		dst = appendTypeObject(appendKey(dst, "tool_choice"), c.Type)
+		dst = appendStringOpt(dst, "name", c.Name)
+		dst = append(appendTrueOpt(dst, "disable_parallel_tool_use", c.DisableParallelToolUse), '}')
+	}
+	dst = appendFloatOpt(dst, "temperature", out.Temperature)
+	dst = appendFloatOpt(dst, "top_p", out.TopP)
+	dst = appendStringsOpt(dst, "stop_sequences", out.StopSequences)
+	dst = appendTrueOpt(dst, "stream", out.Stream)
+	if out.Metadata != nil {
+		dst = append(appendKey(dst, "metadata"), '{')
+		if out.Metadata.UserID != "" {
+			dst = appendString(append(dst, `"user_id":`...), out.Metadata.UserID)
+		}
+		dst = append(dst, '}')
+	}
+	if t := out.Thinking; t != nil {
+		dst = appendTypeObject(appendKey(dst, "thinking"), t.Type)
+		dst = append(appendIntOpt(dst, "budget_tokens", t.BudgetTokens), '}')
+	}
+	if oc := out.OutputConfig; oc != nil {
+		dst = appendMsgOutputConfig(appendKey(dst, "output_config"), oc)
+	}
+	return append(dst, '}')
+}
+
+func appendMsgMessages(dst []byte, msgs []msgOutMessage) []byte {
+	dst = append(dst, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"role":`...)
+		dst = appendString(dst, m.Role)
+		dst = appendKey(dst, "content")
+		switch content := m.Content.(type) {
+		case []msgBlock:
+			dst = appendMsgBlocks(dst, content)
+		case []any:
+			dst = appendMsgMixed(dst, content)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+func appendMsgOutputConfig(dst []byte, oc *msgOutputConfig) []byte {
+	dst = append(dst, '{')
+	n := len(dst)
+	if f := oc.Format; f != nil {
+		dst = appendTypeObject(append(dst, `"format":`...), f.Type)
+		dst = append(appendRawOpt(dst, "schema", f.Schema), '}')
+	}
+	if oc.Effort != "" {
+		if len(dst) > n {
+			dst = append(dst, ',')
+		}
+		dst = appendString(append(dst, `"effort":`...), oc.Effort)
+	}
+	return append(dst, '}')
+}
+
+func appendMsgTools(dst []byte, tools []msgTool) []byte {
+	dst = append(dst, '[')
+	for i, t := range tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if t.Type != "" {
+			dst = appendTypeObject(dst, t.Type)
+			dst = appendStringField(dst, "name", t.Name)
+		} else {
+			dst = appendString(append(dst, `{"name":`...), t.Name)
+		}
+		dst = appendStringOpt(dst, "description", t.Description)
+		dst = appendRawOpt(dst, "input_schema", t.InputSchema)
+		dst = append(appendRawOpt(dst, "cache_control", t.CacheControl), '}')
+	}
+	return append(dst, ']')
+}
+
+// appendMsgMixed writes content of blocks and thinking blocks kept raw.
+func appendMsgMixed(dst []byte, content []any) []byte {
+	dst = append(dst, '[')
+	for i, c := range content {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		switch c := c.(type) {
+		case json.RawMessage:
+			dst = appendRaw(dst, c)
+		case msgBlock:
+			dst = appendMsgBlock(dst, &c)
+		}
+	}
+	return append(dst, ']')
+}
+
+func appendMsgBlocks(dst []byte, blocks []msgBlock) []byte {
+	dst = append(dst, '[')
+	for i := range blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendMsgBlock(dst, &blocks[i])
+	}
+	return append(dst, ']')
+}
+
+func appendMsgBlock(dst []byte, b *msgBlock) []byte {
+	dst = appendTypeObject(dst, b.Type)
+	dst = appendStringOpt(dst, "text", b.Text)
+	if s := b.Source; s != nil {
+		dst = appendTypeObject(appendKey(dst, "source"), s.Type)
+		dst = appendStringOpt(dst, "media_type", s.MediaType)
+		dst = appendStringOpt(dst, "data", s.Data)
+		dst = appendStringOpt(dst, "url", s.URL)
+		dst = appendStringOpt(dst, "file_id", s.FileID)
+		dst = append(appendRawOpt(dst, "content", s.Content), '}')
+	}
+	dst = appendStringOpt(dst, "title", b.Title)
+	dst = appendStringOpt(dst, "id", b.ID)
+	dst = appendStringOpt(dst, "name", b.Name)
+	dst = appendRawOpt(dst, "input", b.Input)
+	dst = appendStringOpt(dst, "tool_use_id", b.ToolUseID)
+	dst = appendRawOpt(dst, "content", b.Content)
+	dst = appendTrueOpt(dst, "is_error", b.IsError)
+	dst = appendStringOpt(dst, "signature", b.Signature)
+	return append(appendRawOpt(dst, "cache_control", b.CacheControl), '}')
+}

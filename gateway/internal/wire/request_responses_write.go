@@ -1,0 +1,137 @@
+package wire
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Writing a Responses request (respOut) as json.Marshal would.
+
+func appendRespOut(dst []byte, out *respOut) []byte {
+	dst = append(dst, `{"model":`...)
+	dst = appendString(dst, out.Model)
+	dst = appendStringOpt(dst, "instructions", out.Instructions)
+	dst = appendKey(dst, "input")
+	if out.Input == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendRespItems(dst, out.Input)
+	}
+	if len(out.Tools) > 0 {
+		dst = append(appendKey(dst, "tools"), '[')
+		for i := range out.Tools {
+			t := &out.Tools[i]
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendTypeObject(dst, t.Type)
+			dst = appendStringField(dst, "name", t.Name)
+			dst = appendStringOpt(dst, "description", t.Description)
+			dst = appendKey(dst, "parameters")
+			if t.Parameters == nil {
+				dst = append(dst, "null"...)
+			} else {
+				dst = appendRaw(dst, t.Parameters)
+			}
+			dst = strconv.AppendBool(appendKey(dst, "strict"), t.Strict)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
+	}
+	switch c := out.ToolChoice.(type) {
+	case string:
+		dst = appendStringField(dst, "tool_choice", c)
+	case respNamedChoice:
+		dst = appendTypeObject(appendKey(dst, "tool_choice"), c.Type)
+		dst = append(appendStringField(dst, "name", c.Name), '}')
+	}
+	return appendRespOptions(dst, out)
+}
+
+// appendRespOptions writes the fields after tool_choice.
+func appendRespOptions(dst []byte, out *respOut) []byte {
+	dst = appendBoolPtrOpt(dst, "parallel_tool_calls", out.ParallelToolCalls)
+	dst = appendIntOpt(dst, "max_output_tokens", out.MaxOutputTokens)
+	dst = appendFloatOpt(dst, "temperature", out.Temperature)
+	dst = appendFloatOpt(dst, "top_p", out.TopP)
+	dst = appendTrueOpt(dst, "stream", out.Stream)
+	dst = appendStringOpt(dst, "user", out.User)
+	if out.Reasoning != nil {
+		dst = append(appendKey(dst, "reasoning"), '{')
+		if out.Reasoning.Effort != "" {
+			dst = appendString(append(dst, `"effort":`...), out.Reasoning.Effort)
+		}
+		dst = append(dst, '}')
+	}
+	if out.Text != nil {
+		dst = append(appendKey(dst, "text"), '{')
+		if f := out.Text.Format; f != nil {
+			dst = appendTypeObject(append(dst, `"format":`...), f.Type)
+			dst = appendStringOpt(dst, "name", f.Name)
+			dst = appendRawOpt(dst, "schema", f.Schema)
+			dst = append(appendBoolPtrOpt(dst, "strict", f.Strict), '}')
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+func appendRespItems(dst []byte, items []any) []byte {
+	dst = append(dst, '[')
+	for i, item := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		switch item := item.(type) {
+		case json.RawMessage:
+			dst = appendRaw(dst, item)
+		case respOutItem:
+			dst = appendRespItem(dst, &item)
+		}
+	}
+	return append(dst, ']')
+}
+
+func appendRespItem(dst []byte, item *respOutItem) []byte {
+	dst = appendTypeObject(dst, item.Type)
+	dst = appendStringOpt(dst, "role", item.Role)
+	if item.Content != nil {
+		dst = appendRespValue(appendKey(dst, "content"), item.Content)
+	}
+	dst = appendStringOpt(dst, "call_id", item.CallID)
+	dst = appendStringOpt(dst, "name", item.Name)
+	dst = appendStringOpt(dst, "arguments", item.Arguments)
+	if item.Output != nil {
+		dst = appendRespValue(appendKey(dst, "output"), item.Output)
+	}
+	return append(dst, '}')
+}
+
+// appendRespValue writes content or output: a string or a list of parts.
+func appendRespValue(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case string:
+		return appendString(dst, v)
+	case []respPart:
+		if v == nil {
+			break
+		}
+		dst = append(dst, '[')
+		for i := range v {
+			p := &v[i]
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendTypeObject(dst, p.Type)
+			dst = appendStringOpt(dst, "text", p.Text)
+			dst = appendStringOpt(dst, "refusal", p.Refusal)
+			dst = appendStringOpt(dst, "image_url", p.ImageURL)
+			dst = appendStringOpt(dst, "file_id", p.FileID)
+			dst = appendStringOpt(dst, "file_data", p.FileData)
+			dst = appendStringOpt(dst, "file_url", p.FileURL)
+			dst = append(appendStringOpt(dst, "filename", p.Filename), '}')
+		}
+		return append(dst, ']')
+	}
+	return append(dst, "null"...)
+}

@@ -1,0 +1,185 @@
+package wire
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Appending JSON the way encoding/json.Marshal writes it, byte for byte:
+// strings with its HTML escaping, raw values compacted, floats in its
+// format. The request encoders write their bodies with these.
+
+// htmlSafe is true for the ASCII bytes encoding/json writes as they are.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendString appends s as encoding/json writes a string.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if htmlSafe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', sseHex[c>>4], sseHex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = appendRuneEscape(dst, r)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendRaw appends a valid JSON value compacted, as encoding/json
+// writes a json.RawMessage: white space outside strings left out, <, >,
+// & and U+2028, U+2029 escaped.
+func appendRaw(dst, raw []byte) []byte {
+	start, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString:
+			i++
+		case (c == ' ' || c == '\t' || c == '\n' || c == '\r') && !inString:
+			dst = append(dst, raw[start:i]...)
+			start = i + 1
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, raw[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', sseHex[c>>4], sseHex[c&0xF])
+			start = i + 1
+		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
+			dst = append(dst, raw[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', sseHex[raw[i+2]&0xF])
+			i += 2
+			start = i + 1
+		}
+	}
+	return append(dst, raw[start:]...)
+}
+
+// appendFloat appends f as encoding/json writes a float64.
+func appendFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}
+
+// Fields of an object after its first: ,"key":value. Those named ...Opt
+// leave out an empty value, as omitempty does.
+
+func appendKey(dst []byte, key string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	return append(dst, '"', ':')
+}
+
+func appendStringField(dst []byte, key, value string) []byte {
+	return appendString(appendKey(dst, key), value)
+}
+
+func appendStringOpt(dst []byte, key, value string) []byte {
+	if value == "" {
+		return dst
+	}
+	return appendString(appendKey(dst, key), value)
+}
+
+func appendRawOpt(dst []byte, key string, raw []byte) []byte {
+	if len(raw) == 0 {
+		return dst
+	}
+	return appendRaw(appendKey(dst, key), raw)
+}
+
+func appendIntOpt(dst []byte, key string, n int) []byte {
+	if n == 0 {
+		return dst
+	}
+	return strconv.AppendInt(appendKey(dst, key), int64(n), 10)
+}
+
+func appendFloatOpt(dst []byte, key string, f *float64) []byte {
+	if f == nil {
+		return dst
+	}
+	return appendFloat(appendKey(dst, key), *f)
+}
+
+func appendBoolPtrOpt(dst []byte, key string, b *bool) []byte {
+	if b == nil {
+		return dst
+	}
+	return strconv.AppendBool(appendKey(dst, key), *b)
+}
+
+func appendTrueOpt(dst []byte, key string, b bool) []byte {
+	if !b {
+		return dst
+	}
+	return append(appendKey(dst, key), "true"...)
+}
+
+func appendStringsOpt(dst []byte, key string, list []string) []byte {
+	if len(list) == 0 {
+		return dst
+	}
+	dst = append(appendKey(dst, key), '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+// appendTypeObject starts an object with its "type" field.
+func appendTypeObject(dst []byte, typ string) []byte {
+	dst = append(dst, `{"type":`...)
+	return appendString(dst, typ)
+}
