@@ -60,6 +60,8 @@ func TestCrossFailures(t *testing.T) {
 			header: [2]string{"X-Loopctl-Skipped", "an/tools=n"}},
 		{name: "no entry could ever serve it: 400 naming the parameter", path: "/v1/chat/completions",
 			body: `{"model":"claude-only","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 400, want: []string{`"param":"n"`}},
+		{name: "a request that does not decode for translation, on a model with no entry on its wire: 400", path: "/v1/chat/completions",
+			body: `{"model":"claude-only","messages":"hi"}`, status: 400, want: []string{"invalid_request_error", "messages"}},
 		{name: "a parameter that changes nothing is dropped and named", path: "/v1/messages",
 			body: msg("cc", false, `,"top_k":5`), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Dropped", "top_k"}},
 		{name: "a backup's context overflow reaches Claude Code as prompt is too long", path: "/v1/messages",
