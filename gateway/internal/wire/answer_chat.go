@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// chatCallFunction is the function of a tool call in a chat completion
+// or chunk.
+type chatCallFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
 // chatCompletion is the part of a chat completion the translation reads.
 type chatCompletion struct {
 	ID      string `json:"id"`
@@ -16,11 +23,8 @@ type chatCompletion struct {
 			Content   json.RawMessage `json:"content"`
 			Refusal   *string         `json:"refusal"`
 			ToolCalls []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
+				ID       string           `json:"id"`
+				Function chatCallFunction `json:"function"`
 			} `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`

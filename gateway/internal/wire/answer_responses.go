@@ -10,14 +10,20 @@ import (
 // responsesObject is the part of a Responses response the translation
 // reads.
 type responsesObject struct {
+	responsesHead
+	Output []json.RawMessage `json:"output"`
+}
+
+// responsesHead is what a Responses response and a stream event's
+// response both carry and the translation reads.
+type responsesHead struct {
 	ID                string `json:"id"`
 	Model             string `json:"model"`
 	Status            string `json:"status"`
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Output []json.RawMessage `json:"output"`
-	Usage  *responsesUsage   `json:"usage"`
+	Usage *responsesUsage `json:"usage"`
 }
 
 // responsesItemIn is one output item of a Responses answer.

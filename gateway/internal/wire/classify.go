@@ -110,15 +110,16 @@ func chatErrorData(d []byte) bool {
 // Data returns the payload of an event's first data line, trimmed (OpenAI
 // sends one data line per event); nil when it has none.
 func Data(ev []byte) []byte {
+	return firstLineValue(ev, "data:")
+}
+
+// firstLineValue is the rest of ev's first line that starts with prefix,
+// trimmed; nil when no line does.
+func firstLineValue(ev []byte, prefix string) []byte {
 	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
-		line = bytes.TrimRight(line, "\r")
-		if p, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+		var line []byte
+		line, ev = cutLine(ev)
+		if p, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte(prefix)); ok {
 			return bytes.TrimSpace(p)
 		}
 	}
@@ -150,13 +151,7 @@ func classifyChatEvent(ev []byte) (EventInfo, error) {
 		return EventInfo{}, ErrMalformedStreamEvent
 	}
 	if isSetJSON(c.Error) {
-		var e struct {
-			Error struct {
-				Type string `json:"type"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(d, &e)
-		return EventInfo{Kind: EventError, ErrType: e.Error.Type}, nil
+		return errorTypeEvent(d), nil
 	}
 	if isSetJSON(c.Usage) {
 		return EventInfo{Kind: EventContent}, nil
@@ -180,6 +175,18 @@ func classifyChatEvent(ev []byte) (EventInfo, error) {
 	return EventInfo{Kind: EventHold}, nil
 }
 
+// errorTypeEvent is the error event whose data d is {"error":{"type":...}}
+// (chat and Messages).
+func errorTypeEvent(d []byte) EventInfo {
+	var e struct {
+		Error struct {
+			Type string `json:"type"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(d, &e)
+	return EventInfo{Kind: EventError, ErrType: e.Error.Type}
+}
+
 // isSetJSON reports whether a JSON value is present and not null.
 func isSetJSON(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 
@@ -187,18 +194,7 @@ func isSetJSON(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null
 // the name is the data's "type" when there is no event: line.
 func eventNameAndData(ev []byte) (name string, d []byte, err error) {
 	d = Data(ev)
-	for rest := ev; len(rest) > 0; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
-		}
-		if n, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("event:")); ok {
-			name = string(bytes.TrimSpace(n))
-			break
-		}
-	}
+	name = string(firstLineValue(ev, "event:"))
 	if d != nil && !json.Valid(d) {
 		return name, d, ErrMalformedStreamEvent
 	}
@@ -226,13 +222,7 @@ func classifyMessagesEvent(ev []byte) (EventInfo, error) {
 	case "message_stop":
 		return EventInfo{Kind: EventEnd}, nil
 	case "error":
-		var e struct {
-			Error struct {
-				Type string `json:"type"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(d, &e)
-		return EventInfo{Kind: EventError, ErrType: e.Error.Type}, nil
+		return errorTypeEvent(d), nil
 	}
 	return EventInfo{Kind: EventContent}, nil
 }

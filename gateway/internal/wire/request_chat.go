@@ -116,13 +116,9 @@ var chatKnown = map[string]bool{
 // decodeChat decodes a chat completions request.
 func decodeChat(body []byte) (*Request, error) {
 	var in chatRequest
-	keys, ok := readChatRequest(body, &in)
-	if !ok {
-		in = chatRequest{}
-		if err := json.Unmarshal(body, &in); err != nil {
-			return nil, requestError(err)
-		}
-		keys = topLevelKeys(body)
+	keys, err := readRequestObject(body, &in, readChatRequest)
+	if err != nil {
+		return nil, err
 	}
 	req := &Request{Model: in.Model, MaxTokens: cmp.Or(in.MaxCompletionTokens, in.MaxTokens),
 		Temperature: in.Temperature, TopP: in.TopP, Stream: in.Stream,
@@ -171,7 +167,7 @@ func chatSkips(req *Request, in *chatRequest) {
 			skipFor(req, "modalities")
 		}
 	}
-	if a := bytes.TrimSpace(in.Audio); len(a) > 0 && string(a) != "null" {
+	if present(in.Audio) {
 		skipFor(req, "audio")
 	}
 	if in.Store {
@@ -182,7 +178,7 @@ func chatSkips(req *Request, in *chatRequest) {
 // stopList decodes stop: a string or a list of strings.
 func stopList(raw json.RawMessage) ([]string, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if !isSetJSON(raw) {
 		return nil, nil
 	}
 	var one string
@@ -256,25 +252,7 @@ func errorResult(p Part) Part {
 
 // chatContent decodes content: a string, null, or a list of parts.
 func chatContent(req *Request, raw json.RawMessage, param string) ([]Part, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		return []Part{{Kind: Text, Text: rawString(raw)}}, nil
-	}
-	list, ok := readChatParts(raw)
-	if !ok {
-		list = nil
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
-		}
-	}
-	parts := make([]Part, 0, len(list))
-	for _, c := range list {
-		parts = chatPartIn(req, parts, c)
-	}
-	return parts, nil
+	return contentParts(req, raw, param, readChatParts, chatPartIn)
 }
 
 // chatPartIn appends one content part.
@@ -335,7 +313,7 @@ func chatTools(req *Request, tools []chatTool) {
 // chatToolChoice decodes tool_choice: a mode or a named tool.
 func chatToolChoice(req *Request, raw json.RawMessage) error {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if !isSetJSON(raw) {
 		return nil
 	}
 	var mode string

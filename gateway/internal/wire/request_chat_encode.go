@@ -89,14 +89,23 @@ func (e *encoding) chatTools(out *chatOut) {
 		out.ParallelToolCalls = nil
 		return
 	}
+	out.ToolChoice = e.openAIToolChoice(func(name string) any {
+		return chatNamedChoice{Type: "function", Function: toolRef{Name: name}}
+	})
+}
+
+// openAIToolChoice is tool_choice on the OpenAI wires: a mode, named for
+// the one tool to call, or nil (left out).
+func (e *encoding) openAIToolChoice(named func(name string) any) any {
 	switch e.req.ToolChoice {
 	case "auto", "none":
-		out.ToolChoice = e.req.ToolChoice
+		return e.req.ToolChoice
 	case "any":
-		out.ToolChoice = "required"
+		return "required"
 	case "tool":
-		out.ToolChoice = chatNamedChoice{Type: "function", Function: toolRef{Name: e.toolName(e.req.ToolName, "", false)}}
+		return named(e.toolName(e.req.ToolName, "", false))
 	}
+	return nil
 }
 
 // chatAssistant is an assistant turn: its text, then its tool calls.
@@ -137,10 +146,7 @@ func (e *encoding) chatUser(msgs []chatOutMessage, parts []Part) []chatOutMessag
 			}
 		}
 		if p.IsError {
-			if len(text) == 0 {
-				text = append(text, chatPart{Type: "text"})
-			}
-			text[0].Text = "Error: " + text[0].Text
+			text = markError(text, chatPart{Type: "text"}, func(p *chatPart) *string { return textIf(p.Type == "text", &p.Text) })
 		}
 		msgs = append(msgs, chatOutMessage{Role: "tool", ToolCallID: mapID(p.CallID, Chat), Content: chatContentOut(text)})
 	}
@@ -148,6 +154,26 @@ func (e *encoding) chatUser(msgs []chatOutMessage, parts []Part) []chatOutMessag
 		msgs = append(msgs, chatOutMessage{Role: "user", Content: chatContentOut(rest)})
 	}
 	return msgs
+}
+
+// markError prefixes "Error: " to the text of the first part, blank put
+// first where the first is no text part (text is nil for it): how the
+// OpenAI wires carry is_error, which errorResult reads back.
+func markError[T any](parts []T, blank T, text func(p *T) *string) []T {
+	if len(parts) == 0 || text(&parts[0]) == nil {
+		parts = append([]T{blank}, parts...)
+	}
+	s := text(&parts[0])
+	*s = "Error: " + *s
+	return parts
+}
+
+// textIf is a part's text when it is a text part, else nil.
+func textIf(isText bool, text *string) *string {
+	if isText {
+		return text
+	}
+	return nil
 }
 
 // chatContentOut is a string for one text part or none, else the parts.

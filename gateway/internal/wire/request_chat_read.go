@@ -1,26 +1,16 @@
 package wire
 
+import "encoding/json"
+
 // The chat completions request read in one pass (request_reader.go): the
 // same chatRequest and chatPart values encoding/json would decode, or
 // false.
 
 // readChatRequest reads body into in and returns its top-level keys.
 func readChatRequest(body []byte, in *chatRequest) (keys []string, ok bool) {
-	ok = read(body, func(r *jsonReader) {
-		if r.peek() != '{' || !r.object() {
-			r.fail()
-			return
-		}
-		var seen keySet
-		for r.next('}') {
-			key := r.newKey(&seen)
-			keys = append(keys, key)
-			if !readChatField(r, key, in) && !readChatOption(r, key, in) {
-				r.skip()
-			}
-		}
+	return readRequestKeys(body, func(r *jsonReader, key string) bool {
+		return readChatField(r, key, in) || readChatOption(r, key, in)
 	})
-	return keys, ok
 }
 
 func readChatField(r *jsonReader, key string, in *chatRequest) bool {
@@ -30,18 +20,9 @@ func readChatField(r *jsonReader, key string, in *chatRequest) bool {
 	case "messages":
 		in.Messages = readChatMessages(r)
 	case "tools":
-		if r.array() {
-			in.Tools = make([]chatTool, 0, 16)
-			for r.next(']') {
-				var t chatTool
-				if r.object() {
-					readFields(r, func(key string) bool {
-						return key == "type" && r.set(&t.Type) || readChatCallee(r, key, &t.Function, &t.Custom)
-					})
-				}
-				in.Tools = append(in.Tools, t)
-			}
-		}
+		in.Tools = readObjects(r, 16, func(r *jsonReader, key string, t *chatTool) bool {
+			return key == "type" && r.set(&t.Type) || readChatCallee(r, key, &t.Function, &t.Custom)
+		})
 	case "tool_choice":
 		return r.setRaw((*[]byte)(&in.ToolChoice))
 	case "stop":
@@ -51,13 +32,13 @@ func readChatField(r *jsonReader, key string, in *chatRequest) bool {
 	case "modalities":
 		in.Modalities = r.strings()
 	case "response_format":
-		if r.object() {
-			rf := &chatResponseFormat{}
-			in.ResponseFormat = rf
-			readFields(r, func(key string) bool {
-				return key == "type" && r.set(&rf.Type) || key == "json_schema" && readChatJSONSchema(r, &rf.JSONSchema)
-			})
-		}
+		in.ResponseFormat = readObject(r, func(r *jsonReader, key string, rf *chatResponseFormat) bool {
+			if key == "json_schema" {
+				rf.JSONSchema = readObject(r, readChatJSONSchemaField)
+				return true
+			}
+			return key == "type" && r.set(&rf.Type)
+		})
 	default:
 		return false
 	}
@@ -80,16 +61,9 @@ func readChatOption(r *jsonReader, key string, in *chatRequest) bool {
 	case "stream":
 		in.Stream = r.boolean()
 	case "stream_options":
-		if r.object() {
-			in.StreamOptions = &chatStreamOptions{}
-			readFields(r, func(key string) bool {
-				if key != "include_usage" {
-					return false
-				}
-				in.StreamOptions.IncludeUsage = r.boolean()
-				return true
-			})
-		}
+		in.StreamOptions = readObject(r, func(r *jsonReader, key string, o *chatStreamOptions) bool {
+			return key == "include_usage" && r.setBool(&o.IncludeUsage)
+		})
 	case "user":
 		return r.set(&in.User)
 	case "safety_identifier":
@@ -113,45 +87,28 @@ func readChatOption(r *jsonReader, key string, in *chatRequest) bool {
 	return true
 }
 
-func readChatJSONSchema(r *jsonReader, s **chatJSONSchema) bool {
-	if !r.object() {
-		return true
+func readChatJSONSchemaField(r *jsonReader, key string, js *chatJSONSchema) bool {
+	switch key {
+	case "name":
+		return r.set(&js.Name)
+	case "schema":
+		return r.setRaw((*[]byte)(&js.Schema))
+	case "strict":
+		return r.setBool(&js.Strict)
 	}
-	*s = &chatJSONSchema{}
-	js := *s
-	readFields(r, func(key string) bool {
-		switch key {
-		case "name":
-			return r.set(&js.Name)
-		case "schema":
-			return r.setRaw((*[]byte)(&js.Schema))
-		case "strict":
-			js.Strict = r.boolean()
-			return true
-		}
-		return false
-	})
-	return true
+	return false
 }
 
 // readChatCallee reads the function or custom field of a tool or a call.
 func readChatCallee(r *jsonReader, key string, function **chatFunction, custom **chatCustom) bool {
 	switch key {
 	case "function":
-		if r.object() {
-			f := &chatFunction{}
-			*function = f
-			readFields(r, func(key string) bool { return readChatFunctionField(r, key, f) })
-		}
+		*function = readObject(r, readChatFunctionField)
 	case "custom":
-		if r.object() {
-			c := &chatCustom{}
-			*custom = c
-			readFields(r, func(key string) bool {
-				return key == "name" && r.set(&c.Name) || key == "description" && r.set(&c.Description) ||
-					key == "input" && r.set(&c.Input)
-			})
-		}
+		*custom = readObject(r, func(r *jsonReader, key string, c *chatCustom) bool {
+			return key == "name" && r.set(&c.Name) || key == "description" && r.set(&c.Description) ||
+				key == "input" && r.set(&c.Input)
+		})
 	default:
 		return false
 	}
@@ -177,18 +134,7 @@ func readChatFunctionField(r *jsonReader, key string, f *chatFunction) bool {
 }
 
 func readChatMessages(r *jsonReader) []chatMessage {
-	if !r.array() {
-		return nil
-	}
-	msgs := make([]chatMessage, 0, 16)
-	for r.next(']') {
-		var m chatMessage
-		if r.object() {
-			readFields(r, func(key string) bool { return readChatMessageField(r, key, &m) })
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs
+	return readObjects(r, 16, readChatMessageField)
 }
 
 func readChatMessageField(r *jsonReader, key string, m *chatMessage) bool {
@@ -202,41 +148,18 @@ func readChatMessageField(r *jsonReader, key string, m *chatMessage) bool {
 	case "refusal":
 		return r.set(&m.Refusal)
 	case "tool_calls":
-		if r.array() {
-			m.ToolCalls = make([]chatCallIn, 0, 2)
-			for r.next(']') {
-				var c chatCallIn
-				if r.object() {
-					readFields(r, func(key string) bool {
-						return key == "id" && r.set(&c.ID) || key == "type" && r.set(&c.Type) ||
-							readChatCallee(r, key, &c.Function, &c.Custom)
-					})
-				}
-				m.ToolCalls = append(m.ToolCalls, c)
-			}
-		}
+		m.ToolCalls = readObjects(r, 2, func(r *jsonReader, key string, c *chatCallIn) bool {
+			return key == "id" && r.set(&c.ID) || key == "type" && r.set(&c.Type) ||
+				readChatCallee(r, key, &c.Function, &c.Custom)
+		})
 		return true
 	}
 	return false
 }
 
-// readChatParts reads a list of content parts.
-func readChatParts(raw []byte) (parts []chatPart, ok bool) {
-	ok = read(raw, func(r *jsonReader) {
-		if r.peek() != '[' || !r.array() {
-			r.fail()
-			return
-		}
-		parts = make([]chatPart, 0, 2)
-		for r.next(']') {
-			var p chatPart
-			if r.object() {
-				readFields(r, func(key string) bool { return readChatPartField(r, key, &p) })
-			}
-			parts = append(parts, p)
-		}
-	})
-	return parts, ok
+// readChatParts reads a list of content parts (no raws).
+func readChatParts(raw []byte) (parts []chatPart, raws []json.RawMessage, ok bool) {
+	return readList(raw, 2, false, readChatPartField)
 }
 
 func readChatPartField(r *jsonReader, key string, p *chatPart) bool {
@@ -250,19 +173,14 @@ func readChatPartField(r *jsonReader, key string, p *chatPart) bool {
 	case "input_audio":
 		return r.setRaw((*[]byte)(&p.InputAudio))
 	case "image_url":
-		if r.object() {
-			p.ImageURL = &chatImageURL{}
-			readFields(r, func(key string) bool { return key == "url" && r.set(&p.ImageURL.URL) })
-		}
+		p.ImageURL = readObject(r, func(r *jsonReader, key string, u *chatImageURL) bool {
+			return key == "url" && r.set(&u.URL)
+		})
 	case "file":
-		if r.object() {
-			f := &chatFile{}
-			p.File = f
-			readFields(r, func(key string) bool {
-				return key == "file_data" && r.set(&f.FileData) || key == "file_id" && r.set(&f.FileID) ||
-					key == "filename" && r.set(&f.Filename)
-			})
-		}
+		p.File = readObject(r, func(r *jsonReader, key string, f *chatFile) bool {
+			return key == "file_data" && r.set(&f.FileData) || key == "file_id" && r.set(&f.FileID) ||
+				key == "filename" && r.set(&f.Filename)
+		})
 	default:
 		return false
 	}

@@ -5,25 +5,9 @@ package wire
 func appendChatOut(dst []byte, out *chatOut) []byte {
 	dst = append(dst, `{"model":`...)
 	dst = appendString(dst, out.Model)
-	dst = appendKey(dst, "messages")
-	if out.Messages == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendChatMessages(dst, out.Messages)
-	}
+	dst = appendListOrNull(appendKey(dst, "messages"), out.Messages, appendChatMessage)
 	if len(out.Tools) > 0 {
-		dst = append(appendKey(dst, "tools"), '[')
-		for i := range out.Tools {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendTypeObject(dst, out.Tools[i].Type)
-			if f := out.Tools[i].Function; f != nil {
-				dst = appendChatFunction(appendKey(dst, "function"), f)
-			}
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
+		dst = appendList(appendKey(dst, "tools"), out.Tools, appendChatTool)
 	}
 	switch c := out.ToolChoice.(type) {
 	case string:
@@ -77,36 +61,29 @@ func appendChatFunction(dst []byte, f *chatFunction) []byte {
 	return append(dst, '}')
 }
 
-func appendChatMessages(dst []byte, msgs []chatOutMessage) []byte {
-	dst = append(dst, '[')
-	for i := range msgs {
-		m := &msgs[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendString(append(dst, `{"role":`...), m.Role)
-		dst = appendKey(dst, "content")
-		switch c := m.Content.(type) {
-		case nil:
-			dst = append(dst, "null"...)
-		case string:
-			dst = appendString(dst, c)
-		case []chatPart:
-			dst = appendChatParts(dst, c)
-		}
-		if len(m.ToolCalls) > 0 {
-			dst = append(appendKey(dst, "tool_calls"), '[')
-			for j := range m.ToolCalls {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				dst = appendChatCall(dst, &m.ToolCalls[j])
-			}
-			dst = append(dst, ']')
-		}
-		dst = append(appendStringOpt(dst, "tool_call_id", m.ToolCallID), '}')
+func appendChatTool(dst []byte, t *chatTool) []byte {
+	dst = appendTypeObject(dst, t.Type)
+	if f := t.Function; f != nil {
+		dst = appendChatFunction(appendKey(dst, "function"), f)
 	}
-	return append(dst, ']')
+	return append(dst, '}')
+}
+
+func appendChatMessage(dst []byte, m *chatOutMessage) []byte {
+	dst = appendString(append(dst, `{"role":`...), m.Role)
+	dst = appendKey(dst, "content")
+	switch c := m.Content.(type) {
+	case nil:
+		dst = append(dst, "null"...)
+	case string:
+		dst = appendString(dst, c)
+	case []chatPart:
+		dst = appendList(dst, c, appendChatPart)
+	}
+	if len(m.ToolCalls) > 0 {
+		dst = appendList(appendKey(dst, "tool_calls"), m.ToolCalls, appendChatCall)
+	}
+	return append(appendStringOpt(dst, "tool_call_id", m.ToolCallID), '}')
 }
 
 func appendChatCall(dst []byte, c *chatCallIn) []byte {
@@ -118,32 +95,24 @@ func appendChatCall(dst []byte, c *chatCallIn) []byte {
 	return append(dst, '}')
 }
 
-func appendChatParts(dst []byte, parts []chatPart) []byte {
-	dst = append(dst, '[')
-	for i := range parts {
-		p := &parts[i]
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendTypeObject(dst, p.Type)
-		dst = appendStringOpt(dst, "text", p.Text)
-		dst = appendStringOpt(dst, "refusal", p.Refusal)
-		if p.ImageURL != nil {
-			dst = appendString(append(appendKey(dst, "image_url"), `{"url":`...), p.ImageURL.URL)
-			dst = append(dst, '}')
-		}
-		if f := p.File; f != nil {
-			dst = append(appendKey(dst, "file"), '{')
-			n := len(dst)
-			dst = appendStringOpt(dst, "file_data", f.FileData)
-			dst = appendStringOpt(dst, "file_id", f.FileID)
-			dst = appendStringOpt(dst, "filename", f.Filename)
-			if len(dst) > n {
-				dst = append(dst[:n], dst[n+1:]...) // the first field's comma
-			}
-			dst = append(dst, '}')
-		}
-		dst = append(appendRawOpt(dst, "input_audio", p.InputAudio), '}')
+func appendChatPart(dst []byte, p *chatPart) []byte {
+	dst = appendTypeObject(dst, p.Type)
+	dst = appendStringOpt(dst, "text", p.Text)
+	dst = appendStringOpt(dst, "refusal", p.Refusal)
+	if p.ImageURL != nil {
+		dst = appendString(append(appendKey(dst, "image_url"), `{"url":`...), p.ImageURL.URL)
+		dst = append(dst, '}')
 	}
-	return append(dst, ']')
+	if f := p.File; f != nil {
+		dst = append(appendKey(dst, "file"), '{')
+		n := len(dst)
+		dst = appendStringOpt(dst, "file_data", f.FileData)
+		dst = appendStringOpt(dst, "file_id", f.FileID)
+		dst = appendStringOpt(dst, "filename", f.Filename)
+		if len(dst) > n {
+			dst = append(dst[:n], dst[n+1:]...) // the first field's comma
+		}
+		dst = append(dst, '}')
+	}
+	return append(appendRawOpt(dst, "input_audio", p.InputAudio), '}')
 }

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"strconv"
@@ -99,13 +98,9 @@ var msgKnown = map[string]bool{
 // decodeMessages decodes an Anthropic Messages request.
 func decodeMessages(body []byte) (*Request, error) {
 	var in msgRequest
-	keys, ok := readMsgRequest(body, &in)
-	if !ok {
-		in = msgRequest{}
-		if err := json.Unmarshal(body, &in); err != nil {
-			return nil, requestError(err)
-		}
-		keys = topLevelKeys(body)
+	keys, err := readRequestObject(body, &in, readMsgRequest)
+	if err != nil {
+		return nil, err
 	}
 	req := &Request{Model: in.Model, MaxTokens: in.MaxTokens, Temperature: in.Temperature,
 		TopP: in.TopP, Stop: in.StopSequences, Stream: in.Stream}
@@ -189,19 +184,9 @@ func (d *msgDecoder) tools(tools []msgTool, choice *msgToolChoice) {
 
 // content decodes a string or a list of blocks into parts.
 func (d *msgDecoder) content(raw json.RawMessage, param string) ([]Part, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		return []Part{{Kind: Text, Text: rawString(raw)}}, nil
-	}
-	blocks, raws, ok := readMsgBlocks(raw)
-	if !ok {
-		blocks, raws = nil, nil
-		if err := json.Unmarshal(raw, &blocks); err != nil {
-			return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
-		}
+	text, blocks, raws, err := contentList(raw, param, readMsgBlocks)
+	if blocks == nil {
+		return text, err
 	}
 	parts := make([]Part, 0, len(blocks))
 	for i, b := range blocks {
@@ -210,7 +195,7 @@ func (d *msgDecoder) content(raw json.RawMessage, param string) ([]Part, error) 
 		}
 		if b.Type == "thinking" || b.Type == "redacted_thinking" {
 			if raws == nil {
-				_ = json.Unmarshal(raw, &raws)
+				raws = rawElements(raw)
 			}
 			parts = append(parts, thinkingPart(b, raws[i]))
 			continue
@@ -218,6 +203,13 @@ func (d *msgDecoder) content(raw json.RawMessage, param string) ([]Part, error) 
 		parts = d.block(parts, b)
 	}
 	return parts, nil
+}
+
+// rawElements is the bytes of each element of raw, a JSON list.
+func rawElements(raw json.RawMessage) []json.RawMessage {
+	var raws []json.RawMessage // its own variable: content's stays on the stack
+	_ = json.Unmarshal(raw, &raws)
+	return raws
 }
 
 // thinkingPart keeps a thinking or redacted_thinking block byte-identical.

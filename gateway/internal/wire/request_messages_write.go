@@ -14,14 +14,9 @@ func appendMsgOut(dst []byte, out *msgOut) []byte {
 	if len(out.System) > 0 {
 		dst = appendMsgBlocks(appendKey(dst, "system"), out.System)
 	}
-	dst = appendKey(dst, "messages")
-	if out.Messages == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendMsgMessages(dst, out.Messages)
-	}
+	dst = appendListOrNull(appendKey(dst, "messages"), out.Messages, appendMsgMessage)
 	if len(out.Tools) > 0 {
-		dst = appendMsgTools(appendKey(dst, "tools"), out.Tools)
+		dst = appendList(appendKey(dst, "tools"), out.Tools, appendMsgTool)
 	}
 	if c := out.ToolChoice; c != nil {
 		dst = appendTypeObject(appendKey(dst, "tool_choice"), c.Type)
@@ -33,11 +28,7 @@ func appendMsgOut(dst []byte, out *msgOut) []byte {
 	dst = appendStringsOpt(dst, "stop_sequences", out.StopSequences)
 	dst = appendTrueOpt(dst, "stream", out.Stream)
 	if out.Metadata != nil {
-		dst = append(appendKey(dst, "metadata"), '{')
-		if out.Metadata.UserID != "" {
-			dst = appendString(append(dst, `"user_id":`...), out.Metadata.UserID)
-		}
-		dst = append(dst, '}')
+		dst = appendOneFieldObject(dst, "metadata", "user_id", out.Metadata.UserID)
 	}
 	if t := out.Thinking; t != nil {
 		dst = appendTypeObject(appendKey(dst, "thinking"), t.Type)
@@ -49,24 +40,17 @@ func appendMsgOut(dst []byte, out *msgOut) []byte {
 	return append(dst, '}')
 }
 
-func appendMsgMessages(dst []byte, msgs []msgOutMessage) []byte {
-	dst = append(dst, '[')
-	for i, m := range msgs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"role":`...)
-		dst = appendString(dst, m.Role)
-		dst = appendKey(dst, "content")
-		switch content := m.Content.(type) {
-		case []msgBlock:
-			dst = appendMsgBlocks(dst, content)
-		case []any:
-			dst = appendMsgMixed(dst, content)
-		}
-		dst = append(dst, '}')
+func appendMsgMessage(dst []byte, m *msgOutMessage) []byte {
+	dst = append(dst, `{"role":`...)
+	dst = appendString(dst, m.Role)
+	dst = appendKey(dst, "content")
+	switch content := m.Content.(type) {
+	case []msgBlock:
+		dst = appendMsgBlocks(dst, content)
+	case []any:
+		dst = appendList(dst, content, appendMsgMixed)
 	}
-	return append(dst, ']')
+	return append(dst, '}')
 }
 
 func appendMsgOutputConfig(dst []byte, oc *msgOutputConfig) []byte {
@@ -85,51 +69,32 @@ func appendMsgOutputConfig(dst []byte, oc *msgOutputConfig) []byte {
 	return append(dst, '}')
 }
 
-func appendMsgTools(dst []byte, tools []msgTool) []byte {
-	dst = append(dst, '[')
-	for i, t := range tools {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if t.Type != "" {
-			dst = appendTypeObject(dst, t.Type)
-			dst = appendStringField(dst, "name", t.Name)
-		} else {
-			dst = appendString(append(dst, `{"name":`...), t.Name)
-		}
-		dst = appendStringOpt(dst, "description", t.Description)
-		dst = appendRawOpt(dst, "input_schema", t.InputSchema)
-		dst = append(appendRawOpt(dst, "cache_control", t.CacheControl), '}')
+func appendMsgTool(dst []byte, t *msgTool) []byte {
+	if t.Type != "" {
+		dst = appendTypeObject(dst, t.Type)
+		dst = appendStringField(dst, "name", t.Name)
+	} else {
+		dst = appendString(append(dst, `{"name":`...), t.Name)
 	}
-	return append(dst, ']')
+	dst = appendStringOpt(dst, "description", t.Description)
+	dst = appendRawOpt(dst, "input_schema", t.InputSchema)
+	return append(appendRawOpt(dst, "cache_control", t.CacheControl), '}')
 }
 
-// appendMsgMixed writes content of blocks and thinking blocks kept raw.
-func appendMsgMixed(dst []byte, content []any) []byte {
-	dst = append(dst, '[')
-	for i, c := range content {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		switch c := c.(type) {
-		case json.RawMessage:
-			dst = appendRaw(dst, c)
-		case msgBlock:
-			dst = appendMsgBlock(dst, &c)
-		}
+// appendMsgMixed writes an element of content of blocks and thinking
+// blocks kept raw.
+func appendMsgMixed(dst []byte, c *any) []byte {
+	switch c := (*c).(type) {
+	case json.RawMessage:
+		dst = appendRaw(dst, c)
+	case msgBlock:
+		dst = appendMsgBlock(dst, &c)
 	}
-	return append(dst, ']')
+	return dst
 }
 
 func appendMsgBlocks(dst []byte, blocks []msgBlock) []byte {
-	dst = append(dst, '[')
-	for i := range blocks {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendMsgBlock(dst, &blocks[i])
-	}
-	return append(dst, ']')
+	return appendList(dst, blocks, appendMsgBlock)
 }
 
 func appendMsgBlock(dst []byte, b *msgBlock) []byte {

@@ -49,24 +49,15 @@ func (r *jsonReader) literal(lit string) {
 }
 
 // object starts an object; false for null (or an error).
-func (r *jsonReader) object() bool {
-	switch r.peek() {
-	case '{':
-		r.i++
-		r.first = true
-		return true
-	case 'n':
-		r.null()
-	default:
-		r.fail()
-	}
-	return false
-}
+func (r *jsonReader) object() bool { return r.open('{') }
 
 // array starts an array; false for null (or an error).
-func (r *jsonReader) array() bool {
+func (r *jsonReader) array() bool { return r.open('[') }
+
+// open starts an object or array, whose first byte is start.
+func (r *jsonReader) open(start byte) bool {
 	switch r.peek() {
-	case '[':
+	case start:
 		r.i++
 		r.first = true
 		return true

@@ -48,12 +48,18 @@ func checkReaders(t *testing.T, body []byte) {
 		blocks, _, ok := readMsgBlocks(b)
 		return blocks, ok
 	})
-	sameAsUnmarshal(t, "chat parts", body, readChatParts)
+	sameAsUnmarshal(t, "chat parts", body, func(b []byte) ([]chatPart, bool) {
+		parts, _, ok := readChatParts(b)
+		return parts, ok
+	})
 	sameAsUnmarshal(t, "items", body, func(b []byte) ([]respItem, bool) {
 		items, _, ok := readRespItems(b)
 		return items, ok
 	})
-	sameAsUnmarshal(t, "responses parts", body, readRespParts)
+	sameAsUnmarshal(t, "responses parts", body, func(b []byte) ([]respPart, bool) {
+		parts, _, ok := readRespParts(b)
+		return parts, ok
+	})
 	if validJSON(body) != json.Valid(body) {
 		t.Fatalf("validJSON(%q) = %v", body, !json.Valid(body))
 	}

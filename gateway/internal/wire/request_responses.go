@@ -93,13 +93,9 @@ var respKnown = map[string]bool{
 // decodeResponses decodes a Responses request.
 func decodeResponses(body []byte) (*Request, error) {
 	var in respRequest
-	keys, ok := readRespRequest(body, &in)
-	if !ok {
-		in = respRequest{}
-		if err := json.Unmarshal(body, &in); err != nil {
-			return nil, requestError(err)
-		}
-		keys = topLevelKeys(body)
+	keys, err := readRequestObject(body, &in, readRespRequest)
+	if err != nil {
+		return nil, err
 	}
 	req := &Request{Model: in.Model, MaxTokens: in.MaxOutputTokens, Temperature: in.Temperature,
 		TopP: in.TopP, Stream: in.Stream, User: cmp.Or(in.User, in.SafetyIdentifier), Parallel: in.ParallelToolCalls}
@@ -152,8 +148,7 @@ func respSkips(req *Request, in *respRequest) {
 
 // present reports whether a raw field holds something other than null.
 func present(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && string(raw) != "null"
+	return isSetJSON(bytes.TrimSpace(raw))
 }
 
 // respInput decodes input: a string, or a list of items.
@@ -257,25 +252,7 @@ func respMessage(req *Request, item respItem) error {
 
 // respContent decodes content or output: a string or a list of parts.
 func respContent(req *Request, raw json.RawMessage, param string) ([]Part, error) {
-	raw = bytes.TrimSpace(raw)
-	if !present(raw) {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		return []Part{{Kind: Text, Text: rawString(raw)}}, nil
-	}
-	list, ok := readRespParts(raw)
-	if !ok {
-		list = nil
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return nil, &RequestError{Param: param, Message: "invalid " + param + ": " + err.Error()}
-		}
-	}
-	parts := make([]Part, 0, len(list))
-	for _, c := range list {
-		parts = respPartIn(req, parts, c)
-	}
-	return parts, nil
+	return contentParts(req, raw, param, readRespParts, respPartIn)
 }
 
 // respPartIn appends one content part.

@@ -80,14 +80,7 @@ func (e *encoding) respTools(out *respOut) {
 		out.ParallelToolCalls = nil
 		return
 	}
-	switch e.req.ToolChoice {
-	case "auto", "none":
-		out.ToolChoice = e.req.ToolChoice
-	case "any":
-		out.ToolChoice = "required"
-	case "tool":
-		out.ToolChoice = respNamedChoice{Type: "function", Name: e.toolName(e.req.ToolName, "", false)}
-	}
+	out.ToolChoice = e.openAIToolChoice(func(name string) any { return respNamedChoice{Type: "function", Name: name} })
 }
 
 type respNamedChoice struct {
@@ -138,10 +131,9 @@ func (e *encoding) respUser(items []any, parts []Part) []any {
 			output = respPartOut(output, c)
 		}
 		if p.IsError {
-			if len(output) == 0 || output[0].Type != "input_text" {
-				output = append([]respPart{{Type: "input_text"}}, output...)
-			}
-			output[0].Text = "Error: " + output[0].Text
+			output = markError(output, respPart{Type: "input_text"}, func(p *respPart) *string {
+				return textIf(p.Type == "input_text", &p.Text)
+			})
 		}
 		items = append(items, respOutItem{Type: "function_call_output", CallID: mapID(p.CallID, Responses),
 			Output: respOutput(output)})

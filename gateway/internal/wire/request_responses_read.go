@@ -8,21 +8,7 @@ import "encoding/json"
 
 // readRespRequest reads body into in and returns its top-level keys.
 func readRespRequest(body []byte, in *respRequest) (keys []string, ok bool) {
-	ok = read(body, func(r *jsonReader) {
-		if r.peek() != '{' || !r.object() {
-			r.fail()
-			return
-		}
-		var seen keySet
-		for r.next('}') {
-			key := r.newKey(&seen)
-			keys = append(keys, key)
-			if !readRespField(r, key, in) {
-				r.skip()
-			}
-		}
-	})
-	return keys, ok
+	return readRequestKeys(body, func(r *jsonReader, key string) bool { return readRespField(r, key, in) })
 }
 
 func readRespField(r *jsonReader, key string, in *respRequest) bool {
@@ -64,95 +50,62 @@ func readRespField(r *jsonReader, key string, in *respRequest) bool {
 	case "store":
 		in.Store = r.boolean()
 	case "reasoning":
-		if r.object() {
-			in.Reasoning = &respReasoning{}
-			readFields(r, func(key string) bool { return key == "effort" && r.set(&in.Reasoning.Effort) })
-		}
+		in.Reasoning = readObject(r, func(r *jsonReader, key string, re *respReasoning) bool {
+			return key == "effort" && r.set(&re.Effort)
+		})
 	case "text":
-		if r.object() {
-			in.Text = &respText{}
-			readFields(r, func(key string) bool { return key == "format" && readRespFormat(r, &in.Text.Format) })
-		}
+		in.Text = readObject(r, func(r *jsonReader, key string, t *respText) bool {
+			if key != "format" {
+				return false
+			}
+			t.Format = readObject(r, readRespFormatField)
+			return true
+		})
 	default:
 		return false
 	}
 	return true
 }
 
-func readRespFormat(r *jsonReader, format **respFormat) bool {
-	if !r.object() {
+func readRespFormatField(r *jsonReader, key string, f *respFormat) bool {
+	switch key {
+	case "type":
+		return r.set(&f.Type)
+	case "name":
+		return r.set(&f.Name)
+	case "schema":
+		return r.setRaw((*[]byte)(&f.Schema))
+	case "strict":
+		f.Strict = r.boolPtr()
 		return true
 	}
-	f := &respFormat{}
-	*format = f
-	readFields(r, func(key string) bool {
-		switch key {
-		case "type":
-			return r.set(&f.Type)
-		case "name":
-			return r.set(&f.Name)
-		case "schema":
-			return r.setRaw((*[]byte)(&f.Schema))
-		case "strict":
-			f.Strict = r.boolPtr()
-			return true
-		}
-		return false
-	})
-	return true
+	return false
 }
 
 func readRespTools(r *jsonReader) []respTool {
-	if !r.array() {
-		return nil
+	return readObjects(r, 16, readRespToolField)
+}
+
+func readRespToolField(r *jsonReader, key string, t *respTool) bool {
+	switch key {
+	case "type":
+		return r.set(&t.Type)
+	case "name":
+		return r.set(&t.Name)
+	case "description":
+		return r.set(&t.Description)
+	case "parameters":
+		return r.setRaw((*[]byte)(&t.Parameters))
+	case "tools":
+		t.Tools = readRespTools(r)
+		return true
 	}
-	tools := make([]respTool, 0, 16)
-	for r.next(']') {
-		var t respTool
-		if r.object() {
-			readFields(r, func(key string) bool {
-				switch key {
-				case "type":
-					return r.set(&t.Type)
-				case "name":
-					return r.set(&t.Name)
-				case "description":
-					return r.set(&t.Description)
-				case "parameters":
-					return r.setRaw((*[]byte)(&t.Parameters))
-				case "tools":
-					t.Tools = readRespTools(r)
-					return true
-				}
-				return false
-			})
-		}
-		tools = append(tools, t)
-	}
-	return tools
+	return false
 }
 
 // readRespItems reads a list of input items and each item's bytes.
 func readRespItems(raw []byte) (items []respItem, raws []json.RawMessage, ok bool) {
-	ok = read(raw, func(r *jsonReader) {
-		if r.peek() != '[' || !r.array() {
-			r.fail()
-			return
-		}
-		items = make([]respItem, 0, 32)
-		raws = make([]json.RawMessage, 0, 32)
-		for r.next(']') {
-			r.peek()
-			start := r.i
-			var item respItem
-			if r.object() {
-				readFields(r, func(key string) bool { return readRespItemField(r, key, &item) })
-			}
-			items = append(items, item)
-			raws = append(raws, r.b[start:r.i:r.i])
-		}
-	})
-	return items, raws, ok
+	return readList(raw, 32, true, readRespItemField)
 }
 
 func readRespItemField(r *jsonReader, key string, item *respItem) bool {
@@ -179,26 +132,12 @@ func readRespItemField(r *jsonReader, key string, item *respItem) bool {
 	return false
 }
 
-// readRespParts reads a list of content parts.
-func readRespParts(raw []byte) (parts []respPart, ok bool) {
-	ok = read(raw, func(r *jsonReader) {
-		if r.peek() != '[' || !r.array() {
-			r.fail()
-			return
-		}
-		parts = make([]respPart, 0, 2)
-		for r.next(']') {
-			var p respPart
-			if r.object() {
-				readFields(r, func(key string) bool {
-					field := respPartField(&p, key)
-					return field != nil && r.set(field)
-				})
-			}
-			parts = append(parts, p)
-		}
+// readRespParts reads a list of content parts (no raws).
+func readRespParts(raw []byte) (parts []respPart, raws []json.RawMessage, ok bool) {
+	return readList(raw, 2, false, func(r *jsonReader, key string, p *respPart) bool {
+		field := respPartField(p, key)
+		return field != nil && r.set(field)
 	})
-	return parts, ok
 }
 
 // respPartField is the field of p a key names; nil for another key.

@@ -11,32 +11,9 @@ func appendRespOut(dst []byte, out *respOut) []byte {
 	dst = append(dst, `{"model":`...)
 	dst = appendString(dst, out.Model)
 	dst = appendStringOpt(dst, "instructions", out.Instructions)
-	dst = appendKey(dst, "input")
-	if out.Input == nil {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendRespItems(dst, out.Input)
-	}
+	dst = appendListOrNull(appendKey(dst, "input"), out.Input, appendRespItem)
 	if len(out.Tools) > 0 {
-		dst = append(appendKey(dst, "tools"), '[')
-		for i := range out.Tools {
-			t := &out.Tools[i]
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendTypeObject(dst, t.Type)
-			dst = appendStringField(dst, "name", t.Name)
-			dst = appendStringOpt(dst, "description", t.Description)
-			dst = appendKey(dst, "parameters")
-			if t.Parameters == nil {
-				dst = append(dst, "null"...)
-			} else {
-				dst = appendRaw(dst, t.Parameters)
-			}
-			dst = strconv.AppendBool(appendKey(dst, "strict"), t.Strict)
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
+		dst = appendList(appendKey(dst, "tools"), out.Tools, appendRespTool)
 	}
 	switch c := out.ToolChoice.(type) {
 	case string:
@@ -57,11 +34,7 @@ func appendRespOptions(dst []byte, out *respOut) []byte {
 	dst = appendTrueOpt(dst, "stream", out.Stream)
 	dst = appendStringOpt(dst, "user", out.User)
 	if out.Reasoning != nil {
-		dst = append(appendKey(dst, "reasoning"), '{')
-		if out.Reasoning.Effort != "" {
-			dst = appendString(append(dst, `"effort":`...), out.Reasoning.Effort)
-		}
-		dst = append(dst, '}')
+		dst = appendOneFieldObject(dst, "reasoning", "effort", out.Reasoning.Effort)
 	}
 	if out.Text != nil {
 		dst = append(appendKey(dst, "text"), '{')
@@ -76,23 +49,32 @@ func appendRespOptions(dst []byte, out *respOut) []byte {
 	return append(dst, '}')
 }
 
-func appendRespItems(dst []byte, items []any) []byte {
-	dst = append(dst, '[')
-	for i, item := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		switch item := item.(type) {
-		case json.RawMessage:
-			dst = appendRaw(dst, item)
-		case respOutItem:
-			dst = appendRespItem(dst, &item)
-		}
+func appendRespTool(dst []byte, t *respOutTool) []byte {
+	dst = appendTypeObject(dst, t.Type)
+	dst = appendStringField(dst, "name", t.Name)
+	dst = appendStringOpt(dst, "description", t.Description)
+	dst = appendKey(dst, "parameters")
+	if t.Parameters == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendRaw(dst, t.Parameters)
 	}
-	return append(dst, ']')
+	dst = strconv.AppendBool(appendKey(dst, "strict"), t.Strict)
+	return append(dst, '}')
 }
 
-func appendRespItem(dst []byte, item *respOutItem) []byte {
+// appendRespItem writes an input item: kept raw, or built.
+func appendRespItem(dst []byte, item *any) []byte {
+	switch item := (*item).(type) {
+	case json.RawMessage:
+		dst = appendRaw(dst, item)
+	case respOutItem:
+		dst = appendRespOutItem(dst, &item)
+	}
+	return dst
+}
+
+func appendRespOutItem(dst []byte, item *respOutItem) []byte {
 	dst = appendTypeObject(dst, item.Type)
 	dst = appendStringOpt(dst, "role", item.Role)
 	if item.Content != nil {
@@ -113,25 +95,18 @@ func appendRespValue(dst []byte, v any) []byte {
 	case string:
 		return appendString(dst, v)
 	case []respPart:
-		if v == nil {
-			break
-		}
-		dst = append(dst, '[')
-		for i := range v {
-			p := &v[i]
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendTypeObject(dst, p.Type)
-			dst = appendStringOpt(dst, "text", p.Text)
-			dst = appendStringOpt(dst, "refusal", p.Refusal)
-			dst = appendStringOpt(dst, "image_url", p.ImageURL)
-			dst = appendStringOpt(dst, "file_id", p.FileID)
-			dst = appendStringOpt(dst, "file_data", p.FileData)
-			dst = appendStringOpt(dst, "file_url", p.FileURL)
-			dst = append(appendStringOpt(dst, "filename", p.Filename), '}')
-		}
-		return append(dst, ']')
+		return appendListOrNull(dst, v, appendRespPart)
 	}
 	return append(dst, "null"...)
+}
+
+func appendRespPart(dst []byte, p *respPart) []byte {
+	dst = appendTypeObject(dst, p.Type)
+	dst = appendStringOpt(dst, "text", p.Text)
+	dst = appendStringOpt(dst, "refusal", p.Refusal)
+	dst = appendStringOpt(dst, "image_url", p.ImageURL)
+	dst = appendStringOpt(dst, "file_id", p.FileID)
+	dst = appendStringOpt(dst, "file_data", p.FileData)
+	dst = appendStringOpt(dst, "file_url", p.FileURL)
+	return append(appendStringOpt(dst, "filename", p.Filename), '}')
 }

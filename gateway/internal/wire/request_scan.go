@@ -182,7 +182,7 @@ func writeField(b *strings.Builder, name, value string) {
 // writeRaw writes a JSON value: a string as it is, anything else compact.
 func writeRaw(b *strings.Builder, name string, raw json.RawMessage) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if !isSetJSON(raw) {
 		return
 	}
 	var s string

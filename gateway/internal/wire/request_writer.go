@@ -10,41 +10,55 @@ import (
 // strings with its HTML escaping, raw values compacted, floats in its
 // format. The request encoders write their bodies with these.
 
-// htmlSafe is true for the ASCII bytes encoding/json writes as they are.
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+// jsonEscapes says, for each ASCII byte, how a JSON string writer writes
+// it: 0 as it is, 'u' as \u00XX, any other byte b as a backslash and b.
+type jsonEscapes [utf8.RuneSelf]byte
+
+// htmlEscapes is how encoding/json.Marshal writes ASCII (its HTML
+// escaping included); textEscapes is how the stream encoders write it:
+// no HTML escaping, and \b, \f as \u0008, \u000c.
+var htmlEscapes, textEscapes = func() (html, text jsonEscapes) {
+	for c := range utf8.RuneSelf {
+		if c < 0x20 {
+			html[c], text[c] = 'u', 'u'
+		}
 	}
-	return t
+	html['"'], html['\\'], html['\b'], html['\f'], html['\n'], html['\r'], html['\t'] = '"', '\\', 'b', 'f', 'n', 'r', 't'
+	html['<'], html['>'], html['&'] = 'u', 'u', 'u'
+	text['"'], text['\\'], text['\n'], text['\r'], text['\t'] = '"', '\\', 'n', 'r', 't'
+	return html, text
 }()
 
 // appendString appends s as encoding/json writes a string.
 func appendString(dst []byte, s string) []byte {
+	return appendQuoted(dst, s, &htmlEscapes)
+}
+
+// appendJSONText appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced by U+FFFD, as
+// encoding/json writes it (without its HTML escaping).
+func appendJSONText(dst []byte, s string) []byte {
+	return appendQuoted(dst, s, &textEscapes)
+}
+
+// appendQuoted appends s as a JSON string, ASCII escaped as esc says,
+// invalid UTF-8 as U+FFFD and U+2028, U+2029 as \u escapes.
+func appendQuoted(dst []byte, s string, esc *jsonEscapes) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if htmlSafe[c] {
+			e := esc[c]
+			if e == 0 {
 				i++
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
+			if e == 'u' {
 				dst = append(dst, '\\', 'u', '0', '0', sseHex[c>>4], sseHex[c&0xF])
+			} else {
+				dst = append(dst, '\\', e)
 			}
 			i++
 			start = i
@@ -168,14 +182,39 @@ func appendStringsOpt(dst []byte, key string, list []string) []byte {
 	if len(list) == 0 {
 		return dst
 	}
-	dst = append(appendKey(dst, key), '[')
-	for i, s := range list {
+	return appendList(appendKey(dst, key), list, func(dst []byte, s *string) []byte { return appendString(dst, *s) })
+}
+
+// appendList appends list as a JSON array, each element written by elem.
+func appendList[T any](dst []byte, list []T, elem func(dst []byte, v *T) []byte) []byte {
+	dst = append(dst, '[')
+	for i := range list {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = elem(dst, &list[i])
 	}
 	return append(dst, ']')
+}
+
+// appendListOrNull appends list as appendList does, or null for a nil
+// list, as encoding/json writes a slice.
+func appendListOrNull[T any](dst []byte, list []T, elem func(dst []byte, v *T) []byte) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	return appendList(dst, list, elem)
+}
+
+// appendOneFieldObject appends the field key, an object of one string
+// field left out when empty: ,"key":{"field":value}.
+func appendOneFieldObject(dst []byte, key, field, value string) []byte {
+	dst = append(appendKey(dst, key), '{')
+	if value != "" {
+		dst = append(append(append(dst, '"'), field...), '"', ':')
+		dst = appendString(dst, value)
+	}
+	return append(dst, '}')
 }
 
 // appendTypeObject starts an object with its "type" field.

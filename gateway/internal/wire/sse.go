@@ -1,9 +1,6 @@
 package wire
 
-import (
-	"bytes"
-	"unicode/utf8"
-)
+import "bytes"
 
 // Server-sent event parsing and framing for the stream transcoder.
 
@@ -21,12 +18,8 @@ func parseSSE(ev []byte) sseEvent {
 	var e sseEvent
 	joined := false
 	for len(ev) > 0 {
-		line := ev
-		if i := bytes.IndexByte(ev, '\n'); i >= 0 {
-			line, ev = ev[:i], ev[i+1:]
-		} else {
-			ev = nil
-		}
+		var line []byte
+		line, ev = cutLine(ev)
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		field, value := sseField(line)
 		switch field {
@@ -45,6 +38,15 @@ func parseSSE(ev []byte) sseEvent {
 		}
 	}
 	return e
+}
+
+// cutLine splits ev into its first line (without its "\n") and the rest;
+// the rest is nil after the last line.
+func cutLine(ev []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(ev, '\n'); i >= 0 {
+		return ev[:i], ev[i+1:]
+	}
+	return ev, nil
 }
 
 // sseField splits a line into its field name and value (one leading space
@@ -94,54 +96,6 @@ func appendDataEvent(dst, data []byte) []byte {
 
 // sseHex is the digits of a \u00XX escape.
 const sseHex = "0123456789abcdef"
-
-// appendJSONText appends s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD, as
-// encoding/json writes it (without its HTML escaping).
-func appendJSONText(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			dst = appendJSONEscape(dst, c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = appendRuneEscape(dst, r)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// appendJSONEscape appends the escape of one ASCII byte.
-func appendJSONEscape(dst []byte, c byte) []byte {
-	switch c {
-	case '"', '\\':
-		return append(dst, '\\', c)
-	case '\n':
-		return append(dst, '\\', 'n')
-	case '\r':
-		return append(dst, '\\', 'r')
-	case '\t':
-		return append(dst, '\\', 't')
-	}
-	return append(dst, '\\', 'u', '0', '0', sseHex[c>>4], sseHex[c&0xf])
-}
 
 // appendRuneEscape appends U+FFFD for an invalid byte, or the \u escape
 // of a line or paragraph separator.

@@ -30,12 +30,9 @@ type streamChatChoice struct {
 		Refusal   string `json:"refusal"`
 		Reasoning string `json:"reasoning_content"`
 		ToolCalls []struct {
-			Index    int    `json:"index"`
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
+			Index    int              `json:"index"`
+			ID       string           `json:"id"`
+			Function chatCallFunction `json:"function"`
 		} `json:"tool_calls"`
 	} `json:"delta"`
 	FinishReason string `json:"finish_reason"`
@@ -53,7 +50,7 @@ func (d *chatStreamDecoder) decode(e sseEvent, out []streamEvent) ([]streamEvent
 	if err := json.Unmarshal(e.data, c); err != nil {
 		return out, err
 	}
-	if len(c.Error) > 0 && string(c.Error) != "null" {
+	if isSetJSON(c.Error) {
 		return out, nil
 	}
 	if !d.started {
@@ -221,17 +218,9 @@ type responsesStreamDecoder struct {
 // streamResponsesEvent is the part of a Responses stream event the decoder
 // reads. Delta stays raw: only some events' deltas are strings.
 type streamResponsesEvent struct {
-	Type     string `json:"type"`
-	Response struct {
-		ID                string `json:"id"`
-		Model             string `json:"model"`
-		Status            string `json:"status"`
-		IncompleteDetails *struct {
-			Reason string `json:"reason"`
-		} `json:"incomplete_details"`
-		Usage *responsesUsage `json:"usage"`
-	} `json:"response"`
-	OutputIndex int `json:"output_index"`
+	Type        string        `json:"type"`
+	Response    responsesHead `json:"response"`
+	OutputIndex int           `json:"output_index"`
 	Item        struct {
 		Type   string `json:"type"`
 		CallID string `json:"call_id"`
