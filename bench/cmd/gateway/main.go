@@ -21,7 +21,14 @@
 //     found by a search over request rates driven by vegeta (as a Go
 //     library) on the same machine;
 //   - the allocations of the gateway's breaker part (model breaker gate and
-//     verdict) per request.
+//     verdict) per request;
+//   - translated requests (GATEWAY.md §8.9, translated.go): a
+//     Claude-Code-sized Messages request (about 100 KB) to a model whose
+//     only entry is an openai upstream, translated to chat and its answer
+//     back, next to the same request passed through to an anthropic
+//     upstream on the same scripted process (goal: at most 1.5× the added
+//     median), and a translated Messages stream's time to first content next
+//     to the same-wire stream's (goal: at most 1.2×).
 //
 // Run it from bench/ (go run ./cmd/gateway, or ./gateway.sh); it takes
 // under two minutes with the default flags. It is a benchmark, not a test:
@@ -108,6 +115,7 @@ func main() {
 	targets, pk = checkTargets(targets, pk)
 	sum := measureLatency(targets, fl)
 	wires := measureWires(targets, fl.rounds, fl.perRound/2)
+	translated := measureTranslated(targets, fl.rounds, fl.perRound/2)
 	rate := measureThroughput(targets, fl)
 	a := reportAllocs(gw, fl.root)
 	fmt.Printf("\ntotal time %v\n", time.Since(start).Round(time.Second))
@@ -117,6 +125,7 @@ func main() {
 	}
 	fmt.Printf("other wires: streaming time to first content added, loopctl: responses %d µs, messages %d µs\n",
 		wires["responses"].Microseconds(), wires["messages"].Microseconds())
+	printTranslatedSummary(translated)
 	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %s, %.0f allocs/request\n",
 		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, spaced(fl.p99), a)
 }

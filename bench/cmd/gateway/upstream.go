@@ -17,6 +17,17 @@ const completion = `{"id":"chatcmpl-bench","object":"chat.completion","created":
 	`"choices":[{"index":0,"message":{"role":"assistant","content":"pong"},"finish_reason":"stop"}],` +
 	`"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}`
 
+// messagesCompletion is the same answer on the Messages wire.
+const messagesCompletion = `{"id":"msg_bench","type":"message","role":"assistant","model":"bench-model",` +
+	`"content":[{"type":"text","text":"pong"}],"stop_reason":"end_turn","stop_sequence":null,` +
+	`"usage":{"input_tokens":5,"output_tokens":1}}`
+
+// usageChunk is the chat stream's usage chunk, sent before [DONE] when the
+// request asks for it (stream_options.include_usage, as translated chat
+// streams do).
+const usageChunk = `data: {"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1767225600,"model":"bench-model",` +
+	`"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}` + "\n\n"
+
 // chunks are the events of the streamed answer: a role-only chunk, three
 // content chunks, the finish chunk and [DONE]; each is flushed on its own.
 var chunks = func() []string {
@@ -33,6 +44,9 @@ var chunks = func() []string {
 		"data: [DONE]\n\n",
 	}
 }()
+
+// withUsage is the chat stream with its usage chunk before [DONE].
+var withUsage = append(chunks[:len(chunks)-1:len(chunks)-1], usageChunk, chunks[len(chunks)-1])
 
 // responsesEvents are the Responses API stream of the same answer: the
 // events before the first content (which the gateway holds back), three
@@ -76,9 +90,11 @@ var messagesEvents = func() []string {
 	}
 }()
 
-// upstream serves the scripted answers; a request body containing
-// `"stream":true` gets the stream of its path's wire (chat completions,
-// Responses or Messages).
+// upstream serves the scripted answers in its path's wire: a request body
+// containing `"stream":true` gets the stream of the wire (chat completions,
+// Responses or Messages; a chat stream asking for usage gets the usage
+// chunk too), any other the whole answer (chat completions' for every path
+// but Messages).
 type upstream struct{}
 
 func (upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -86,17 +102,19 @@ func (upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	events := chunks
+	events, answer := chunks, completion
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/responses"):
 		events = responsesEvents
 	case strings.HasSuffix(r.URL.Path, "/messages"):
-		events = messagesEvents
+		events, answer = messagesEvents, messagesCompletion
+	case bytes.Contains(body, []byte(`"include_usage":true`)):
+		events = withUsage
 	}
 	if !streaming(body) {
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(completion)))
-		io.WriteString(w, completion)
+		w.Header().Set("Content-Length", strconv.Itoa(len(answer)))
+		io.WriteString(w, answer)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
