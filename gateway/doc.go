@@ -42,11 +42,16 @@
 //   - POST /v1/responses (the Responses API), POST /v1/messages and
 //     /v1/messages/count_tokens (Anthropic's Messages API) and POST
 //     /v1/embeddings, the same way (docs/GATEWAY.md §6): an upstream has a
-//     wire (Upstream.API: [APIOpenAI] or [APIAnthropic]), a model is served
-//     on its primary's wire, errors come in the wire's own shape, each
-//     wire's stream commits at its first content and ends with its own end
-//     marker, and a Responses request with previous_response_id is pinned
-//     to the upstream model that produced it ([ResponseStore]).
+//     wire (Upstream.API: [APIOpenAI] or [APIAnthropic]), errors come in
+//     the wire's own shape, each wire's stream commits at its first content
+//     and ends with its own end marker, and a Responses request with
+//     previous_response_id is pinned to the upstream model that produced it
+//     ([ResponseStore]).
+//   - Every model on the three client wires, whatever its entries' wires
+//     (docs/GATEWAY.md §8): a request whose wire the routed entry speaks is
+//     forwarded unchanged but "model"; any other is translated into a wire
+//     the entry speaks, and the answer or stream back into the client's
+//     (x-loopctl-translated). Embeddings only by openai entries.
 //   - GET /v1/models, /v1/models/{id}, /healthz, /readyz, /metrics
 //     (Prometheus) and /dashboard/ (a live page of every model breaker,
 //     package dashboard).
