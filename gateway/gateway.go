@@ -70,10 +70,12 @@ type Options struct {
 	Registry *prometheus.Registry
 }
 
-// Gateway is an OpenAI-compatible gateway: an http.Handler that serves
-// POST /v1/chat/completions through a model breaker and retry ladder per
-// model, GET /v1/models, /healthz, /readyz and /metrics (docs/GATEWAY.md). It is
-// safe for concurrent use.
+// Gateway is loopctl's gateway: an http.Handler that serves the model wires
+// (POST /v1/chat/completions, /v1/responses, /v1/messages and
+// /v1/messages/count_tokens, /v1/embeddings) through a model breaker and
+// retry ladder per model, translating between wires where a chain crosses
+// them, and GET /v1/models, /healthz, /readyz, /metrics and /dashboard/
+// (docs/GATEWAY.md). It is safe for concurrent use.
 type Gateway struct {
 	cfg       Config
 	opt       Options
