@@ -87,24 +87,12 @@ func translatedGroups(upBase, gwBase string) []probeGroup {
 // send sends p once with c and returns its latency: to the whole answer,
 // or for a stream to the first content (the rest is read and checked too).
 func (p probe) send(c *http.Client) (time.Duration, error) {
-	req, err := http.NewRequest("POST", p.url, bytes.NewReader(p.body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if p.wire == "messages" {
-		req.Header.Set("anthropic-version", "2023-06-01")
-	}
 	start := time.Now()
-	res, err := c.Do(req)
+	res, err := postJSON(c, p.url, p.body, p.wire == "messages")
 	if err != nil {
 		return 0, err
 	}
 	defer res.Body.Close()
-	if res.StatusCode != 200 {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 300))
-		return 0, fmt.Errorf("HTTP %d: %s", res.StatusCode, b)
-	}
 	if got := res.Header.Get("X-Loopctl-Translated"); (got == "messages->chat") != p.translated {
 		return 0, fmt.Errorf("x-loopctl-translated %q (translated %v)", got, p.translated)
 	}
@@ -298,4 +286,28 @@ func printTranslatedSummary(rs []groupResult) {
 	fmt.Printf("translated: Claude-Code-sized request added %d µs vs same-wire %d µs (%.2f×, goal ≤ 1.5×); "+
 		"stream time to first content %.2f× short, %.2f× Claude-Code-sized (goal ≤ 1.2×; added %.2f×, %.2f×)\n",
 		tr.Microseconds(), sw.Microseconds(), ratio(tr, sw), s1, b1, s2, b2)
+}
+
+// postJSON posts body to url with c (with anthropic-version when messages
+// is set) and returns the response of a 200; any other status is an error
+// quoting the start of its body.
+func postJSON(c *http.Client, url string, body []byte, messages bool) (*http.Response, error) {
+	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if messages {
+		req.Header.Set("anthropic-version", "2023-06-01")
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(io.LimitReader(res.Body, 300))
+		res.Body.Close()
+		return nil, fmt.Errorf("HTTP %d: %s", res.StatusCode, b)
+	}
+	return res, nil
 }

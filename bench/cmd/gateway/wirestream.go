@@ -47,22 +47,12 @@ func wireTargets(w otherWire, ts []target) []target {
 // first content ("po", the first delta) has been read; the rest of the
 // stream is read and must carry w's end marker.
 func firstContent(c *http.Client, t target, w otherWire) (time.Duration, error) {
-	req, err := http.NewRequest("POST", t.url, strings.NewReader(w.body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("anthropic-version", "2023-06-01")
 	start := time.Now()
-	res, err := c.Do(req)
+	res, err := postJSON(c, t.url, []byte(w.body), true)
 	if err != nil {
 		return 0, err
 	}
 	defer res.Body.Close()
-	if res.StatusCode != 200 {
-		b, _ := io.ReadAll(io.LimitReader(res.Body, 300))
-		return 0, fmt.Errorf("HTTP %d: %s", res.StatusCode, b)
-	}
 	var seen bytes.Buffer
 	br := bufio.NewReader(res.Body)
 	var ttfc time.Duration
