@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // request is what the gateway needs from a chat completions body: where the
@@ -59,19 +61,19 @@ func scan(body []byte) (request, error) {
 	if !json.Valid(body) {
 		return request{}, errNotJSON
 	}
-	i := skipSpace(body, 0)
+	i := xlate.SkipSpace(body, 0)
 	if body[i] != '{' {
 		return request{}, errNotObject
 	}
 	r := request{modelStart: -1}
-	i = skipSpace(body, i+1)
+	i = xlate.SkipSpace(body, i+1)
 	for body[i] != '}' {
 		ks := i
-		ke := skipString(body, i)
-		i = skipSpace(body, ke)
-		i = skipSpace(body, i+1) // ':'
+		ke := xlate.SkipString(body, i)
+		i = xlate.SkipSpace(body, ke)
+		i = xlate.SkipSpace(body, i+1) // ':'
 		vs := i
-		ve := skipValue(body, i)
+		ve := xlate.SkipValue(body, i)
 		switch field := keyField(body[ks:ke]); field {
 		case "model":
 			if r.modelStart >= 0 {
@@ -92,9 +94,9 @@ func scan(body []byte) (request, error) {
 		default:
 			return request{}, &keyError{key: unquote(body[ks:ke]), field: field[1:]}
 		}
-		i = skipSpace(body, ve)
+		i = xlate.SkipSpace(body, ve)
 		if body[i] == ',' {
-			i = skipSpace(body, i+1)
+			i = xlate.SkipSpace(body, i+1)
 		}
 	}
 	if r.modelStart < 0 || r.model == "" {
@@ -160,58 +162,6 @@ func validModelRunes(s string) bool {
 		}
 	}
 	return true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the (valid) JSON value starting at i.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // unquote decodes a JSON string literal.

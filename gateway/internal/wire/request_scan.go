@@ -15,82 +15,31 @@ import (
 // caller has already decoded (it is valid JSON). Names are unescaped only
 // when they hold a backslash.
 func topLevelKeys(body []byte) []string {
-	i := skipSpace(body, 0)
+	i := SkipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
 		return nil
 	}
 	var keys []string
 	i++
 	for {
-		i = skipSpace(body, i)
+		i = SkipSpace(body, i)
 		if i >= len(body) || body[i] != '"' {
 			return keys
 		}
-		end := skipString(body, i)
+		end := SkipString(body, i)
 		key := string(body[i+1 : end-1])
 		if strings.IndexByte(key, '\\') >= 0 {
 			_ = json.Unmarshal(body[i:end], &key)
 		}
 		keys = append(keys, key)
-		i = skipSpace(body, end)
-		i = skipValue(body, skipSpace(body, i+1)) // past ':' and the value
-		i = skipSpace(body, i)
+		i = SkipSpace(body, end)
+		i = SkipValue(body, SkipSpace(body, i+1)) // past ':' and the value
+		i = SkipSpace(body, i)
 		if i >= len(body) || body[i] != ',' {
 			return keys
 		}
 		i++
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index just past the string starting at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the index just past the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			i = skipString(b, i)
-			if depth == 0 {
-				return i
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i
-			}
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	return i
 }
 
 // estimateTokens estimates a request's input tokens: the bytes of its text
