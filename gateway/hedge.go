@@ -128,6 +128,6 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 func (x *exchange) final(err error) bool {
 	var ue *upstreamError
 	var le *localError
-	return x.r.Context().Err() != nil || errors.As(err, &le) ||
+	return x.clientGone() || errors.As(err, &le) ||
 		(errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422))
 }

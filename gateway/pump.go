@@ -58,7 +58,7 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		err = fmt.Errorf("%w: the stream ended without its end marker", errCut)
 	}
 	if err != nil {
-		if x.r.Context().Err() != nil {
+		if x.clientGone() {
 			x.streamCancelled(turn, res)
 			return false
 		}
