@@ -67,53 +67,7 @@ func (x *exchange) refusal(res *result) bool {
 	if res.stream != nil {
 		return refusedStream(x.wire.xl, res.stream.held.Bytes())
 	}
-	return refusedAnswer(x.wire.xl, res.body.Bytes())
-}
-
-// refusedAnswer reports whether a whole answer on wire api is a refusal
-// with no content.
-func refusedAnswer(api xlate.API, body []byte) bool {
-	var a struct {
-		StopReason string `json:"stop_reason"` // messages
-		Content    []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		Choices []struct { // chat
-			FinishReason string `json:"finish_reason"`
-			Message      struct {
-				Content   *string           `json:"content"`
-				ToolCalls []json.RawMessage `json:"tool_calls"`
-			} `json:"message"`
-		} `json:"choices"`
-		Status     string `json:"status"` // responses
-		Incomplete *struct {
-			Reason string `json:"reason"`
-		} `json:"incomplete_details"`
-		Output []json.RawMessage `json:"output"`
-	}
-	if json.Unmarshal(body, &a) != nil {
-		return false
-	}
-	switch api {
-	case xlate.Messages:
-		return a.StopReason == "refusal" && len(a.Content) == 0 || a.StopReason == "refusal" && len(a.Content) == 1 && a.Content[0].Text == ""
-	case xlate.Chat:
-		return len(a.Choices) > 0 && a.Choices[0].FinishReason == "content_filter" &&
-			(a.Choices[0].Message.Content == nil || *a.Choices[0].Message.Content == "") && len(a.Choices[0].Message.ToolCalls) == 0
-	}
-	return a.Status == "incomplete" && a.Incomplete != nil && a.Incomplete.Reason == "content_filter" && !hasOutputText(a.Output)
-}
-
-// hasOutputText reports whether Responses output items carry any text or
-// call.
-func hasOutputText(items []json.RawMessage) bool {
-	for _, it := range items {
-		if bytes.Contains(it, []byte(`"function_call"`)) || bytes.Contains(it, []byte(`"text":"`)) && !bytes.Contains(it, []byte(`"text":""`)) {
-			return true
-		}
-	}
-	return false
+	return xlate.Refused(x.wire.xl, res.body.Bytes())
 }
 
 // refusedStream reports whether a committed stream's held events (on wire

@@ -36,22 +36,9 @@ func malformed(api API, why error) error {
 // content, tool calls, stop reason and usage. An answer it cannot decode is
 // an error wrapping ErrMalformedAnswer.
 func (t *Translation) Response(body []byte) ([]byte, error) {
-	var (
-		resp Response
-		err  error
-	)
-	switch t.To.API {
-	case Chat:
-		resp, err = decodeChatAnswer(body)
-	case Responses:
-		resp, err = decodeResponsesAnswer(body)
-	case Messages:
-		resp, err = decodeMessagesAnswer(body)
-	default:
-		err = fmt.Errorf("unknown wire %s", t.To.API)
-	}
+	resp, err := decodeAnswer(t.To.API, body)
 	if err != nil {
-		return nil, malformed(t.To.API, err)
+		return nil, err
 	}
 	if resp.Model == "" {
 		resp.Model = t.To.Model
@@ -67,6 +54,46 @@ func (t *Translation) Response(body []byte) ([]byte, error) {
 		return encodeMessagesAnswer(resp)
 	}
 	return nil, errUnknownClientWire
+}
+
+// decodeAnswer decodes a whole answer of wire api into the neutral form;
+// an error wraps ErrMalformedAnswer.
+func decodeAnswer(api API, body []byte) (Response, error) {
+	var (
+		resp Response
+		err  error
+	)
+	switch api {
+	case Chat:
+		resp, err = decodeChatAnswer(body)
+	case Responses:
+		resp, err = decodeResponsesAnswer(body)
+	case Messages:
+		resp, err = decodeMessagesAnswer(body)
+	default:
+		err = fmt.Errorf("unknown wire %s", api)
+	}
+	if err != nil {
+		return Response{}, malformed(api, err)
+	}
+	return resp, nil
+}
+
+// Refused reports whether body, a whole answer on wire api, is a refusal
+// before any content (GATEWAY §8.7): its stop reason is a refusal
+// (Messages refusal, chat content_filter, Responses incomplete for
+// content_filter) and it carries no text and no tool call.
+func Refused(api API, body []byte) bool {
+	resp, err := decodeAnswer(api, body)
+	if err != nil || resp.Stop != Refusal {
+		return false
+	}
+	for _, p := range resp.Content {
+		if p.Kind == ToolCall || p.Kind == Text && p.Text != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // toClient maps the answer's tool calls back to the client's tools: a
