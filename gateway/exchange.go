@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"github.com/loopctl/loopctl-go/fallback"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
+
+	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // Outcomes of a request, the outcome label of loopctl_gateway_requests_total.
@@ -67,6 +70,7 @@ type exchange struct {
 	translated   string
 	dropped      []string
 	refused      string
+	unchecked    bool // the body has not been checked with json.Valid (translatesFirst)
 }
 
 // serveWire serves a POST on wire wi: it authenticates, reads and scans the
@@ -98,9 +102,27 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 		return
 	}
 	x.req = req
+	// A body first translated is checked by the translator as it reads it
+	// (and by json.Valid before any attempt that forwards it as it is).
+	if x.unchecked = x.translatesFirst(); !x.unchecked && !json.Valid(body) {
+		x.refuse(http.StatusBadRequest, apiError{Message: errNotJSON.Error(), Type: "invalid_request_error"})
+		return
+	}
 	if x.route() {
 		x.run(body)
 	}
+}
+
+// translatesFirst reports whether the request's model is a configured one
+// whose active entry is on another wire than the client's: its first
+// attempt is translated.
+func (x *exchange) translatesFirst() bool {
+	rt := x.g.models[x.req.model]
+	if rt == nil || !x.wire.translated {
+		return false
+	}
+	tg := rt.targets[rt.mgr.ActiveModel()]
+	return tg != nil && tg.up.wireFor(x.wire) != x.wire
 }
 
 // begin starts an attempt's turn. A wire without verdicts (count_tokens)
@@ -308,6 +330,8 @@ func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream,
 	var payload []byte
 	if tr != nil {
 		payload = tr.Body
+	} else if x.unchecked && !json.Valid(body) {
+		return nil, &xlate.RequestError{Message: errNotJSON.Error()}
 	} else {
 		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
 	}

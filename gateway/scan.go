@@ -50,54 +50,55 @@ func (e *keyError) Error() string {
 
 func (e *keyError) Is(target error) bool { return target == errKeySpelling }
 
-// scan validates body and finds the fields of a request, reading its
+// scan finds the fields of a request, reading its
 // top-level keys as an upstream will: JSON escapes decoded, and a key that
 // matches "model" or "stream" only once escapes are decoded or case is
 // folded (as Go's encoding/json does) is an error, since the gateway and the
 // upstream would read the request differently. The model name must be at
 // most [MaxModelName] bytes of printable text. scan does not allocate unless
 // a key or the model name has escapes.
+// scan reads only the top-level object: whether the rest is valid JSON is
+// checked by the caller (json.Valid, or the translator, which checks a
+// body as it reads it); any error scan finds in a body that is not valid
+// JSON is errNotJSON.
 func scan(body []byte) (request, error) {
-	if !json.Valid(body) {
+	r, err := scanTop(body)
+	if err != nil && err != errNotJSON && !json.Valid(body) {
 		return request{}, errNotJSON
 	}
+	return r, err
+}
+
+// scanTop is scan on a body not yet known to be valid JSON: every index is
+// checked, and a break in the top-level object's structure is errNotJSON.
+func scanTop(body []byte) (request, error) {
 	i := xlate.SkipSpace(body, 0)
-	if body[i] != '{' {
-		return request{}, errNotObject
+	if i == len(body) || body[i] != '{' {
+		if i < len(body) && json.Valid(body) {
+			return request{}, errNotObject
+		}
+		return request{}, errNotJSON
 	}
 	r := request{modelStart: -1}
-	i = xlate.SkipSpace(body, i+1)
-	for body[i] != '}' {
-		ks := i
-		ke := xlate.SkipString(body, i)
-		i = xlate.SkipSpace(body, ke)
-		i = xlate.SkipSpace(body, i+1) // ':'
-		vs := i
-		ve := xlate.SkipValue(body, i)
-		switch field := keyField(body[ks:ke]); field {
-		case "model":
-			if r.modelStart >= 0 {
-				return request{}, errTwoModels
-			}
-			if body[vs] != '"' {
-				return request{}, errModelType
-			}
-			r.modelStart, r.modelEnd = vs, ve
-			r.model = unquote(body[vs:ve])
-		case "stream":
-			r.stream = string(body[vs:ve]) == "true"
-		case "previous_response_id":
-			if body[vs] == '"' {
-				r.prev = unquote(body[vs:ve])
-			}
-		case "":
-		default:
-			return request{}, &keyError{key: unquote(body[ks:ke]), field: field[1:]}
+	for i = xlate.SkipSpace(body, i+1); i < len(body) && body[i] != '}'; {
+		ks, ke, vs, ve, ok := member(body, i)
+		if !ok {
+			return request{}, errNotJSON
+		}
+		if err := r.field(body, ks, ke, vs, ve); err != nil {
+			return request{}, err
 		}
 		i = xlate.SkipSpace(body, ve)
-		if body[i] == ',' {
-			i = xlate.SkipSpace(body, i+1)
+		if i < len(body) && body[i] == ',' {
+			if i = xlate.SkipSpace(body, i+1); i < len(body) && body[i] == '}' {
+				return request{}, errNotJSON
+			}
+		} else if i < len(body) && body[i] != '}' {
+			return request{}, errNotJSON
 		}
+	}
+	if i == len(body) {
+		return request{}, errNotJSON
 	}
 	if r.modelStart < 0 || r.model == "" {
 		return request{}, errNoModel
@@ -106,6 +107,53 @@ func scan(body []byte) (request, error) {
 		return request{model: r.model, stream: r.stream}, errModelName // the name, for the log
 	}
 	return r, nil
+}
+
+// member finds the key (ks:ke) and value (vs:ve) of the object member at
+// body[i]; false when they are not there whole.
+func member(body []byte, i int) (ks, ke, vs, ve int, ok bool) {
+	if body[i] != '"' {
+		return
+	}
+	ks, ke = i, xlate.SkipString(body, i)
+	if ke > len(body) || ke-ks < 2 || body[ke-1] != '"' {
+		return
+	}
+	i = xlate.SkipSpace(body, ke)
+	if i == len(body) || body[i] != ':' {
+		return
+	}
+	if vs = xlate.SkipSpace(body, i+1); vs == len(body) {
+		return
+	}
+	ve = xlate.SkipValue(body, vs)
+	return ks, ke, vs, ve, ve <= len(body) && ve > vs
+}
+
+// field reads one top-level member into r: model, stream,
+// previous_response_id, or a key misspelling one of them.
+func (r *request) field(body []byte, ks, ke, vs, ve int) error {
+	switch field := keyField(body[ks:ke]); field {
+	case "model":
+		if r.modelStart >= 0 {
+			return errTwoModels
+		}
+		if body[vs] != '"' || ve-vs < 2 || body[ve-1] != '"' {
+			return errModelType
+		}
+		r.modelStart, r.modelEnd = vs, ve
+		r.model = unquote(body[vs:ve])
+	case "stream":
+		r.stream = string(body[vs:ve]) == "true"
+	case "previous_response_id":
+		if body[vs] == '"' && ve-vs >= 2 {
+			r.prev = unquote(body[vs:ve])
+		}
+	case "":
+	default:
+		return &keyError{key: unquote(body[ks:ke]), field: field[1:]}
+	}
+	return nil
 }
 
 // keyField tells what a top-level key (a JSON string literal) is to the

@@ -23,8 +23,26 @@ func TestScan(t *testing.T) {
 		{`{"model":""}`, "", false, errNoModel},
 		{`{"model":3}`, "", false, errModelType},
 		{`{"model":"a","model":"b"}`, "", false, errTwoModels},
+		// Bodies that break the top-level object, and bodies that break
+		// only inside a value (json.Valid, which the gateway runs unless
+		// the translator reads the body, finds those).
+		{`{"model":"m"`, "", false, errNotJSON},
+		{`{"model":"m\`, "", false, errNotJSON},
+		{`{"model`, "", false, errNotJSON},
+		{`{"model":`, "", false, errNotJSON},
+		{`{"model" "m"}`, "", false, errNotJSON},
+		{`{"model":"m" "x":1}`, "", false, errNotJSON},
+		{`{"model":"m","x":[1,}`, "", false, errNotJSON},
+		{`{"model":"m"} trailing`, "", false, errNotJSON},
+		{`{"model":"m","model":[}`, "", false, errNotJSON},
+		{`{"model":"\q"}`, "", false, errNotJSON},
+		{``, "", false, errNotJSON},
+		{`nul`, "", false, errNotJSON},
 	} {
 		r, err := scan([]byte(tc.body))
+		if err == nil && !json.Valid([]byte(tc.body)) {
+			r, err = request{}, errNotJSON
+		}
 		if err != tc.err || r.model != tc.model || r.stream != tc.stream {
 			t.Errorf("scan(%s) = %+v, %v; want %q %v %v", tc.body, r, err, tc.model, tc.stream, tc.err)
 		}
@@ -36,8 +54,10 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true}`), "up/x")
 	f.Add([]byte(`{"a":[1,{"b":"}"}],"model":"q\"","c":null}`), "é")
 	f.Fuzz(func(t *testing.T, body []byte, model string) {
-		r, err := scan(body)
-		if err != nil || !utf8.ValidString(model) { // upstream model names come from the config
+		r, err := scan(body) // on any bytes: no panic
+		// The gateway forwards a body as it is only once json.Valid has
+		// accepted it (the translator checks the others as it reads them).
+		if err != nil || !json.Valid(body) || !utf8.ValidString(model) { // upstream model names come from the config
 			return
 		}
 		out := rewrite(nil, body, r, quote(model))

@@ -31,6 +31,11 @@ func FuzzTranslate(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			// The gateway sends a body first translated without json.Valid:
+			// the translator accepts only valid JSON.
+			if !json.Valid(body) {
+				t.Fatalf("%s->%s: accepted invalid JSON %q", from, to, body)
+			}
 			if !json.Valid(tr.Body) {
 				t.Fatalf("%s->%s: invalid JSON body %q", from, to, tr.Body)
 			}

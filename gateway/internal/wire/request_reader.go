@@ -1,5 +1,10 @@
 package wire
 
+import (
+	"bytes"
+	"encoding/binary"
+)
+
 // jsonReader reads a request body in one validating pass, for the fast
 // decoders (request_*_read.go). It reads what encoding/json reads the same
 // way; anything it does not read exactly as encoding/json would (a syntax
@@ -181,49 +186,78 @@ func (r *jsonReader) skipNested(c byte) {
 
 // stringEnd moves past the string at r.i, validating its escapes; it
 // reports whether the string held an escape and whether it held a byte
-// outside ASCII.
+// outside ASCII. bytes.IndexByte, which reads many bytes at a time, finds
+// the closing quote and each backslash; the bytes between are checked in
+// one tight loop.
 func (r *jsonReader) stringEnd() (escaped, wide bool) {
-	b := r.b
-	for j := r.i + 1; j < len(b); {
-		c := b[j]
-		if plainByte[c] {
-			j++
-			continue
+	b, j := r.b, r.i+1
+	q := indexFrom(b, j, '"')
+	for q >= 0 {
+		seg := b[j:q]
+		k := bytes.IndexByte(seg, '\\')
+		if k >= 0 {
+			seg = seg[:k]
 		}
-		switch {
-		case c == '"':
-			r.i = j + 1
-			return escaped, wide
-		case c == '\\':
-			if !validEscape(b[j+1:]) {
-				r.fail()
-				return false, false
-			}
-			escaped = true
-			j += 2
-			if b[j-1] == 'u' {
-				j += 4
-			}
-		case c >= 0x80:
-			wide = true
-			j++
-		default:
+		plain, w := plainText(seg)
+		if !plain {
 			r.fail()
 			return false, false
+		}
+		wide = wide || w
+		if k < 0 {
+			r.i = q + 1
+			return escaped, wide
+		}
+		j += k
+		if !validEscape(b[j+1:]) {
+			break
+		}
+		escaped = true
+		if j += 2; b[j-1] == 'u' {
+			j += 4
+		}
+		if j > q { // the quote found was escaped
+			q = indexFrom(b, j, '"')
 		}
 	}
 	r.fail()
 	return false, false
 }
 
-// plainByte is true for the bytes a string holds as they are: ASCII but
-// for quotes, backslashes and control characters.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
+// plainText reports whether seg, the text of a string between escapes,
+// holds no control character, and whether it holds a byte outside ASCII.
+// It reads 8 bytes at a time as one 64-bit word: a byte below 0x20 borrows
+// in x - 0x20.. and keeps its high bit clear in x, so it sets its high bit
+// in (x - 0x20..) &^ x; a borrow only spreads from such a byte, so the test
+// is exact for the word.
+func plainText(seg []byte) (plain, wide bool) {
+	const lows, highs = 0x2020202020202020, 0x8080808080808080
+	var or, ctl uint64
+	for len(seg) >= 8 {
+		x := binary.LittleEndian.Uint64(seg)
+		or |= x
+		ctl |= (x - lows) &^ x
+		seg = seg[8:]
 	}
-	return t
-}()
+	for _, c := range seg {
+		or |= uint64(c)
+		if c < 0x20 {
+			ctl = highs
+		}
+	}
+	return ctl&highs == 0, or&highs != 0
+}
+
+// indexFrom is the index of the first c in b from i on, -1 if none.
+func indexFrom(b []byte, i int, c byte) int {
+	if i >= len(b) {
+		return -1
+	}
+	if k := bytes.IndexByte(b[i:], c); k >= 0 {
+		return i + k
+	}
+	return -1
+}
 
 func validEscape(esc []byte) bool {
 	if len(esc) == 0 {

@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// Appending JSON the way encoding/json.Marshal writes it, byte for byte:
-// strings with its HTML escaping, raw values compacted, floats in its
-// format. The request encoders write their bodies with these.
+// Appending JSON the way encoding/json.Marshal writes it: strings with its
+// HTML escaping, floats in its format; raw values as they came. The
+// request encoders write their bodies with these.
 
 // jsonEscapes says, for each ASCII byte, how a JSON string writer writes
 // it: 0 as it is, 'u' as \u00XX, any other byte b as a backslash and b.
@@ -78,33 +78,12 @@ func appendQuoted(dst []byte, s string, esc *jsonEscapes) []byte {
 	return append(dst, '"')
 }
 
-// appendRaw appends a valid JSON value compacted, as encoding/json
-// writes a json.RawMessage: white space outside strings left out, <, >,
-// & and U+2028, U+2029 escaped.
+// appendRaw appends a valid JSON value as it is: a request's raw values
+// (tool schemas, tool inputs, blocks kept whole) reach the upstream with
+// the client's own spelling, white space and escapes, as a same-wire
+// request does.
 func appendRaw(dst, raw []byte) []byte {
-	start, inString := 0, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c == '"':
-			inString = !inString
-		case c == '\\' && inString:
-			i++
-		case (c == ' ' || c == '\t' || c == '\n' || c == '\r') && !inString:
-			dst = append(dst, raw[start:i]...)
-			start = i + 1
-		case c == '<' || c == '>' || c == '&':
-			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', 'u', '0', '0', sseHex[c>>4], sseHex[c&0xF])
-			start = i + 1
-		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
-			dst = append(dst, raw[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', sseHex[raw[i+2]&0xF])
-			i += 2
-			start = i + 1
-		}
-	}
-	return append(dst, raw[start:]...)
+	return append(dst, raw...)
 }
 
 // appendFloat appends f as encoding/json writes a float64.
