@@ -26,7 +26,7 @@ type turnPair struct {
 // coverage counts what the histories reached.
 type coverage struct {
 	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges int
-	rateTrips, slowTrips, retriesRefused                                       int // rev 4
+	rateTrips, slowTrips, retriesRefused                                      int // rev 4
 }
 
 // fataler is the part of *testing.T a history uses, so that a test can run a
