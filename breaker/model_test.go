@@ -54,7 +54,7 @@ type modelPermit struct {
 }
 
 func (m *model) move(to State) {
-	if m.state == Closed || to == Closed {
+	if windowClears && (m.state == Closed || to == Closed) {
 		m.rate.verdicts = nil // §8.1: every transition out of Closed clears the window (and Reset)
 	}
 	if m.state != to {
@@ -448,6 +448,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		for _, c := range []string{
 			"stale failure in closed probe held false", "stale failure in open probe held false",
 			"probe cut at its lease", "timeout dated before now",
+			"failure-rate trip", "slow-call trip",
 		} {
 			if coverage[c] == 0 && !t.Failed() {
 				t.Errorf("no history reached %q (coverage %v)", c, coverage)
