@@ -190,8 +190,9 @@ func ExampleTurn_Fail() {
 
 	m.Reset()
 	t, _ = m.Begin()
-	now = now.Add(2 * time.Minute)                                                          // a call that hung for two minutes
-	t.Fail(fallback.Failure{Kind: fallback.Quota, Timeout: true, Elapsed: 2 * time.Minute}) // dated at its start
+	now = now.Add(2 * time.Minute) // a call that hung for two minutes
+	// It reports how long it ran: the timeout is dated at its start.
+	t.Fail(fallback.Failure{Kind: fallback.Quota, Timeout: true, Elapsed: 2 * time.Minute})
 	s = m.Snapshot()
 	fmt.Println(s.State, "tripped", now.Sub(s.TrippedAt), "ago; cooldown", s.CooldownEnds.Sub(s.TrippedAt), s.CooldownCause)
 	// Output:
