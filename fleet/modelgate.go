@@ -85,15 +85,15 @@ func (t Turn) settle(op string, f fallback.Failure) {
 			switch op {
 			case "success":
 				t.local.Success()
-			case "failure":
-				t.local.Failure(k)
+			case "failure", "trip": // the local manager keeps its own window
+				t.local.Fail(f)
 			default:
 				t.local.Cancel()
 			}
 		}
 		return // issued while the store was down, settled after: the store wins
 	}
-	if op != "failure" && t.probe == 0 && mr.mode == Shared &&
+	if op != "failure" && op != "trip" && t.probe == 0 && mr.mode == Shared &&
 		mr.st != fallback.Recovering && !(mr.st == fallback.Primary && mr.f > 0) {
 		return // nothing would change
 	}
@@ -109,12 +109,16 @@ func (t Turn) settle(op string, f fallback.Failure) {
 		if !f.Hint.IsZero() {
 			x.hint = m.s.clock.toStore(f.Hint)
 		}
-		if _, err := m.script(context.Background(), op, t, kind, 0, false, x); err == nil {
+		sop, flag := op, 0
+		if op == "trip" { // a failure that trips (a window's trip, SEMANTICS §8.1)
+			sop, flag = "failure", 1
+		}
+		if _, err := m.script(context.Background(), sop, t, kind, flag, false, x); err == nil {
 			return
 		}
 		mr = m.mirror.Load()
 	}
-	if mr.mode == LocalMode && op == "failure" && mr.local != nil {
+	if mr.mode == LocalMode && (op == "failure" || op == "trip") && mr.local != nil {
 		// a shared ticket settled while the store is down: fresh bad news for
 		// the model that served it, counted on the local manager's current route
 		if lt, err := mr.local.Begin(); err == nil {
