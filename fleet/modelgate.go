@@ -66,7 +66,8 @@ func (t Turn) Success() { t.settle("success", fallback.Failure{}) }
 func (t Turn) Failure(k fallback.Kind) { t.settle("failure", fallback.Failure{Kind: k}) }
 
 // Fail reports that the turn failed, with its report (kind, hint, timeout),
-// as [fallback.Turn.Fail]. One round trip.
+// as [fallback.Turn.Fail]. One round trip. A timeout is dated at now −
+// f.Elapsed when the caller reports it, else at the ticket's issue.
 func (t Turn) Fail(f fallback.Failure) { t.settle("failure", f) }
 
 // Cancel reports that the caller gave up: no verdict. A cancelled probe
@@ -106,6 +107,9 @@ func (t Turn) settle(op string, f fallback.Failure) {
 			kind = 2
 		}
 		x := extra{tmo: f.Timeout}
+		if f.Timeout && f.Elapsed > 0 { // rev 4: dated at the call's start, as the caller measured it
+			t.issued = m.storeMicros() - f.Elapsed.Microseconds()
+		}
 		if !f.Hint.IsZero() {
 			x.hint = m.s.clock.toStore(f.Hint)
 		}
