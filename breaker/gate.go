@@ -80,9 +80,16 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	return p, nil
 }
 
-// success settles p (past the fast path of Permit.Success), a call whose
-// first content came ttfc ns after its start (negative: not known).
-func (p Permit) success(ttfc int64) {
+// success settles p as a success with no time to first content (past the
+// fast path of Permit.Success, which stays inlinable by calling a function
+// that takes nothing and is not inlined itself).
+//
+//go:noinline
+func (p Permit) success() { p.successAfter(-1) }
+
+// successAfter settles p as a call whose first content came ttfc ns after
+// its start (negative: not known).
+func (p Permit) successAfter(ttfc int64) {
 	b := p.b
 	if b.shared != nil {
 		if !b.quietSuccess(p) {

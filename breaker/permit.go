@@ -53,7 +53,7 @@ func (p Permit) Deadline() (time.Time, bool) {
 func (p Permit) Success() {
 	// Inlined: a success on a quiet closed breaker changes nothing.
 	if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
-		p.success(-1)
+		p.success()
 	}
 }
 
@@ -68,7 +68,7 @@ func (p Permit) Success() {
 // cooldown from now). Without the slow-call rule it is Success.
 func (p Permit) SuccessAfter(firstContent time.Duration) {
 	if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
-		p.success(int64(firstContent))
+		p.successAfter(int64(firstContent))
 	}
 }
 
@@ -162,7 +162,7 @@ func (p Permit) doneAfter(err error, ran int64) {
 	switch {
 	case err == nil:
 		if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
-			p.success(ran)
+			p.successAfter(ran)
 		}
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
