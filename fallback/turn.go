@@ -142,8 +142,11 @@ func (t Turn) Failure(k Kind) { t.settle(failure, Failure{Kind: k}) }
 // [Turn.Failure] of f.Kind, and: a Quota failure trips the primary at once
 // (from Primary, or as the probe) and spends a chain entry's whole budget; the
 // latest Hint among the failures that trip the primary holds its cooldown
-// until then; a Timeout of a ticket that is not the probe is dated at the
-// ticket's issue time, for the trip time and every cooldown. A ticket begun
+// until then; a Timeout of a ticket that is not the probe is dated at its
+// call's start, now − f.Elapsed (rev 4: the caller reports the duration, so
+// that Begin reads no clock), for the trip time and every cooldown. With a
+// failure-rate window, a failure of the primary's own turn in Primary may
+// trip it as the TripThreshold-th would (SEMANTICS §8.1). A ticket begun
 // by [Manager.Next] records a slow failure (a timeout or a rate limit of any
 // kind) and a failed probe in its turn's [Attempts].
 func (t Turn) Fail(f Failure) { t.settle(failure, f) }
