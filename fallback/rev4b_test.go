@@ -181,3 +181,40 @@ func TestTimeoutDatedByElapsed(t *testing.T) {
 		}
 	}
 }
+
+// The window counts every success of concurrent turns exactly once (the
+// lock-free ones and those under the lock alike), and every failure at most
+// once (a failure older than a counted success is stale: it counts nothing).
+func TestWindowCountsConcurrentVerdicts(t *testing.T) {
+	const goroutines, turns = 6, 300
+	m, err := New(Settings{Primary: "a", Chain: []string{"b"}, FailureRate: 1, RateMinCalls: 1 << 30,
+		TripThreshold: 1 << 30, RateWindow: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fails atomic.Int64
+	done := make(chan struct{})
+	for g := range goroutines {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range turns {
+				tk, _ := m.Begin()
+				if (i+g)%5 == 0 {
+					tk.Failure(Transient)
+					fails.Add(1)
+				} else {
+					tk.SuccessAfter(time.Millisecond)
+				}
+				tk.Success() // a second settlement: ignored
+			}
+		}()
+	}
+	for range goroutines {
+		<-done
+	}
+	clk := m.clock()
+	c := m.win.Counts(int64(clk.sinceEpoch()))
+	if ok := goroutines*turns - fails.Load(); c.Verdicts-c.Failures != ok || c.Failures > fails.Load() || c.Failures == 0 {
+		t.Fatalf("window %+v; want %d successes, at most %d failures", c, ok, fails.Load())
+	}
+}
