@@ -195,21 +195,37 @@ func (p Permit) doneAfter(err error, ran int64) {
 // a failure; the breaker has re-opened at the lease end already, and the caller
 // is freed then instead of hanging on. Other calls run under ctx itself.
 func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
-	var p Permit
-	if w := b.word.Load(); w&(modeMask|busyBit) == uint64(mClosed) {
-		p = Permit{b: b, gen: w >> genShift, at: b.genAt.Load()} // Allow's closed path, inlined
-	} else {
-		var err error
-		if p, err = b.Allow(); err != nil {
-			var zero T
-			return zero, err
-		}
+	w := b.word.Load()
+	if w&(modeMask|busyBit) != uint64(mClosed) {
+		return doGated(ctx, b, fn)
+	}
+	p := Permit{b: b, gen: w >> genShift, at: b.genAt.Load()} // Allow's closed path, inlined
+	start := int64(-1)
+	if _, ok := ctx.Deadline(); b.timed(ok) {
+		start = b.now()
 	}
 	// If fn panics, the deferred call finds p still armed and settles it as a
 	// failure; the panic then continues (nothing recovers it). On a normal
 	// return p is disarmed before it is settled, so the deferred call is a
 	// nil check.
 	defer p.failArmed()
+	v, err := fn(ctx)
+	q := p
+	p.b = nil
+	if err != nil || b.word.Load()&quietMask != 0 {
+		q.settle(ctx, err, start)
+	}
+	return v, err
+}
+
+// doGated is Do past the closed fast path: the gate, and for the probe a
+// context bounded by its lease.
+func doGated[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
+	p, err := b.Allow()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
 	start := int64(-1)
 	if p.probe {
 		var cancel context.CancelFunc
@@ -218,16 +234,29 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	} else if _, ok := ctx.Deadline(); b.timed(ok) {
 		start = b.now()
 	}
+	return run(ctx, p, start, fn)
+}
+
+// run calls fn for permit p, timed from clock offset start (negative: not
+// timed), and settles p on fn's error (see [Permit.settle]).
+func run[T any](ctx context.Context, p Permit, start int64, fn func(context.Context) (T, error)) (T, error) {
+	defer p.failArmed() // as in Do
 	v, err := fn(ctx)
 	q := p
 	p.b = nil
-	switch {
-	case err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded:
-		q.doneAfter(context.DeadlineExceeded, b.ranSince(start)) // cut by its deadline, whatever fn made of it
-	case err != nil || b.word.Load()&quietMask != 0:
-		q.doneAfter(err, b.ranSince(start))
-	}
+	q.settle(ctx, err, start)
 	return v, err
+}
+
+// settle settles p on the error of a call run under ctx, timed from clock
+// offset start (negative: not timed), with [Permit.DoneAfter]; a call cut by
+// its deadline is a timeout, whatever fn made of it.
+func (p Permit) settle(ctx context.Context, err error, start int64) {
+	b := p.b
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded {
+		err = context.DeadlineExceeded
+	}
+	p.doneAfter(err, b.ranSince(start))
 }
 
 // failArmed settles *p as a failure unless it has been disarmed (p.b nil).
