@@ -53,3 +53,30 @@ func TestWindowTripGoesThroughTheStore(t *testing.T) {
 		t.Fatalf("snapshot %+v", s)
 	}
 }
+
+// TestRetryBudgetPerProcess (SEMANTICS §8.3): with a fleet store each
+// process's Manager keeps its own retry budget.
+func TestRetryBudgetPerProcess(t *testing.T) {
+	srv := redistest.Start(t)
+	var ms []*fallback.Manager
+	for range 2 {
+		s := startStore(t, srv, Options{})
+		m, err := fallback.New(fallback.Settings{Primary: "gpt-a", Chain: []string{"gpt-b"}, RetryBudgetBurst: 2,
+			Backend: s.ModelBackend("budget")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	tk, err := ms[0].Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tk.Retry() || !tk.Retry() || tk.Retry() {
+		t.Fatal("process 0's budget of 2 allowed other than 2 retries")
+	}
+	tk.Success()
+	if !ms[1].Retry("gpt-a") {
+		t.Fatal("process 0's retries spent process 1's budget")
+	}
+}
