@@ -62,7 +62,11 @@
 // on (TurnRecord.FailedOver, Event.FailedOver); fast 5xx keep their retries.
 // A turn holds at most one probe; a failed probe falls through to the chain.
 // Verdicts carry the kind (Quota trips at once), the provider's hint and
-// timeouts (dated at the ticket's issue). When no other model is usable a
+// timeouts (dated at the attempt's start: Failure.Elapsed, revision 4). Each
+// same-model retry or rate-limited wait of the ladder spends a token of the
+// model's retry budget ([fallback.Turn.Retry] as [retry.Policy.Budget];
+// Models.RetryBudget, SEMANTICS §8.3): with none left, the attempt ends with
+// its failure and the turn moves on. When no other model is usable a
 // rate limit ends the turn with ErrTurnFailed wrapping it, after waiting no
 // longer than the run's context deadline allows. Hedging is not done by the
 // agent (Models.HedgeAfter is ignored): Provider.Complete returns only the

@@ -229,17 +229,7 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	req.Model = model
 	a.emit(ctx, Event{Kind: EventTurnStarted, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe})
 
-	pol := a.retry
-	pol.Failover = failover
-	if userRetry := pol.OnRetry; a.onEvent != nil || a.logger != nil {
-		pol.OnRetry = func(at retry.Attempt) {
-			if userRetry != nil {
-				userRetry(at)
-			}
-			a.emit(ctx, Event{Kind: EventRetry, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
-				Requests: at.Number, Err: at.Err, Duration: at.Delay})
-		}
-	}
+	pol := a.policy(ctx, runID, n, attempt, ticket, failover)
 	// A probe turn never outlives its lease (SEMANTICS 3, rev 2): its requests
 	// run under the lease left on the model breaker's clock; a cut is a failure.
 	rctx := context.WithValue(ctx, attemptKey{}, attemptID{n, attempt})
@@ -248,7 +238,7 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 		rctx, cancel = context.WithTimeout(rctx, end.Sub(a.modelNow()))
 		defer cancel()
 	}
-	start := time.Now()
+	start, begun := time.Now(), a.modelNow()
 	resp, err := retry.Do(rctx, pol, func(ctx context.Context) (Response, error) {
 		rec.Requests++
 		if a.requestTimeout > 0 {
@@ -263,7 +253,7 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	if err == nil {
 		rec.Usage, rec.StopReason = resp.Usage, resp.StopReason
 	}
-	rec.FailedOver = a.settle(ctx, ticket, err) && failover
+	rec.FailedOver = a.settle(ctx, ticket, err, a.modelNow().Sub(begun)) && failover
 	// The verdict comes first, so a transition it causes is delivered before
 	// the event that reports the attempt.
 	a.emit(ctx, Event{Kind: EventTurnFinished, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe,
@@ -276,9 +266,36 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	return rec, msg, err
 }
 
+// policy is the retry ladder of one attempt on ticket's model: the agent's
+// Policy with failover, the retry events, and the model's retry budget
+// (SEMANTICS §8.3: each same-model retry or rate-limited wait spends a token
+// of the model breaker's budget, fallback.Turn.Retry).
+func (a *Agent) policy(ctx context.Context, runID string, n, attempt int, ticket fallback.Turn, failover bool) retry.Policy {
+	pol := a.retry
+	pol.Failover = failover
+	model, probe := ticket.Model(), ticket.IsProbe()
+	if userRetry := pol.OnRetry; a.onEvent != nil || a.logger != nil {
+		pol.OnRetry = func(at retry.Attempt) {
+			if userRetry != nil {
+				userRetry(at)
+			}
+			a.emit(ctx, Event{Kind: EventRetry, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: probe,
+				Requests: at.Number, Err: at.Err, Duration: at.Delay})
+		}
+	}
+	if user := pol.Budget; user != nil {
+		pol.Budget = func() bool { return user() && ticket.Retry() }
+	} else {
+		pol.Budget = ticket.Retry
+	}
+	return pol
+}
+
 // settle gives the ticket the verdict of err (SEMANTICS 4, 6, 7) and reports
 // whether it was a slow failure (a rate limit of any kind, or a timeout).
-func (a *Agent) settle(ctx context.Context, ticket fallback.Turn, err error) bool {
+// elapsed is how long the attempt ran, on the model breaker's clock: a
+// timeout is dated at its start (§8.4).
+func (a *Agent) settle(ctx context.Context, ticket fallback.Turn, err error, elapsed time.Duration) bool {
 	switch {
 	case err == nil:
 		ticket.Success()
@@ -292,6 +309,9 @@ func (a *Agent) settle(ctx context.Context, ticket fallback.Turn, err error) boo
 	}
 	limit, hint := retry.LimitOf(err)
 	f := fallback.Failure{Hint: hint, Timeout: limit == retry.NoLimit && retry.IsTimeout(err)}
+	if f.Timeout {
+		f.Elapsed = elapsed
+	}
 	switch limit {
 	case retry.Quota:
 		f.Kind = fallback.Quota

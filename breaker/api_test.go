@@ -57,5 +57,18 @@ var (
 	_ breaker.Outcome      = breaker.OutcomeTimeout
 	_                      = breaker.SharedPermit{Gen: 0, Deadline: 0, Issued: 0, Probe: false}
 
+	// Revision 4 additions.
+	_ = breaker.Settings{
+		FailureRate:   0.0,
+		RateWindow:    time.Duration(0),
+		RateMinCalls:  0,
+		SlowCallAfter: time.Duration(0),
+		SlowCallRate:  0.0,
+	}
+	_ func(breaker.Permit, time.Duration)        = breaker.Permit.SuccessAfter
+	_ func(breaker.Permit, time.Duration)        = breaker.Permit.TimeoutAfter
+	_ func(breaker.Permit, error, time.Duration) = breaker.Permit.DoneAfter
+	_                                            = breaker.SettingsError{Field: "", Value: "", Rule: ""}
+
 	_ func(context.Context, *breaker.Breaker, func(context.Context) (int, error)) (int, error) = breaker.Do[int]
 )

@@ -28,6 +28,26 @@ func BenchmarkClosedAllowSuccess(b *testing.B) {
 	})
 }
 
+// BenchmarkClosedRateWindow is the closed path with a rate window (§8.1,
+// §8.2): one clock read and one atomic add per verdict on top of the floor.
+func BenchmarkClosedRateWindow(b *testing.B) {
+	br, _ := New(Settings{Name: "bench", FailureRate: 0.5, SlowCallAfter: time.Second, SlowCallRate: 0.5})
+	b.Run("Success", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, _ := br.Allow()
+			p.Success()
+		}
+	})
+	b.Run("SuccessAfter", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, _ := br.Allow()
+			p.SuccessAfter(time.Millisecond)
+		}
+	})
+}
+
 // benchOpen returns a breaker that stays open for the whole benchmark.
 func benchOpen(b *testing.B, now func() time.Time) *Breaker {
 	br, err := New(Settings{Name: "bench", FailureThreshold: 1, RecoveryDuration: time.Hour, Now: now})

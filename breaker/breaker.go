@@ -37,56 +37,6 @@ func (s State) String() string {
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Default values used when a [Settings] field is zero.
-const (
-	DefaultFailureThreshold = 3
-	DefaultRecoveryDuration = 30 * time.Second
-	DefaultProbeTimeout     = 30 * time.Second
-)
-
-// Settings configures a [Breaker]. The zero value is usable: every zero field
-// means its documented default.
-type Settings struct {
-	// Name names the breaker (the tool) in errors and events. Zero: "".
-	Name string
-	// FailureThreshold is the number of consecutive failures that trips a
-	// closed breaker. Zero: 3. Negative: an error.
-	FailureThreshold int
-	// RecoveryDuration is the cooldown: how long after the last failure an
-	// open breaker waits before it grants a probe. Zero: 30s. Negative: an error.
-	RecoveryDuration time.Duration
-	// ProbeTimeout is the probe's lease: a probe that has not reported after
-	// this long counts as failed at the lease's end ([Permit.Deadline]; [Do]
-	// bounds the probe's call by it). Zero: 30s. Negative: an error.
-	ProbeTimeout time.Duration
-	// Now is the clock. Zero (nil): time.Now, read through its monotonic
-	// reading. Now must not call into the breaker.
-	Now func() time.Time
-	// OnStateChange, if not nil, is called after every state change, outside
-	// every lock, in the order of the changes; with one caller at a time it has
-	// returned before the call that caused the change returns. It may call back
-	// into the breaker. Zero (nil): no callbacks, and no bookkeeping for them.
-	OnStateChange func(name string, from, to State)
-	// Backend, if not nil, keeps the breaker's state outside the process,
-	// shared with every process that uses the same backend and name (see
-	// [Backend]; package fleet provides one on Redis). Zero (nil): the state
-	// lives in this Breaker.
-	Backend Backend
-}
-
-// Validate reports the first negative field of s as a [*SettingsError].
-func (s Settings) Validate() error {
-	switch {
-	case s.FailureThreshold < 0:
-		return &SettingsError{Field: "FailureThreshold", Value: strconv.Itoa(s.FailureThreshold)}
-	case s.RecoveryDuration < 0:
-		return &SettingsError{Field: "RecoveryDuration", Value: s.RecoveryDuration.String()}
-	case s.ProbeTimeout < 0:
-		return &SettingsError{Field: "ProbeTimeout", Value: s.ProbeTimeout.String()}
-	}
-	return nil
-}
-
 // mode is the internal state: HalfOpen is split by whether the probe slot is held.
 type mode uint64
 
@@ -102,7 +52,8 @@ const (
 	modeMask = 3
 	failBit  = 1 << 2 // the consecutive-failure count is not zero
 	busyBit  = 1 << 3 // a writer is updating until: readers take the slow path
-	genShift = 4
+	rateBit  = 1 << 4 // a rate window is on: every success in Closed is recorded
+	genShift = 5
 	millis   = int64(time.Millisecond)
 )
 
@@ -122,9 +73,12 @@ type Breaker struct {
 	// busyBit and the generation; until is, in Open, when a probe may be
 	// granted and, with a probe in flight, when its lease ends (clock offsets
 	// in nanoseconds since epoch). Writers follow a seqlock protocol: they set
-	// busyBit, store until, then store a word with a new generation.
+	// busyBit, store until, then store a word with a new generation. genAt is
+	// when the generation of word began (a clock offset read before it was
+	// published): a lower bound of the start of every call granted in it.
 	word    atomic.Uint64
 	until   atomic.Int64
+	genAt   atomic.Int64
 	lastErr atomic.Pointer[OpenError] // the last refusal, reused while it still says the truth
 
 	name      string
@@ -140,6 +94,7 @@ type Breaker struct {
 	events    notify.Queue[transition]
 	shared    Shared // Settings.Backend's state; nil: the state below
 	quiet     *Quiet // shared's published word, if it has one
+	rate      *rate  // the §8.1/§8.2 window; nil: off
 
 	mu          sync.Mutex
 	mode        mode
@@ -149,6 +104,7 @@ type Breaker struct {
 	lastFailure int64  // ns since epoch
 	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
 	proven      uint64 // generation of the latest-starting counted success: older failures are stale
+	clockAt     int64  // the latest clock reading under mu: genAt for a generation published now
 }
 
 // New returns a closed breaker configured by s. A negative FailureThreshold,
@@ -199,6 +155,7 @@ func (b *Breaker) Init(s Settings) error {
 		b.deliver = func(t transition) { b.onChange(b.name, t.from, t.to) }
 	}
 	b.gen = 1
+	b.rate = newRate(s)
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(s)
 		if err != nil {
@@ -211,7 +168,7 @@ func (b *Breaker) Init(s Settings) error {
 		b.word.Store(sharedWord)
 		return nil
 	}
-	b.word.Store(b.gen << genShift)
+	b.word.Store(b.gen<<genShift | b.rateBits())
 	return nil
 }
 
@@ -239,6 +196,13 @@ func (b *Breaker) now() int64 {
 	return int64(t.Sub(b.epoch))
 }
 
+// nowLocked reads the clock under b.mu and remembers the reading, which dates
+// a generation published before b.mu is released. b.mu must be held.
+func (b *Breaker) nowLocked() int64 {
+	b.clockAt = b.now()
+	return b.clockAt
+}
+
 // at converts a clock offset back to a time.Time.
 func (b *Breaker) at(off int64) time.Time { return b.epoch.Add(time.Duration(off)) }
 
@@ -248,6 +212,9 @@ func (b *Breaker) setMode(m mode) {
 	from, to := b.mode.state(), m.state()
 	b.mode = m
 	b.gen++
+	if b.rate != nil && (from == Closed || to == Closed) {
+		b.rate.win.Reset() // §8.1: every transition out of Closed clears it (and Reset)
+	}
 	if from != to && b.onChange != nil {
 		b.events.Push(transition{from, to})
 	}
@@ -297,11 +264,14 @@ func (b *Breaker) publish() {
 		b.word.Store(old | busyBit)
 		b.until.Store(u)
 	}
-	w := b.gen<<genShift | uint64(b.mode)
+	w := b.gen<<genShift | uint64(b.mode) | b.rateBits()
 	if b.failures > 0 {
 		w |= failBit
 	}
 	if w != old {
+		if w>>genShift != old>>genShift {
+			b.genAt.Store(b.clockAt)
+		}
 		b.word.Store(w)
 	}
 }

@@ -54,13 +54,26 @@ func TestProbeRace(t *testing.T) {
 // failure may legitimately re-open the breaker under a held probe.) It checks
 // that callbacks arrive as a chain (each change starts where the previous one ended), and that
 // nothing races or deadlocks.
+// With a rate window (rev 4) it also checks that lock-free window updates and
+// slow-call trips race with nothing.
 func TestConcurrentStress(t *testing.T) {
+	t.Run("consecutive", func(t *testing.T) { stress(t, Settings{}) })
+	t.Run("rate window and slow calls", func(t *testing.T) {
+		stress(t, Settings{FailureRate: 0.6, RateWindow: 10 * time.Millisecond, RateMinCalls: 4,
+			SlowCallAfter: time.Millisecond, SlowCallRate: 0.5})
+	})
+}
+
+// stress is TestConcurrentStress with the rate settings of s.
+func stress(t *testing.T, s Settings) {
 	clock := &fakeClock{}
 	var mu sync.Mutex
 	var chain []string
 	last := Closed
 	b, err := New(Settings{
 		Name: "s", FailureThreshold: 2, RecoveryDuration: 3 * time.Millisecond, ProbeTimeout: time.Hour, Now: clock.Now,
+		FailureRate: s.FailureRate, RateWindow: s.RateWindow, RateMinCalls: s.RateMinCalls,
+		SlowCallAfter: s.SlowCallAfter, SlowCallRate: s.SlowCallRate,
 		OnStateChange: func(_ string, from, to State) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -94,9 +107,11 @@ func TestConcurrentStress(t *testing.T) {
 						probes.Add(1)
 						runtime.Gosched() // hold the probe for a while
 					}
-					switch r.IntN(3) {
+					switch r.IntN(4) {
 					case 0:
 						p.Success()
+					case 3:
+						p.SuccessAfter(time.Duration(r.IntN(3)) * time.Millisecond)
 					case 1:
 						p.Failure()
 					default:

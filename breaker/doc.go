@@ -27,9 +27,23 @@
 // [Breaker.Snapshot] are pure: they never change anything, so dashboards can
 // poll them without stealing the probe.
 //
-// Time-based transitions are computed lazily when the breaker is next used;
-// there are no goroutines or timers. The closed path (Allow, then Success with
-// no failures counted) and refusals are lock-free and do not allocate.
+// A timeout ([Permit.TimeoutAfter], with how long the call ran) is dated at its
+// call's start, not its end, so calls that hung through an ended outage trip a
+// breaker dated inside it.
 //
-// The exact transition table is in docs/SEMANTICS.md, section 1.
+// Beside the consecutive count, an opt-in failure-rate window
+// (Settings.FailureRate, RateWindow, RateMinCalls) trips a closed breaker when
+// the share of failures over a recent window reaches a threshold, and an
+// opt-in slow-call rule (SlowCallAfter, SlowCallRate) does the same for the
+// share of successes whose first content came late ([Permit.SuccessAfter]).
+// The window acts only in Closed and is cleared on every transition out of it.
+//
+// Time-based transitions are computed lazily when the breaker is next used;
+// there are no goroutines or timers, and the window's buckets roll when
+// touched. The closed path (Allow, then Success with no failures counted)
+// reads no clock, takes no lock and does not allocate; a rate window adds one
+// clock read per verdict. Refusals are lock-free and do not allocate.
+//
+// The exact transition table is in docs/SEMANTICS.md, section 1; the rate
+// window and the closed path's cost in section 8.
 package breaker

@@ -31,10 +31,13 @@ const (
 	testLease    = 10 * time.Second
 )
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { t.Helper(); return newFixtureWith(t, nil) }
+
+// newFixtureWith is newFixture with settings changed by mod (if not nil).
+func newFixtureWith(t *testing.T, mod func(*Settings)) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: &fakeClock{}}
-	b, err := New(Settings{
+	s := Settings{
 		Name:             "search",
 		FailureThreshold: 3,
 		RecoveryDuration: testRecovery,
@@ -45,7 +48,11 @@ func newFixture(t *testing.T) *fixture {
 			f.events = append(f.events, name+":"+from.String()+"->"+to.String())
 			f.mu.Unlock()
 		},
-	})
+	}
+	if mod != nil {
+		mod(&s)
+	}
+	b, err := New(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,18 @@ var (
 	_ fallback.Cause                                                                   = fallback.CauseQuota
 	_ func(fallback.Cause) string                                                      = fallback.Cause.String
 
+	// Revision 4 additions (SEMANTICS §8).
+	_ = fallback.Settings{
+		FailureRate: 0.0, RateWindow: time.Duration(0), RateMinCalls: 0,
+		SlowCallAfter: time.Duration(0), SlowCallRate: 0.0,
+		RetryBudget: 0.0, RetryBudgetBurst: 0.0,
+	}
+	_ func(fallback.Turn, time.Duration)   = fallback.Turn.SuccessAfter                  // §8.2: the slow-call report
+	_                                      = fallback.Failure{Elapsed: time.Duration(0)} // §8.4: a timeout's duration
+	_ func(fallback.Turn) bool             = fallback.Turn.Retry                         // §8.3: the retry budget
+	_ func(*fallback.Manager, string) bool = (*fallback.Manager).Retry
+	_ fallback.Outcome                     = fallback.OutcomeTrip // a window's trip through a Backend
+
 	// Additions in this repository (rev 3).
 	_ = fallback.ExhaustedError{Probed: true, ProbeFailure: fallback.Failure{}}
 	_ = fallback.SharedTurn{Issued: time.Time{}, Uncounted: false}

@@ -34,7 +34,7 @@
 // Revision 3 is about time. [Turn.Fail] reports a failure with its kind
 // ([Quota] trips the primary at once), the provider's hint (the cooldown
 // ends no earlier than the latest hint of the streak that tripped) and
-// whether it timed out (a timeout is dated at its ticket's issue, so calls
+// whether it timed out (a timeout is dated at its call's start, so calls
 // that hung through an outage that has ended do not hold the primary open).
 // A turn that makes several attempts (a gateway request, an agent turn)
 // passes one [Attempts] to [Manager.Next]: it holds at most one probe ticket,
@@ -42,10 +42,26 @@
 // limit); [Attempts.Usable] tells the retry ladder whether another model is
 // usable, and [Manager.Hedge] hands out hedge tickets within a budget.
 //
+// Revision 4 is about the partial outage. With FailureRate set, a window of
+// the primary's own verdicts in Primary (RateWindow, ten lazy buckets) trips
+// the manager, as the consecutive count does, once it holds RateMinCalls
+// verdicts and the share of failures reaches FailureRate; with SlowCallAfter
+// and SlowCallRate set, successes reported by [Turn.SuccessAfter] with a late
+// first content count as slow calls and trip at their own rate. Every
+// transition out of Primary clears the window. Each model has a retry budget
+// (RetryBudget tokens per turn that reaches it, RetryBudgetBurst at most): a
+// same-model retry of the ladder spends a token with [Turn.Retry] (or
+// [Manager.Retry]), and with none left it is not made. Begin in Primary reads
+// no clock: a timeout reports how long its call ran ([Failure].Elapsed) and
+// is dated at now − Elapsed. With a [Backend] the window and the budgets are
+// kept per process, and a window's trip is written through the backend
+// ([OutcomeTrip]).
+//
 // Time transitions are computed lazily from Settings.Now when the manager is
 // touched; there are no goroutines or timers. The pure reads ([Manager.State],
 // [Manager.ActiveModel], [Manager.Snapshot], [Manager.FallbackActivated]) change
 // nothing. Transition callbacks run outside every lock, in order.
 //
-// The normative semantics are section 3 of the repository's docs/SEMANTICS.md.
+// The normative semantics are sections 3, 7 and 8 of the repository's
+// docs/SEMANTICS.md.
 package fallback

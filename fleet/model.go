@@ -56,7 +56,11 @@ type ModelBreaker struct {
 // exactly as [fallback.New] would be (the same defaults and validation;
 // Settings.Now is not used: shared time is the store's). Every process must
 // use the same settings (above all the same chain) for the same name. A
-// Store holds one model breaker per name.
+// Store holds one model breaker per name. The failure-rate window, slow
+// calls and retry budget of SEMANTICS §8 are kept per process by the
+// fallback.Manager (FLEET rev 3): to have them, build the Manager with
+// fallback.New and [Store.ModelBackend]; a ModelBreaker used directly applies
+// them only while the store is down (its local manager).
 func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) {
 	return s.model(name, fs, -1)
 }

@@ -66,4 +66,7 @@ var (
 	_ func(error) bool                              = retry.IsTimeout
 	_                                               = retry.StatusError{Limit: retry.NoLimit, Hint: time.Time{}}
 	_                                               = retry.EscalationError{Limit: retry.NoLimit, Hint: time.Time{}}
+
+	// rev 4: the retry budget (SEMANTICS §8.3).
+	_ = retry.Policy{Budget: func() bool { return true }}
 )

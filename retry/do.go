@@ -75,6 +75,9 @@ func Do[T any](ctx context.Context, p Policy, fn func(context.Context) (T, error
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait {
 			return zero, err
 		}
+		if p.Budget != nil && !p.Budget() {
+			return zero, err // the retry budget is spent (SEMANTICS §8.3)
+		}
 		l.commit()
 		if p.OnRetry != nil {
 			p.OnRetry(Attempt{Number: attempt, Err: err, Delay: wait})

@@ -114,6 +114,15 @@ type Policy struct {
 	// happen (not for a retry that the context's deadline cancels), with
 	// the attempt that just failed and the wait. It runs on Do's goroutine.
 	OnRetry func(Attempt)
+
+	// Budget, if not nil, is asked before each retry that will happen (a
+	// transient retry or a rate-limited wait; never for the first attempt):
+	// it spends one token of a retry budget and reports whether the retry
+	// may be made (SEMANTICS §8.3, rev 4). false: no retry, Do returns the
+	// last attempt's error at once, as when the retries are spent. Set it to
+	// the model breaker's fallback.Turn.Retry of the attempt's ticket. It
+	// runs on Do's goroutine, before OnRetry. nil: no budget.
+	Budget func() bool
 }
 
 // Attempt describes a failed attempt that [Do] is about to retry; it is

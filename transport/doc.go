@@ -49,6 +49,14 @@
 // lease end, through the retries and the reading of the body, so a hanging
 // upstream frees the caller when the breaker has already given up on it.
 //
+// Retries are bounded by a retry budget per key (SEMANTICS §8.3, rev 4):
+// each request adds Settings.RetryBudget (default 0.2) to its key's budget,
+// which starts full at Settings.RetryBudgetBurst (default 10), and each retry
+// or rate-limited wait of the ladder spends one; with less than one token the
+// ladder stops and the last answer is returned. A host failing a share of its
+// requests then receives at most that share of extra load. A negative
+// RetryBudget turns the budget off.
+//
 // Set the SDK's own retries to zero (option.WithMaxRetries(0)): the ladder
 // here retries, and an SDK retrying on top would multiply the attempts and
 // retry refusals.

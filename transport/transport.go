@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/health"
+	"github.com/loopctl/loopctl-go/internal/retrybudget"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -39,6 +42,17 @@ type Settings struct {
 	// MaxRetries negative: no transient retries. An invalid policy: [New]
 	// returns an error.
 	Retry retry.Policy
+
+	// RetryBudget is what each request adds to its key's retry budget
+	// (SEMANTICS §8.3, rev 4): each retry and rate-limited wait of the
+	// ladder spends one token, and with less than one the ladder makes no
+	// retry (the last answer is returned as it is). The budget of a key
+	// starts full. Zero: 0.2; negative: off (the ladder alone limits
+	// retries); NaN: an error.
+	RetryBudget float64
+	// RetryBudgetBurst is the size of each key's retry budget. Zero: 10.
+	// Negative (or NaN): an error.
+	RetryBudgetBurst float64
 }
 
 // RoundTripper is an [http.RoundTripper] that sends every request through a
@@ -50,6 +64,9 @@ type RoundTripper struct {
 	reg    *health.Registry
 	policy retry.Policy
 	now    func() time.Time
+
+	budgetFeed, budgetBurst float64
+	budgets                 sync.Map // key -> *retrybudget.Bucket
 }
 
 var _ http.RoundTripper = (*RoundTripper)(nil)
@@ -64,7 +81,14 @@ func New(s Settings) (*RoundTripper, error) {
 	if err := s.Retry.Validate(); err != nil {
 		return nil, fmt.Errorf("transport: Settings.Retry: %w", err)
 	}
-	t := &RoundTripper{base: s.Base, key: s.Key, reg: reg, policy: s.Retry, now: s.Breaker.Now}
+	if math.IsNaN(s.RetryBudget) {
+		return nil, errors.New("transport: Settings.RetryBudget must be a number (got NaN)")
+	}
+	if !(s.RetryBudgetBurst >= 0) {
+		return nil, fmt.Errorf("transport: Settings.RetryBudgetBurst must not be negative (got %v)", s.RetryBudgetBurst)
+	}
+	t := &RoundTripper{base: s.Base, key: s.Key, reg: reg, policy: s.Retry, now: s.Breaker.Now,
+		budgetFeed: s.RetryBudget, budgetBurst: s.RetryBudgetBurst}
 	if t.base == nil {
 		t.base = http.DefaultTransport
 	}
@@ -110,9 +134,11 @@ func (t *RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		lease, cancel = context.WithTimeout(r.Context(), end.Sub(t.now()))
 		r = r.WithContext(lease)
 	}
+	b := t.budget(key)
+	b.Feed()
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.StatusCode >= 400 {
-		resp, err = t.ladder(r, resp, err)
+		resp, err = t.ladder(r, b, resp, err)
 	}
 	if err != nil {
 		if lease != nil && lease.Err() == context.DeadlineExceeded && parent.Err() == nil {
@@ -131,13 +157,18 @@ func (t *RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 // error or an error status) and returns the last attempt's response, or the
 // error when there is no response to give (no response at all, the context
 // ended, or the body could not be replayed).
-func (t *RoundTripper) ladder(r *http.Request, resp *http.Response, err error) (*http.Response, error) {
+func (t *RoundTripper) ladder(r *http.Request, b *retrybudget.Bucket, resp *http.Response, err error) (*http.Response, error) {
 	if r.Body != nil && r.Body != http.NoBody && r.GetBody == nil {
 		return resp, err // not replayable: one attempt
 	}
 	ctx := r.Context()
 	last, first := resp, true
-	_, err = retry.Do(ctx, t.policy, func(ctx context.Context) (struct{}, error) {
+	pol := t.policy
+	if !b.Off() {
+		user := pol.Budget
+		pol.Budget = func() bool { return (user == nil || user()) && b.Spend() }
+	}
+	_, err = retry.Do(ctx, pol, func(ctx context.Context) (struct{}, error) {
 		if first {
 			first = false
 			return struct{}{}, t.attemptError(last, err)
@@ -161,6 +192,17 @@ func (t *RoundTripper) ladder(r *http.Request, resp *http.Response, err error) (
 	}
 	discard(last)
 	return nil, err
+}
+
+// budget returns the retry budget of key.
+func (t *RoundTripper) budget(key string) *retrybudget.Bucket {
+	if b, ok := t.budgets.Load(key); ok {
+		return b.(*retrybudget.Bucket)
+	}
+	nb := new(retrybudget.Bucket)
+	nb.Init(t.budgetFeed, t.budgetBurst)
+	b, _ := t.budgets.LoadOrStore(key, nb)
+	return b.(*retrybudget.Bucket)
 }
 
 // attemptError is the error the ladder classifies for one attempt: err, or a
