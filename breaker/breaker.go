@@ -72,9 +72,33 @@ type Settings struct {
 	// [Backend]; package fleet provides one on Redis). Zero (nil): the state
 	// lives in this Breaker.
 	Backend Backend
+
+	// FailureRate (SEMANTICS §8.1, rev 4) turns the failure-rate window on:
+	// in Closed, after a failure, the breaker trips when the window holds at
+	// least RateMinCalls verdicts and failures/verdicts ≥ FailureRate, exactly
+	// as on FailureThreshold (whichever fires first). 0 < FailureRate ≤ 1.
+	// Zero: off. Negative, above 1 or NaN: an error.
+	FailureRate float64
+	// RateWindow is the span of the window (ten buckets of RateWindow/10,
+	// rolled lazily). Zero: 30s. Negative: an error.
+	RateWindow time.Duration
+	// RateMinCalls is the number of verdicts the window must hold before the
+	// rate rules may trip. Zero: 20. Negative: an error.
+	RateMinCalls int
+	// SlowCallAfter (§8.2) is the time to first content above which a
+	// successful call is a slow success ([Permit.SuccessAfter]). With
+	// SlowCallRate, it turns the slow-call rule on. Zero: off. Negative: an
+	// error.
+	SlowCallAfter time.Duration
+	// SlowCallRate (§8.2): in Closed, after a slow success, the breaker trips
+	// when the window holds at least RateMinCalls verdicts and slow
+	// successes/verdicts ≥ SlowCallRate. 0 < SlowCallRate ≤ 1. Zero: off.
+	// Negative, above 1 or NaN: an error.
+	SlowCallRate float64
 }
 
-// Validate reports the first negative field of s as a [*SettingsError].
+// Validate reports the first bad field of s as a [*SettingsError]: a
+// negative one, a rate outside [0, 1], or a rate window with a Backend.
 func (s Settings) Validate() error {
 	switch {
 	case s.FailureThreshold < 0:
@@ -84,7 +108,7 @@ func (s Settings) Validate() error {
 	case s.ProbeTimeout < 0:
 		return &SettingsError{Field: "ProbeTimeout", Value: s.ProbeTimeout.String()}
 	}
-	return nil
+	return s.validateRate()
 }
 
 // mode is the internal state: HalfOpen is split by whether the probe slot is held.
@@ -102,7 +126,8 @@ const (
 	modeMask = 3
 	failBit  = 1 << 2 // the consecutive-failure count is not zero
 	busyBit  = 1 << 3 // a writer is updating until: readers take the slow path
-	genShift = 4
+	rateBit  = 1 << 4 // a rate window is on: every success in Closed is recorded
+	genShift = 5
 	millis   = int64(time.Millisecond)
 )
 
@@ -122,9 +147,12 @@ type Breaker struct {
 	// busyBit and the generation; until is, in Open, when a probe may be
 	// granted and, with a probe in flight, when its lease ends (clock offsets
 	// in nanoseconds since epoch). Writers follow a seqlock protocol: they set
-	// busyBit, store until, then store a word with a new generation.
+	// busyBit, store until, then store a word with a new generation. genAt is
+	// when the generation of word began (a clock offset read before it was
+	// published): a lower bound of the start of every call granted in it.
 	word    atomic.Uint64
 	until   atomic.Int64
+	genAt   atomic.Int64
 	lastErr atomic.Pointer[OpenError] // the last refusal, reused while it still says the truth
 
 	name      string
@@ -140,6 +168,7 @@ type Breaker struct {
 	events    notify.Queue[transition]
 	shared    Shared // Settings.Backend's state; nil: the state below
 	quiet     *Quiet // shared's published word, if it has one
+	rate      *rate  // the §8.1/§8.2 window; nil: off
 
 	mu          sync.Mutex
 	mode        mode
@@ -149,6 +178,7 @@ type Breaker struct {
 	lastFailure int64  // ns since epoch
 	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
 	proven      uint64 // generation of the latest-starting counted success: older failures are stale
+	clockAt     int64  // the latest clock reading under mu: genAt for a generation published now
 }
 
 // New returns a closed breaker configured by s. A negative FailureThreshold,
@@ -199,6 +229,7 @@ func (b *Breaker) Init(s Settings) error {
 		b.deliver = func(t transition) { b.onChange(b.name, t.from, t.to) }
 	}
 	b.gen = 1
+	b.rate = newRate(s)
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(s)
 		if err != nil {
@@ -211,7 +242,7 @@ func (b *Breaker) Init(s Settings) error {
 		b.word.Store(sharedWord)
 		return nil
 	}
-	b.word.Store(b.gen << genShift)
+	b.word.Store(b.gen<<genShift | b.rateBits())
 	return nil
 }
 
@@ -239,6 +270,13 @@ func (b *Breaker) now() int64 {
 	return int64(t.Sub(b.epoch))
 }
 
+// nowLocked reads the clock under b.mu and remembers the reading, which dates
+// a generation published before b.mu is released. b.mu must be held.
+func (b *Breaker) nowLocked() int64 {
+	b.clockAt = b.now()
+	return b.clockAt
+}
+
 // at converts a clock offset back to a time.Time.
 func (b *Breaker) at(off int64) time.Time { return b.epoch.Add(time.Duration(off)) }
 
@@ -248,6 +286,9 @@ func (b *Breaker) setMode(m mode) {
 	from, to := b.mode.state(), m.state()
 	b.mode = m
 	b.gen++
+	if b.rate != nil && (from == Closed || to == Closed) {
+		b.rate.win.Reset() // §8.1: every transition out of Closed clears it (and Reset)
+	}
 	if from != to && b.onChange != nil {
 		b.events.Push(transition{from, to})
 	}
@@ -297,11 +338,14 @@ func (b *Breaker) publish() {
 		b.word.Store(old | busyBit)
 		b.until.Store(u)
 	}
-	w := b.gen<<genShift | uint64(b.mode)
+	w := b.gen<<genShift | uint64(b.mode) | b.rateBits()
 	if b.failures > 0 {
 		w |= failBit
 	}
 	if w != old {
+		if w>>genShift != old>>genShift {
+			b.genAt.Store(b.clockAt)
+		}
 		b.word.Store(w)
 	}
 }

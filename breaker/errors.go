@@ -68,12 +68,19 @@ type SettingsError struct {
 	Field string
 	// Value is the offending value, formatted.
 	Value string
+	// Rule is what the field must be, as a phrase ("must be within [0, 1]");
+	// empty means "must not be negative".
+	Rule string
 }
 
 // Error returns text such as
 // "breaker: FailureThreshold must not be negative (got -1)".
 func (e *SettingsError) Error() string {
-	return "breaker: " + e.Field + " must not be negative (got " + e.Value + ")"
+	rule := e.Rule
+	if rule == "" {
+		rule = "must not be negative"
+	}
+	return "breaker: " + e.Field + " " + rule + " (got " + e.Value + ")"
 }
 
 // Is reports whether target is [ErrInvalidSettings].

@@ -1,6 +1,10 @@
 package breaker
 
-import "math"
+import (
+	"math"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
+)
 
 // Allow is the mutating gate. In Closed it returns a permit at once. In Open it
 // refuses until RecoveryDuration has passed since the last failure; the first
@@ -19,7 +23,9 @@ func (b *Breaker) Allow() (Permit, error) {
 	switch mode(w & modeMask) {
 	case mClosed:
 		if w&busyBit == 0 {
-			return Permit{b: b, gen: w >> genShift, at: b.now()}, nil
+			// No clock read (§8.4): the generation orders the call's start,
+			// and its beginning is a lower bound of that start.
+			return Permit{b: b, gen: w >> genShift, at: b.genAt.Load()}, nil
 		}
 	case mOpen, mHalfProbe:
 		now := b.now()
@@ -38,7 +44,7 @@ func (b *Breaker) allowSlow() (Permit, error) {
 		return b.sharedAllow()
 	}
 	b.mu.Lock()
-	now := b.now()
+	now := b.nowLocked()
 	b.expire(now)
 	var (
 		probe bool
@@ -74,8 +80,9 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	return p, nil
 }
 
-// success settles p (past the fast path of Permit.Success).
-func (p Permit) success() {
+// success settles p (past the fast path of Permit.Success), a call whose
+// first content came ttfc ns after its start (negative: not known).
+func (p Permit) success(ttfc int64) {
 	b := p.b
 	if b.shared != nil {
 		if !b.quietSuccess(p) {
@@ -86,6 +93,10 @@ func (p Permit) success() {
 	w := b.word.Load()
 	switch mode(w & modeMask) {
 	case mClosed:
+		if w&rateBit != 0 && b.rate.recordSuccess(b.now(), ttfc) {
+			b.slowTrip(p) // §8.2
+			return
+		}
 		if w&(failBit|busyBit) == 0 {
 			return // nothing would change
 		}
@@ -99,7 +110,7 @@ func (p Permit) success() {
 	// mHalfProbe: even an ignored success applies a lapsed lease, so that its
 	// state change is reported when the breaker is touched.
 	b.mu.Lock()
-	b.expire(b.now())
+	b.expire(b.nowLocked())
 	switch b.mode {
 	case mClosed:
 		if b.failures > 0 { // a counted success: it resets a nonzero count
@@ -125,9 +136,12 @@ func (b *Breaker) prove(gen uint64) { b.proven = max(b.proven, gen) }
 
 // failure settles p as a failure: fresh bad news in every state, unless it is
 // stale (a counted success's call started after it). A plain failure is dated
-// now; a timeout at the earlier of now and p.at (a non-probe permit's issue, a
-// probe's lease end). The last failure never moves back.
-func (b *Breaker) failure(p Permit, timeout bool) {
+// now; a timeout of a call that ran ran ns at now − ran, or when ran is
+// negative (not known) at the earlier of now and p.at (a non-probe permit's
+// generation start, a probe's lease end; a probe ignores ran). The last
+// failure never moves back. In Closed the failure goes into the rate window,
+// which may trip the breaker as the consecutive count does (§8.1).
+func (b *Breaker) failure(p Permit, timeout bool, ran int64) {
 	if b.shared != nil {
 		o := OutcomeFailure
 		if timeout {
@@ -137,11 +151,15 @@ func (b *Breaker) failure(p Permit, timeout bool) {
 		return
 	}
 	gen, at := p.gen, int64(math.MaxInt64)
-	if timeout {
+	b.mu.Lock()
+	now := b.nowLocked()
+	switch {
+	case !timeout:
+	case ran >= 0 && !p.probe:
+		at = satAdd(now, -ran)
+	default:
 		at = p.at
 	}
-	b.mu.Lock()
-	now := b.now()
 	b.expire(now)
 	if gen < b.proven {
 		b.unlock() // stale: changes nothing
@@ -157,7 +175,7 @@ func (b *Breaker) failure(p Permit, timeout bool) {
 	b.hasFailure = true
 	switch b.mode {
 	case mClosed:
-		if b.failures >= b.threshold {
+		if b.failures >= b.threshold || b.rate != nil && b.rate.win.Record(now, ratewindow.Failure, b.rate.rule) {
 			b.setMode(mOpen)
 		}
 	case mHalfProbe, mHalfFree:
@@ -177,7 +195,7 @@ func (b *Breaker) cancel(p Permit) {
 		return
 	}
 	b.mu.Lock()
-	b.expire(b.now())
+	b.expire(b.nowLocked())
 	if p.probe && b.mode == mHalfProbe && p.gen == b.gen {
 		b.probeStart = 0
 		b.setMode(mHalfFree)
@@ -199,7 +217,7 @@ func (b *Breaker) Reset() {
 		return
 	}
 	b.mu.Lock()
-	b.expire(b.now()) // a lapsed lease is reported first, as on every touch
+	b.expire(b.nowLocked()) // a lapsed lease is reported first, as on every touch
 	b.failures = 0
 	b.hasFailure = false
 	b.lastFailure = 0

@@ -39,6 +39,8 @@ type model struct {
 	provenEra   int // era of the latest-starting counted success
 	provenStart int // exact start of the latest-starting counted success
 	unsound     string
+
+	rate rateModel // §8.1, §8.2 (rev 4)
 }
 
 // modelPermit is the model's permit: probeID is 0 for a non-probe permit;
@@ -52,6 +54,9 @@ type modelPermit struct {
 }
 
 func (m *model) move(to State) {
+	if windowClears && (m.state == Closed || to == Closed) {
+		m.rate.verdicts = nil // §8.1: every transition out of Closed clears the window (and Reset)
+	}
 	if m.state != to {
 		m.events = append(m.events, m.state.String()+"->"+to.String())
 		m.era++
@@ -120,8 +125,22 @@ func (m *model) allow(now time.Time) (p modelPermit, ok bool, st State, wait tim
 	return m.grant(m.probeID, now), true, 0, 0
 }
 
-func (m *model) success(p modelPermit, now time.Time) {
+// success is a success whose first content came ttfc after its start
+// (negative: not known).
+func (m *model) success(p modelPermit, now time.Time, ttfc time.Duration) {
 	m.expire(now)
+	slow := m.rate.isSlow(ttfc)
+	if m.state == Closed && m.rate.add(now, false, slow) {
+		if m.failures > 0 { // §8.2: a success for every rule, then the trip
+			m.proved(p)
+		}
+		m.failures = 0
+		if now.After(m.lastFailure) {
+			m.lastFailure = now
+		}
+		m.move(Open)
+		return
+	}
 	switch {
 	case m.state == Closed:
 		if m.failures > 0 {
@@ -142,8 +161,9 @@ func (m *model) success(p modelPermit, now time.Time) {
 var timeoutDating = true
 
 // timeout is a failure of a call that gave no answer until its deadline (rev
-// 3): a non-probe call is dated at its issue; a probe now, or at its lease
-// end once the lease has run out.
+// 3), reported with how long it ran (§8.4: now − issued): a non-probe call is
+// dated at its issue; a probe now, or at its lease end once the lease has run
+// out.
 func (m *model) timeout(p modelPermit, now time.Time) {
 	at := now
 	switch {
@@ -174,7 +194,7 @@ func (m *model) failureAt(p modelPermit, now, at time.Time) {
 	}
 	switch m.state {
 	case Closed:
-		if m.failures >= m.threshold {
+		if rate := m.rate.add(now, true, false); m.failures >= m.threshold || rate {
 			m.move(Open)
 		}
 	case HalfOpen:
@@ -225,17 +245,20 @@ func history(t testing.TB, steps int, next func(n int) int) {
 		threshold: 1 + next(4),
 		recovery:  time.Duration(1+next(50)) * ms,
 		lease:     time.Duration(1+next(50)) * ms,
+		rate:      pickRate(next),
 	}
 	var mu sync.Mutex
 	var events []string
-	b, err := New(Settings{
+	s := Settings{
 		Name: "h", FailureThreshold: m.threshold, RecoveryDuration: m.recovery, ProbeTimeout: m.lease, Now: clock.Now,
 		OnStateChange: func(_ string, from, to State) {
 			mu.Lock()
 			events = append(events, from.String()+"->"+to.String())
 			mu.Unlock()
 		},
-	})
+	}
+	m.rate.settings(&s)
+	b, err := New(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,6 +267,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 		mp modelPermit
 	}
 	var permits []held
+	var cur modelPermit // the permit settle is settling
 	var log []string
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -266,6 +290,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				return
 			}
 			h := permits[i]
+			cur = h.mp
 			if next(5) != 0 { // sometimes settle a permit twice
 				permits = append(permits[:i], permits[i+1:]...)
 			}
@@ -297,7 +322,13 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				}
 			}
 		case 2:
-			settle("success", Permit.Success, func(p modelPermit) { m.success(p, now) })
+			if next(2) == 0 {
+				settle("success", Permit.Success, func(p modelPermit) { m.success(p, now, -1) })
+				break
+			}
+			ttfc := time.Duration(next(8)) * ms
+			settle(fmt.Sprint("success after ", ttfc), func(p Permit) { p.SuccessAfter(ttfc) },
+				func(p modelPermit) { m.success(p, now, ttfc) })
 		case 3:
 			settle("failure", Permit.Failure, func(p modelPermit) { m.failure(p, now) })
 		case 4:
@@ -305,10 +336,14 @@ func history(t testing.TB, steps int, next func(n int) int) {
 		case 5:
 			errs := []error{nil, context.Canceled, context.DeadlineExceeded, fmt.Errorf("x: %w", context.Canceled)}
 			e := errs[next(len(errs))]
-			settle(fmt.Sprintf("done(%v)", e), func(p Permit) { p.Done(e) }, func(p modelPermit) {
+			var ran time.Duration
+			settle(fmt.Sprintf("done(%v)", e), func(p Permit) {
+				ran = now.Sub(cur.issued) // §8.4: the caller times the call
+				p.DoneAfter(e, ran)
+			}, func(p modelPermit) {
 				switch {
 				case e == nil:
-					m.success(p, now)
+					m.success(p, now, ran)
 				case e == context.DeadlineExceeded:
 					m.timeout(p, now)
 				default:
@@ -363,7 +398,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 				}
 				// It hung until its deadline: a timeout, dated at its start.
 				log = append(log, fmt.Sprintf("late timeout(probe=%v)", h.p.IsProbe()))
-				h.p.Timeout()
+				h.p.TimeoutAfter(now.Sub(h.mp.issued))
 				m.timeout(h.mp, now)
 				if h.mp.probeID == 0 && h.mp.issued.Before(now) {
 					coverage["timeout dated before now"]++
@@ -413,6 +448,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		for _, c := range []string{
 			"stale failure in closed probe held false", "stale failure in open probe held false",
 			"probe cut at its lease", "timeout dated before now",
+			"failure-rate trip", "slow-call trip",
 		} {
 			if coverage[c] == 0 && !t.Failed() {
 				t.Errorf("no history reached %q (coverage %v)", c, coverage)

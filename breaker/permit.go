@@ -9,17 +9,18 @@ import (
 // Permit is what [Breaker.Allow] hands out: the right to make one call. It
 // remembers the generation it was issued in (which orders the call's start),
 // whether it holds the probe slot, and the probe's lease end. Settle it
-// exactly once with Success, Failure, Cancel or Done. Settling it again is
-// harmless where the breaker can tell (a second success or cancel of a probe
-// permit does nothing, since every probe grant starts a new generation), but a
-// second Failure counts as another failure (unless it is stale).
+// exactly once with Success, SuccessAfter, Failure, Timeout, TimeoutAfter,
+// Cancel, Done or DoneAfter. Settling it again is harmless where the breaker
+// can tell (a second success or cancel of a probe permit does nothing, since
+// every probe grant starts a new generation), but a second Failure counts as
+// another failure (unless it is stale).
 //
 // A Permit is a small value: copy it freely. The zero Permit (as returned with
 // a refusal) is valid and all its methods do nothing.
 type Permit struct {
 	b     *Breaker
 	gen   uint64 // the generation at the gate: also the call's start order
-	at    int64  // a probe's lease end, else the issue time (clock offsets; shared: see sharedAllow)
+	at    int64  // a probe's lease end, else its generation's start (clock offsets; shared: see sharedAllow)
 	probe bool
 }
 
@@ -42,44 +43,81 @@ func (p Permit) Deadline() (time.Time, bool) {
 // Success reports that the call succeeded. In Closed it zeroes the
 // consecutive-failure count. In HalfOpen it closes the breaker only if p is the
 // probe of the current generation and its lease has not expired; a success
-// from any other permit, or while Open, is ignored.
+// from any other permit, or while Open, is ignored. With a rate window
+// (Settings.FailureRate or the slow-call rule) a success in Closed is counted
+// in the window, never as slow: report a call's time to first content with
+// [Permit.SuccessAfter].
+//
+// Without a rate window, a success in a closed breaker with no failure
+// counted reads no clock, takes no lock and allocates nothing (§8.4).
 func (p Permit) Success() {
 	// Inlined: a success on a quiet closed breaker changes nothing.
 	if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
-		p.success()
+		p.success(-1)
+	}
+}
+
+// SuccessAfter reports that the call succeeded and that its first content
+// (for a streamed answer the first content chunk, for a whole answer the
+// answer) came firstContent after the call's start (SEMANTICS §8.2). With
+// Settings.SlowCallAfter and SlowCallRate set and firstContent above
+// SlowCallAfter, the call is a slow success: a success for every rule (as
+// [Permit.Success]), and a slow call in the rate window; in Closed the
+// breaker trips when slow calls / verdicts reaches SlowCallRate with at least
+// RateMinCalls verdicts, as on the consecutive threshold (dated now, the
+// cooldown from now). Without the slow-call rule it is Success.
+func (p Permit) SuccessAfter(firstContent time.Duration) {
+	if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
+		p.success(int64(firstContent))
 	}
 }
 
 // Failure reports that the call failed. A fresh failure counts, whatever the
 // permit: it adds one to the consecutive-failure count and sets the last
-// failure to now (never moving it back: see [Permit.Timeout]); it trips a closed breaker at FailureThreshold, re-opens a
-// half-open one, and restarts the cooldown of an open one. A stale failure
-// changes nothing: one whose call started before the call of a counted
-// success (a success that reset a nonzero failure count, or the probe's
-// success that closed the breaker), since a newer call has already proved the
-// tool works. Calls are ordered by start coarsely, by the breaker's
-// generation: two calls are told apart when a state change, the first failure
-// after a clean state, or a success that reset the count came between their
-// gate calls; calls that cannot be told apart are taken as fresh.
+// failure to now (never moving it back: see [Permit.Timeout]); it trips a
+// closed breaker at FailureThreshold, or by the rate window (§8.1), re-opens
+// a half-open one, and restarts the cooldown of an open one. A stale failure
+// changes nothing (not even the rate window): one whose call started before
+// the call of a counted success (a success that reset a nonzero failure
+// count, or the probe's success that closed the breaker), since a newer call
+// has already proved the tool works. Calls are ordered by start coarsely, by
+// the breaker's generation: two calls are told apart when a state change, the
+// first failure after a clean state, or a success that reset the count came
+// between their gate calls; calls that cannot be told apart are taken as
+// fresh.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.failure(p, false)
+		p.b.failure(p, false, -1)
 	}
 }
 
-// Timeout reports that the call gave no answer until its deadline (SEMANTICS
-// §1, rev 3): a failure like [Permit.Failure], but dated at the call's start
-// (p's issue by the gate) instead of now, since the tool lost the call then
-// and its silence since says nothing about later. The last failure never
-// moves back: it becomes the later of its old value and that date, so a trip
-// caused by calls that hung since an outage that has ended is dated inside
-// the outage, and when its cooldown has already passed the next call is the
-// probe at once. A probe is not dated at its start: its timeout is a failure
-// dated now, or at its lease end if the lease has run out (a probe cut at its
-// lease, as [Do] cuts it).
+// TimeoutAfter reports that the call gave no answer until its deadline, after
+// running for ran (SEMANTICS §1 rev 3, §8.4): a failure like
+// [Permit.Failure], dated at its start, now − ran, instead of now, since the
+// tool lost the call then and its silence since says nothing about later. The
+// last failure never moves back: it becomes the later of its old value and
+// that date, so a trip caused by calls that hung since an outage that has
+// ended is dated inside the outage, and when its cooldown has already passed
+// the next call is the probe at once. The caller times the call (the gate
+// reads no clock in Closed); a negative ran counts as 0. A probe is not dated
+// at its start: its timeout is a failure dated now, or at its lease end if
+// the lease has run out (a probe cut at its lease, as [Do] cuts it).
+func (p Permit) TimeoutAfter(ran time.Duration) {
+	if p.b != nil {
+		p.b.failure(p, true, durationNs(ran))
+	}
+}
+
+// Timeout is [Permit.TimeoutAfter] for a caller that did not time the call:
+// the timeout is dated at the earliest instant the call may have started, the
+// beginning of the breaker generation p was issued in (the last state change,
+// counted success that reset the count, first failure after a clean state,
+// or the breaker's creation), never later than the call's start. Prefer
+// TimeoutAfter, which dates it exactly. A probe is dated as TimeoutAfter
+// says.
 func (p Permit) Timeout() {
 	if p.b != nil {
-		p.b.failure(p, true)
+		p.b.failure(p, true, -1)
 	}
 }
 
@@ -94,9 +132,10 @@ func (p Permit) Cancel() {
 
 // Done settles p from a call's error: nil is a success, an error matching
 // context.Canceled is a cancel, an error matching context.DeadlineExceeded is
-// a timeout ([Permit.Timeout]: a failure dated at the call's start, or for a
-// probe as Timeout says; a tool that hangs until the deadline is exactly what
-// the breaker is for), and anything else is a failure.
+// a timeout ([Permit.Timeout]: a failure dated at the call's start at the
+// earliest, or for a probe as Timeout says; a tool that hangs until the
+// deadline is exactly what the breaker is for), and anything else is a
+// failure. [Permit.DoneAfter] dates a timeout exactly.
 func (p Permit) Done(err error) {
 	switch {
 	case err == nil:
@@ -110,13 +149,43 @@ func (p Permit) Done(err error) {
 	}
 }
 
+// DoneAfter is [Permit.Done] for a call that ran for ran until its answer
+// (or its error): nil is [Permit.SuccessAfter](ran) (a whole answer's first
+// content is the answer), context.DeadlineExceeded is
+// [Permit.TimeoutAfter](ran), and the rest as Done.
+func (p Permit) DoneAfter(err error, ran time.Duration) {
+	p.doneAfter(err, int64(ran))
+}
+
+// doneAfter is DoneAfter with ran in ns; negative: not timed (Done).
+func (p Permit) doneAfter(err error, ran int64) {
+	switch {
+	case err == nil:
+		if b := p.b; b != nil && b.word.Load()&quietMask != 0 {
+			p.success(ran)
+		}
+	case errors.Is(err, context.Canceled):
+		p.Cancel()
+	case errors.Is(err, context.DeadlineExceeded):
+		if p.b != nil {
+			p.b.failure(p, true, ran)
+		}
+	default:
+		p.Failure()
+	}
+}
+
 // Do runs fn through b: it takes the gate (returning the refusal, an
 // [*OpenError], without calling fn), calls fn, and settles the permit with
-// [Permit.Done] on fn's error. A call cut by its deadline (fn's error matches
-// context.DeadlineExceeded, or fn failed after the context it ran under ended
-// by its deadline) is settled as a timeout ([Permit.Timeout]): dated at the
-// call's start, or for a probe cut by its lease at the lease end. If fn
-// panics, the permit is settled as a failure and the panic continues.
+// [Permit.DoneAfter] on fn's error. A call cut by its deadline (fn's error
+// matches context.DeadlineExceeded, or fn failed after the context it ran
+// under ended by its deadline) is settled as a timeout: dated at the call's
+// start, or for a probe cut by its lease at the lease end. Do times fn (one
+// clock read before, one after) only when it needs to: when ctx has a
+// deadline, to date a timeout ([Permit.TimeoutAfter]), and with the slow-call
+// rule on, to tell a slow success ([Permit.SuccessAfter]: fn's whole answer is
+// its first content). If fn panics, the permit is settled as a failure and the
+// panic continues.
 //
 // A probe's call never outlives its lease: when the gate grants the probe, fn
 // runs under a context that ends at the earlier of ctx's deadline and the
@@ -128,7 +197,7 @@ func (p Permit) Done(err error) {
 func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, error)) (T, error) {
 	var p Permit
 	if w := b.word.Load(); w&(modeMask|busyBit) == uint64(mClosed) {
-		p = Permit{b: b, gen: w >> genShift, at: b.now()} // Allow's closed path, inlined
+		p = Permit{b: b, gen: w >> genShift, at: b.genAt.Load()} // Allow's closed path, inlined
 	} else {
 		var err error
 		if p, err = b.Allow(); err != nil {
@@ -141,19 +210,22 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	// return p is disarmed before it is settled, so the deferred call is a
 	// nil check.
 	defer p.failArmed()
+	start := int64(-1)
 	if p.probe {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.at-b.now()))
 		defer cancel()
+	} else if _, ok := ctx.Deadline(); b.timed(ok) {
+		start = b.now()
 	}
 	v, err := fn(ctx)
 	q := p
 	p.b = nil
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded:
-		q.Timeout() // cut by its deadline, whatever fn made of it
+		q.doneAfter(context.DeadlineExceeded, b.ranSince(start)) // cut by its deadline, whatever fn made of it
 	case err != nil || b.word.Load()&quietMask != 0:
-		q.Done(err)
+		q.doneAfter(err, b.ranSince(start))
 	}
 	return v, err
 }
@@ -161,11 +233,11 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 // failArmed settles *p as a failure unless it has been disarmed (p.b nil).
 func (p *Permit) failArmed() {
 	if p.b != nil {
-		p.b.failure(*p, false)
+		p.b.failure(*p, false, -1)
 	}
 }
 
 // quietMask selects the bits of Breaker.word that are all zero when the
-// breaker is closed with no failure counted and no writer busy: then a success
-// changes nothing.
-const quietMask = modeMask | failBit | busyBit
+// breaker is closed with no failure counted, no writer busy and no rate
+// window: then a success changes nothing.
+const quietMask = modeMask | failBit | busyBit | rateBit

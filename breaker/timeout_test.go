@@ -83,7 +83,7 @@ func TestTimeoutDating(t *testing.T) {
 				p.Timeout()
 			}
 			f.want(Open, 3, start, zeroTime)
-			straggler.Timeout()
+			straggler.TimeoutAfter(25 * time.Second) // §8.4: the caller says how long it ran
 			f.want(Open, 4, start.Add(5*time.Second), zeroTime)
 			if e := f.refuse(); e.RetryIn != 5*time.Second {
 				t.Fatalf("RetryIn %v, want 5s", e.RetryIn)

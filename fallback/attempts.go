@@ -17,10 +17,17 @@ type Failure struct {
 	// then ("open until the hint").
 	Hint time.Time
 	// Timeout reports that the turn gave no answer before its deadline. A
-	// timeout of a ticket that is not the probe is dated at the ticket's issue
-	// time, for the trip time and every cooldown; a probe's is dated when it
-	// is reported (a probe cut at its lease: the lease end).
+	// timeout of a ticket that is not the probe is dated at its call's start,
+	// now − Elapsed, for the trip time and every cooldown (rev 3, §8.4); a
+	// probe's is dated when it is reported (a probe cut at its lease: the
+	// lease end).
 	Timeout bool
+	// Elapsed is how long the timed-out call ran, from its start to the
+	// report (rev 4, SEMANTICS §8.4): the caller measures it, so that Begin
+	// reads no clock. Zero (or negative): the timeout is dated when it is
+	// reported, except through a Backend, which dates it at the ticket's
+	// issue. Ignored unless Timeout is set, and for the probe.
+	Elapsed time.Duration
 }
 
 // slow reports whether f is a slow failure (SEMANTICS §7): a timeout, or a
@@ -40,6 +47,7 @@ type Attempts struct {
 	more   atomic.Pointer[[]atomic.Uint64] // models 64 and up
 	probed atomic.Bool                     // the turn has held a probe ticket
 	begun  atomic.Bool                     // the turn's first Next has run
+	fed    atomic.Uint64                   // bit i: the turn has fed model i's retry budget (i < 64)
 
 	mu       sync.Mutex
 	probeErr bool    // the turn's probe failed

@@ -3,6 +3,8 @@ package fallback
 import (
 	"errors"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 )
 
 // Backend keeps the state of a model breaker outside the process, so that
@@ -43,7 +45,9 @@ type Shared interface {
 	Hedge(slow func(model int) bool, skip int) (SharedTurn, bool)
 	// Settle applies the verdict of a ticket that Begin, Next or Hedge
 	// returned; f is a failure's report (kind, hint, timeout: a timeout of a
-	// ticket that is not the probe is dated at t.Issued).
+	// ticket that is not the probe is dated at t.Issued, which the Manager
+	// sets to now − f.Elapsed when the caller reported it). o may be
+	// OutcomeTrip (rev 4): the failure, and a trip.
 	Settle(t SharedTurn, o Outcome, f Failure)
 	// ActiveModel, State, FallbackActivated and Snapshot are pure reads.
 	ActiveModel() string
@@ -78,6 +82,15 @@ const (
 	OutcomeSuccess Outcome = iota
 	OutcomeFailure
 	OutcomeCancel
+	// OutcomeTrip (rev 4) is a failure of the primary's own turn after which
+	// the failure-rate window of this process trips (SEMANTICS §8.1, §8.2;
+	// the window is kept per process, FLEET rev 3): the backend counts the
+	// failure as OutcomeFailure does and, if it counts (the state is Primary
+	// and the ticket is not stale), trips the primary as on the
+	// TripThreshold-th consecutive failure, so the fleet opens as one. A slow
+	// success that trips the window is sent as OutcomeTrip with a zero
+	// Failure.
+	OutcomeTrip
 )
 
 // sharedBegin is Begin (a clean) or Next for a shared manager.
@@ -155,5 +168,35 @@ func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 	}
 	st := SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: uint64(t.probe()), Entry: t.entry(),
 		Issued: m.epoch.Add(time.Duration(t.at))}
+	if f.Timeout && f.Elapsed > 0 && v == failure {
+		clk := m.clock()
+		st.Issued = clk.now().Add(-f.Elapsed) // dated at the call's start (§8.4)
+	}
+	if m.sharedWindow(&t, v) {
+		o = OutcomeTrip
+	}
 	m.shared.Settle(st, o, f)
+}
+
+// sharedWindow counts verdict v of t in this process's window (§8.1: with
+// a Backend the window is kept per process) and reports whether it trips.
+// Only the primary's own turns count, while the shared state is Primary; a
+// state other than Primary clears the window.
+func (m *Manager) sharedWindow(t *Turn, v verdict) bool {
+	if m.win == nil || t.entry() >= 0 || t.probe() != 0 || v == cancel {
+		return false
+	}
+	if m.shared.State() != Primary {
+		m.win.Reset()
+		return false
+	}
+	o := ratewindow.Success
+	switch v {
+	case failure:
+		o = ratewindow.Failure
+	case slowSuccess:
+		o = ratewindow.SlowSuccess
+	}
+	clk := m.clock()
+	return m.win.Record(int64(clk.sinceEpoch()), o, m.cfg.rule)
 }

@@ -7,10 +7,17 @@ import (
 
 func benchManager(b *testing.B, tripped bool) *Manager {
 	b.Helper()
+	return benchManagerWith(b, tripped, 0)
+}
+
+// benchManagerWith is benchManager with a failure-rate window at rate (0: none).
+func benchManagerWith(b *testing.B, tripped bool, rate float64) *Manager {
+	b.Helper()
 	m, err := New(Settings{
 		Primary: "a", Chain: []string{"b", "c"},
 		RecoveryTimeout: 1000 * time.Hour, // stay in Fallback (time.Now is read each Begin)
 		OnTransition:    func(Transition) {},
+		FailureRate:     rate,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -28,8 +35,12 @@ func benchManager(b *testing.B, tripped bool) *Manager {
 }
 
 func benchBeginSuccess(b *testing.B, tripped bool, want string) {
+	benchBeginSuccessWith(b, tripped, want, 0)
+}
+
+func benchBeginSuccessWith(b *testing.B, tripped bool, want string, rate float64) {
 	b.Run("serial", func(b *testing.B) {
-		m := benchManager(b, tripped)
+		m := benchManagerWith(b, tripped, rate)
 		b.ReportAllocs()
 		for b.Loop() {
 			t, err := m.Begin()
@@ -40,7 +51,7 @@ func benchBeginSuccess(b *testing.B, tripped bool, want string) {
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
-		m := benchManager(b, tripped)
+		m := benchManagerWith(b, tripped, rate)
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -57,6 +68,10 @@ func benchBeginSuccess(b *testing.B, tripped bool, want string) {
 
 // BenchmarkBeginSuccessPrimary measures one turn on the primary: Begin, Success.
 func BenchmarkBeginSuccessPrimary(b *testing.B) { benchBeginSuccess(b, false, "a") }
+
+// BenchmarkBeginSuccessPrimaryWindow measures it with a failure-rate window
+// (§8.4: one clock read per verdict, nothing else).
+func BenchmarkBeginSuccessPrimaryWindow(b *testing.B) { benchBeginSuccessWith(b, false, "a", 0.5) }
 
 // BenchmarkBeginSuccessFallback measures one turn on a chain entry while tripped.
 func BenchmarkBeginSuccessFallback(b *testing.B) { benchBeginSuccess(b, true, "b") }
@@ -76,8 +91,12 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race")
 	}
-	for _, tripped := range []bool{false, true} {
-		m, err := New(Settings{Primary: "a", Chain: []string{"b"}, RecoveryTimeout: time.Hour, OnTransition: func(Transition) {}})
+	for i, tripped := range []bool{false, true, false} {
+		rate := 0.0
+		if i == 2 { // with a rate window (§8.4: a clock read per verdict, nothing else)
+			rate = 0.5
+		}
+		m, err := New(Settings{Primary: "a", Chain: []string{"b"}, RecoveryTimeout: time.Hour, OnTransition: func(Transition) {}, FailureRate: rate})
 		if err != nil {
 			t.Fatal(err)
 		}

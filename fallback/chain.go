@@ -44,6 +44,9 @@ func (c *machine) reset(clk *clock, rec *recorder) {
 	for i := range c.chain {
 		c.chain[i].attempts = 0
 	}
+	if c.win != nil {
+		c.win.Reset() // Reset clears the counters, the window's too (§8.1)
+	}
 	if from != Primary {
 		rec.emit(Transition{From: from, To: Primary, FromModel: fromModel, ToModel: c.cfg.primary, At: clk.now()})
 	}

@@ -175,7 +175,8 @@ func ExampleManager_Next() {
 }
 
 // Fail reports a failure with its kind, hint and timeout: a quota answer
-// trips the primary at once and holds it open until the provider's hint.
+// trips the primary at once and holds it open until the provider's hint. A
+// timeout reports how long its call ran (Elapsed), and is dated at its start.
 func ExampleTurn_Fail() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	m, _ := fallback.New(fallback.Settings{
@@ -190,7 +191,8 @@ func ExampleTurn_Fail() {
 	m.Reset()
 	t, _ = m.Begin()
 	now = now.Add(2 * time.Minute) // a call that hung for two minutes
-	t.Fail(fallback.Failure{Kind: fallback.Quota, Timeout: true})
+	// It reports how long it ran: the timeout is dated at its start.
+	t.Fail(fallback.Failure{Kind: fallback.Quota, Timeout: true, Elapsed: 2 * time.Minute})
 	s = m.Snapshot()
 	fmt.Println(s.State, "tripped", now.Sub(s.TrippedAt), "ago; cooldown", s.CooldownEnds.Sub(s.TrippedAt), s.CooldownCause)
 	// Output:

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/internal/notify"
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 )
 
 // entry is the mutable state of one chain entry; its name is config.models[i].
@@ -39,6 +40,8 @@ type machine struct {
 	probeSeq   uint32    // number of the latest probe granted (the one in flight if probing); never 0
 
 	chain []entry
+
+	win *ratewindow.Window // the failure-rate window (§8.1, §8.2); nil: off. Shared by copies: only the real machine writes it
 }
 
 // recorder pushes transitions to the manager's queue while the manager's lock is
@@ -159,6 +162,9 @@ func (c *machine) trip(at time.Time, f Failure, rec *recorder) {
 		}
 	}
 	from := c.state
+	if from == Primary && c.win != nil {
+		c.win.Reset() // every transition out of Primary clears the window (§8.1)
+	}
 	c.state = Fallback
 	c.changeState()
 	c.clearStreak()
@@ -180,6 +186,9 @@ func (c *machine) recover(at time.Time, rec *recorder) {
 	c.probing, c.probeStart = false, time.Time{}
 	for i := range c.chain {
 		c.chain[i].attempts = 0
+	}
+	if c.win != nil {
+		c.win.Reset() // empty already, but for a verdict that raced the trip
 	}
 	rec.emit(Transition{From: Recovering, To: Primary, FromModel: c.cfg.primary, ToModel: c.cfg.primary, At: at})
 }
@@ -269,6 +278,7 @@ const (
 	success verdict = iota
 	failure
 	cancel
+	slowSuccess // a success of the primary whose first content came late (§8.2)
 )
 
 // settle applies the verdict of ticket t (already known to be its first
@@ -295,11 +305,16 @@ func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorde
 	// on the first failure after a clean streak and on every counted success
 	// (one that resets a nonzero streak), so that a failure of a ticket
 	// issued before a counted success's ticket is known to be older.
-	if v == success {
+	if v == success || v == slowSuccess {
 		if c.failures > 0 {
 			c.proven = max(c.proven, t.gen)
 			c.clearStreak()
 			c.gen++
+		}
+		if v == slowSuccess && c.record(clk, ratewindow.SlowSuccess) {
+			c.trip(clk.now(), Failure{}, rec)
+		} else if v == success {
+			c.record(clk, ratewindow.Success)
 		}
 		return
 	}
@@ -309,21 +324,28 @@ func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorde
 	if c.failures == 0 {
 		c.gen++
 	}
-	c.count(f, c.failureTime(t, f, clk))
-	if f.Kind == Quota || c.failures >= c.cfg.tripThreshold {
+	c.count(f, c.failureTime(f, clk))
+	rate := c.record(clk, ratewindow.Failure)
+	if f.Kind == Quota || c.failures >= c.cfg.tripThreshold || rate {
 		c.trip(c.lastFail, f, rec)
 	}
 }
 
-// failureTime is when a failure of ticket t (not a probe) happened: now, or
-// for a timeout the ticket's issue time (rev 3).
-func (c *machine) failureTime(t *Turn, f Failure, clk *clock) time.Time {
-	now := clk.now()
-	if !f.Timeout {
-		return now
+// record counts a verdict of the primary's own turn in Primary in the
+// window, if any, and reports whether the window trips (§8.1, §8.2).
+func (c *machine) record(clk *clock, o ratewindow.Outcome) bool {
+	if c.win == nil {
+		return false
 	}
-	if at := clk.epoch.Add(time.Duration(t.at)); at.Before(now) {
-		return at
+	return c.win.Record(int64(clk.sinceEpoch()), o, c.cfg.rule)
+}
+
+// failureTime is when a failure (not a probe's) happened: now, or for a
+// timeout now − its reported Elapsed (§8.4).
+func (c *machine) failureTime(f Failure, clk *clock) time.Time {
+	now := clk.now()
+	if f.Timeout && f.Elapsed > 0 {
+		return now.Add(-f.Elapsed)
 	}
 	return now
 }

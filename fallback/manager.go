@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/internal/notify"
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
+	"github.com/loopctl/loopctl-go/internal/retrybudget"
 )
 
 // Manager is the model breaker: it routes each turn to the primary model or to
@@ -27,6 +29,15 @@ type Manager struct {
 	slots sync.Pool                     // of *slot: settled tickets' slots, reused by Begin
 	// hedges is the hedge bucket (a float64's bits): Next feeds it, Hedge spends it.
 	hedges atomic.Uint64
+	// changed is mc.changed, published for the lock-free success path, which
+	// records a success in the window only for a ticket issued since the
+	// latest state change.
+	changed atomic.Uint64
+	// win is the failure-rate window (§8.1, §8.2); nil when off. mc.win is
+	// the same window.
+	win *ratewindow.Window
+	// budgets are the retry budgets (§8.3): 0 the primary, i+1 chain entry i.
+	budgets []retrybudget.Bucket
 
 	mu sync.Mutex
 	mc machine
@@ -70,6 +81,7 @@ func (m *Manager) publish() {
 	if r != m.route.Load() {
 		m.route.Store(r)
 	}
+	m.changed.Store(m.mc.changed)
 	m.word.Store(w)
 }
 
@@ -100,7 +112,14 @@ func New(s Settings) (*Manager, error) {
 		m.queue = new(notify.Queue[Transition])
 	}
 	m.hedges.Store(math.Float64bits(hedgeCap))
-	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models))}
+	m.budgets = make([]retrybudget.Bucket, len(m.cfg.models)+1)
+	for i := range m.budgets {
+		m.budgets[i].Init(m.cfg.retryFeed, m.cfg.retryBurst)
+	}
+	if m.cfg.windowed() {
+		m.win = ratewindow.New(m.cfg.rateWindow)
+	}
+	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win}
 	m.publish()
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(s)
@@ -132,9 +151,13 @@ func (m *Manager) clock() clock { return clock{f: m.now, epoch: &m.epoch} }
 // on a transition or a change of the active entry, to return an error, or to
 // replace the bookkeeping of tickets that were never settled (or that a
 // garbage collection dropped from the cache of settled tickets' bookkeeping, a
-// sync.Pool). In Primary, and in Fallback before the cooldown has ended, Begin
-// takes no lock (it reads the clock once, for the ticket's issue time); nor do
-// the successes and cancels outside Recovering that cannot change anything.
+// sync.Pool). In Primary, Begin reads no clock, takes no lock and allocates
+// nothing (SEMANTICS §8.4), and in Fallback before the cooldown has ended it
+// takes no lock (it reads the clock once, for the cooldown); nor do the
+// successes and cancels outside Recovering that cannot change anything (with
+// a rate window, a success of the primary reads the clock once, to date it in
+// the window). Each turn feeds the retry budget of each model it reaches
+// (§8.3, [Turn.Retry]).
 func (m *Manager) Begin() (Turn, error) { return m.begin(nil) }
 
 // begin is Begin for the turn a (nil: no memory).
@@ -170,14 +193,16 @@ func (m *Manager) begin(a *Attempts) (Turn, error) {
 func (m *Manager) fastBegin(a *Attempts) (Turn, bool) {
 	if w := m.word.Load(); w&wPrimary != 0 {
 		// Primary: no lazy step applies (they concern Recovering and Fallback)
-		// and the turn goes to the primary, in the published generation.
-		clk := m.clock()
+		// and the turn goes to the primary, in the published generation. No
+		// clock read (§8.4): a timeout is dated by its reported duration.
+		m.feed(a, -1)
 		s := m.takeSlot(a)
-		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, at: int64(clk.sinceEpoch()), who: serving(-1, 0)}, true
+		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, who: serving(-1, 0)}, true
 	}
 	if r := m.route.Load(); r != nil {
 		clk := m.clock()
 		if clk.since(r.ends) < 0 {
+			m.feed(a, r.entry)
 			s := m.takeSlot(a)
 			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, 0)}, true
 		}
@@ -191,6 +216,7 @@ const noEpoch = ^uint64(0)
 
 // issue builds the ticket for route r of the turn a; m.mu is held.
 func (m *Manager) issue(clk *clock, r route, a *Attempts) Turn {
+	m.feed(a, r.entry)
 	s := m.takeSlot(a)
 	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, r.probe)}
 	if r.uncounted {

@@ -26,7 +26,20 @@ type turnPair struct {
 // coverage counts what the histories reached.
 type coverage struct {
 	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges int
+	rateTrips, slowTrips, retriesRefused                                      int // rev 4
 }
+
+// fataler is the part of *testing.T a history uses, so that a test can run a
+// history that is expected to fail (TestPropertyCatchesRulesSwitchedOff).
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// mutate, when not nil, changes each history's Manager after New: a rule
+// switched off, to show that the histories catch it.
+var mutate func(*Manager)
 
 // TestPropertyRandomHistories runs random histories of Begin, settlements
 // (success, transient, rate limit, cancel, lost, settled twice), clock moves,
@@ -43,7 +56,8 @@ func TestPropertyRandomHistories(t *testing.T) {
 		runHistory(t, seed, 400, &cov)
 	}
 	if cov.stales == 0 || cov.cuts == 0 || cov.quotas == 0 || cov.hinted == 0 || cov.timeouts == 0 ||
-		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 {
+		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 ||
+		cov.rateTrips == 0 || cov.slowTrips == 0 || cov.retriesRefused == 0 {
 		t.Fatalf("the histories reached too little: %+v; want some of each", cov)
 	}
 	t.Logf("coverage: %+v", cov)
@@ -71,7 +85,23 @@ func randomSettings(rng *rand.Rand) Settings {
 	case 1:
 		s.ProbeTimeout = 10 * time.Second
 	}
+	randomRev4(rng, &s)
 	return s
+}
+
+// randomRev4 draws the settings of SEMANTICS §8: a window (failure rate,
+// slow calls, or both) in two of three histories, and the retry budget.
+func randomRev4(rng *rand.Rand, s *Settings) {
+	if rng.IntN(3) != 0 {
+		s.FailureRate = []float64{0, 0.3, 0.5, 1}[rng.IntN(4)]
+		s.RateWindow = []time.Duration{0, 20 * time.Second, 2 * time.Minute}[rng.IntN(3)]
+		s.RateMinCalls = []int{0, 1, 2, 4}[rng.IntN(4)]
+		if rng.IntN(2) == 0 {
+			s.SlowCallAfter, s.SlowCallRate = time.Second, []float64{0.25, 0.5, 1}[rng.IntN(3)]
+		}
+	}
+	s.RetryBudget = []float64{0, -1, 0.5, 1}[rng.IntN(4)]
+	s.RetryBudgetBurst = []float64{0, 1, 2.5}[rng.IntN(3)]
 }
 
 var moves = []time.Duration{
@@ -81,18 +111,31 @@ var moves = []time.Duration{
 
 // randomFailure draws a failure verdict and its report: kinds, hints
 // (relative to now, some in the past) and timeouts.
-func randomFailure(rng *rand.Rand, now time.Time) (int, Failure) {
+func randomFailure(rng *rand.Rand, now, issued time.Time) (int, Failure) {
 	v := []int{vTransient, vTransient, vRateLimit, vQuota}[rng.IntN(4)]
 	f := Failure{Kind: map[int]Kind{vTransient: Transient, vRateLimit: RateLimit, vQuota: Quota}[v]}
 	if rng.IntN(3) == 0 {
 		f.Hint = now.Add([]time.Duration{-time.Second, 30 * time.Second, 90 * time.Second, 4 * time.Minute, 20 * time.Minute}[rng.IntN(5)])
 	}
 	f.Timeout = rng.IntN(3) == 0
+	f.Elapsed = randomElapsed(rng, now, issued)
 	return v, f
 }
 
+// randomElapsed is a call's reported duration: mostly the time since its
+// ticket's issue, sometimes none (dated when reported) or another.
+func randomElapsed(rng *rand.Rand, now, issued time.Time) time.Duration {
+	switch rng.IntN(4) {
+	case 0:
+		return 0
+	case 1:
+		return time.Duration(rng.Int64N(int64(3 * time.Minute)))
+	}
+	return now.Sub(issued)
+}
+
 // runHistory runs one history and adds what it reached to cov.
-func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
+func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 	rng := rand.New(rand.NewPCG(seed, 0x10097c71))
 	s := randomSettings(rng)
 	var log []string
@@ -108,6 +151,9 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if mutate != nil {
+		mutate(m)
+	}
 	s.Now, s.OnTransition = nil, nil
 	ref := newRef(s)
 	models := append([]string{""}, s.Primary)
@@ -122,6 +168,7 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			predicted := m.ActiveModel()
 			tk, err := m.Begin()
 			rt := ref.begin(now, nil)
+			ref.r4.feedTicket(nil, rt)
 			log = append(log, fmt.Sprintf("%d: Begin -> %q probe=%v err=%v", step, tk.Model(), tk.IsProbe(), err != nil))
 			if predicted != tk.Model() {
 				fail("ActiveModel() = %q but Begin routed to %q", predicted, tk.Model())
@@ -141,6 +188,7 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			routine := m.ActiveModel()
 			tk, err := m.Next(u.a)
 			rt := ref.next(now, u.r)
+			ref.r4.feedTicket(u.r, rt)
 			log = append(log, fmt.Sprintf("%d: Next(turn %d) -> %q probe=%v err=%v", step, j, tk.Model(), tk.IsProbe(), err != nil))
 			if err == nil && tk.Model() != routine {
 				cov.routedPast++
@@ -167,6 +215,7 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			u := turns[rng.IntN(len(turns))]
 			tk, ok := m.Hedge(u.a, h.turn)
 			rt := ref.hedge(now, u.r, h.turn.Model())
+			ref.r4.feedTicket(u.r, rt)
 			log = append(log, fmt.Sprintf("%d: Hedge(running %q) -> %q %v", step, h.turn.Model(), tk.Model(), ok))
 			if ok != (rt != nil) || (ok && (tk.Model() != rt.model || tk.IsProbe())) {
 				fail("Hedge = %q, %v; reference %v", tk.Model(), ok, rt)
@@ -179,8 +228,18 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			i := rng.IntN(len(tickets))
 			h := tickets[i]
 			v, f := rng.IntN(5), Failure{}
+			if v == vSuccess && rng.IntN(2) == 0 { // a success that reports its first content
+				d := []time.Duration{0, 500 * time.Millisecond, time.Second, 1500 * time.Millisecond}[rng.IntN(4)]
+				log = append(log, fmt.Sprintf("%d: SuccessAfter(%v) %q probe=%v", step, d, h.turn.Model(), h.turn.IsProbe()))
+				before := len(ref.events)
+				h.turn.SuccessAfter(d)
+				ref.settleAfter(h.ref, d, now)
+				cov.slowTrips += b2i(len(ref.events) > before)
+				tickets = slices.Delete(tickets, i, i+1)
+				break
+			}
 			if v == vTransient || v == vRateLimit {
-				v, f = randomFailure(rng, now)
+				v, f = randomFailure(rng, now, h.ref.issued)
 				cov.quotas += b2i(f.Kind == Quota)
 				cov.hinted += b2i(!f.Hint.IsZero())
 				cov.timeouts += b2i(f.Timeout)
@@ -190,8 +249,11 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 				tickets = slices.Delete(tickets, i, i+1)
 				break
 			}
+			before, fails := len(ref.events), ref.fails
 			settle(h.turn, v, f)
 			ref.settle(h.ref, v, f, now)
+			// a trip by the window: the streak was below the threshold
+			cov.rateTrips += b2i(len(ref.events) > before && f.Kind != Quota && fails+1 < ref.th && !h.ref.probe)
 			if rng.IntN(10) == 0 { // settle again: must be ignored
 				v2 := rng.IntN(4)
 				log = append(log, fmt.Sprintf("%d: settle again verdict=%d", step, v2))
@@ -204,6 +266,7 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			h := tickets[0]
 			tickets = tickets[1:]
 			f := Failure{Timeout: rng.IntN(2) == 0}
+			f.Elapsed = randomElapsed(rng, now, h.ref.issued)
 			log = append(log, fmt.Sprintf("%d: late failure %q probe=%v timeout=%v", step, h.turn.Model(), h.turn.IsProbe(), f.Timeout))
 			settle(h.turn, vTransient, f)
 			ref.settle(h.ref, vTransient, f, now)
@@ -242,6 +305,17 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			log = append(log, fmt.Sprintf("%d: Reset", step))
 			m.Reset()
 			ref.reset(now)
+		case op < 93 && len(tickets) > 0: // a same-model retry asks the budget
+			h := tickets[rng.IntN(len(tickets))]
+			got, want := h.turn.Retry(), ref.r4.retry(h.ref.model)
+			if rng.IntN(3) == 0 {
+				got, want = m.Retry(h.ref.model), ref.r4.retry(h.ref.model)
+			}
+			log = append(log, fmt.Sprintf("%d: Retry(%q) -> %v", step, h.ref.model, got))
+			if got != want {
+				fail("Retry(%q) = %v, reference %v", h.ref.model, got, want)
+			}
+			cov.retriesRefused += b2i(!got)
 		default: // pure reads change nothing
 			log = append(log, fmt.Sprintf("%d: pure reads", step))
 			before := m.Snapshot()
@@ -255,6 +329,7 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			fail("the reference's coarse order is unsound: %s", ref.unsound)
 		}
 		check(fail, m, ref, clk.Now(), &got)
+		check4(fail, m, ref, clk.Now())
 	}
 	cov.stales += ref.stales
 }

@@ -62,6 +62,8 @@ type refModel struct {
 	stales       int // stale failures seen (coverage)
 
 	events []Transition
+
+	r4 ref4 // rev 4: the window, the slow-call rule and the retry budgets (ref4_test.go)
 }
 
 type refTicket struct {
@@ -86,6 +88,7 @@ type refTurn struct {
 	slow      map[string]bool
 	probeFail *Failure
 	begun     bool
+	fed       map[string]bool // rev 4: the models whose retry budget the turn has fed
 }
 
 func newRef(s Settings) *refModel {
@@ -117,6 +120,7 @@ func newRef(s Settings) *refModel {
 	if r.feed == 0 {
 		r.feed = 0.1
 	}
+	r.r4 = newRef4(s)
 	return r
 }
 
@@ -176,6 +180,9 @@ func (r *refModel) tripAt(at time.Time, f Failure) {
 	r.zero()
 	r.trippedAt = at
 	r.activated = true
+	if r.state == Primary {
+		r.r4.clear() // every transition out of Primary clears the window
+	}
 	r.move(Fallback, at)
 }
 
@@ -381,6 +388,7 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 				r.trippedAt, r.coolEnd, r.cause = time.Time{}, time.Time{}, 0
 				clear(r.attempts)
 				r.budgets++
+				r.r4.clear()
 				r.move(Primary, now)
 			}
 		case vTransient, vRateLimit, vQuota:
@@ -397,6 +405,9 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 				r.era++
 			}
 			r.zero()
+			if r.r4.record(now, r.r4.takeSlow()) {
+				r.tripAt(now, Failure{}) // a slow success tripped the slow-call rate
+			}
 			return
 		}
 		if r.stale(t) {
@@ -406,11 +417,12 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 			r.era++
 		}
 		at := now
-		if f.Timeout {
-			at = t.issued // a timeout is dated at its ticket's issue (rev 3)
+		if f.Timeout && f.Elapsed > 0 {
+			at = now.Add(-f.Elapsed) // a timeout is dated at its call's start (rev 3, §8.4)
 		}
 		r.note(f, at)
-		if f.Kind == Quota || r.fails >= r.th {
+		rate := r.r4.record(now, refFailed)
+		if f.Kind == Quota || r.fails >= r.th || rate {
 			r.tripAt(r.lastFail, f)
 		}
 	default:
@@ -465,6 +477,7 @@ func (r *refModel) reset(now time.Time) {
 	r.activated = false
 	clear(r.attempts)
 	r.budgets++
+	r.r4.clear()
 }
 
 // snapshot is what Manager.Snapshot should report at now.

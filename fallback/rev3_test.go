@@ -129,9 +129,10 @@ func TestTimeoutIsDatedAtItsIssue(t *testing.T) {
 		h.clk.Advance(time.Second)
 	}
 	h.clk.Advance(2 * time.Minute) // the outage ended long ago; the calls are cut now
-	hung[0].Fail(Failure{Timeout: true})
-	hung[2].Fail(Failure{Timeout: true})
-	hung[1].Fail(Failure{Timeout: true}) // the trip takes the latest date of the streak
+	// Each reports how long it ran (rev 4, §8.4: Begin reads no clock).
+	hung[0].Fail(Failure{Timeout: true, Elapsed: 2*time.Minute + 3*time.Second})
+	hung[2].Fail(Failure{Timeout: true, Elapsed: 2*time.Minute + time.Second})
+	hung[1].Fail(Failure{Timeout: true, Elapsed: 2*time.Minute + 2*time.Second}) // the trip takes the latest date of the streak
 	h.expectEvents(tr(Primary, Fallback, "a", "b", at(2*time.Second)))
 	if s := h.snap(); !s.TrippedAt.Equal(at(2*time.Second)) || !s.CooldownEnds.Equal(at(62*time.Second)) {
 		t.Fatalf("snapshot %+v", s)

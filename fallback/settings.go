@@ -2,9 +2,12 @@ package fallback
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 )
 
 // State is the state of a [Manager].
@@ -136,6 +139,38 @@ type Settings struct {
 	// manager's hedge bucket, which starts full at 10 and is capped at 10; a
 	// hedge spends 1. Zero: 0.1. Negative (or NaN): an error.
 	HedgeBudget float64
+	// FailureRate turns on the failure-rate window of SEMANTICS §8.1 (rev
+	// 4): in Primary, after each failure of the primary's own turn, the
+	// manager trips (exactly as on the TripThreshold-th consecutive failure)
+	// when the window of the last RateWindow holds at least RateMinCalls
+	// verdicts and failures/verdicts ≥ FailureRate. Zero: off. Otherwise it
+	// must be in (0, 1].
+	FailureRate float64
+	// RateWindow is the span of the window of §8.1 and §8.2: 10 buckets of
+	// RateWindow/10, rolled lazily. Zero: 30s. Negative: an error.
+	RateWindow time.Duration
+	// RateMinCalls is the number of verdicts the window must hold before the
+	// failure rate or the slow-call rate may trip. Zero: 20. Negative: an
+	// error.
+	RateMinCalls int
+	// SlowCallAfter is the slow-call threshold of §8.2: a success of the
+	// primary whose first content came later than this after the turn's
+	// start ([Turn.SuccessAfter]) is a slow call. Zero: off (with
+	// SlowCallRate). Negative: an error.
+	SlowCallAfter time.Duration
+	// SlowCallRate trips the manager, after a slow success, when slow
+	// calls/verdicts in the window reach it (with at least RateMinCalls
+	// verdicts). Zero: off (with SlowCallAfter). Otherwise in (0, 1].
+	SlowCallRate float64
+	// RetryBudget is what each turn adds to the retry budget of each model it
+	// reaches (SEMANTICS §8.3): a same-model retry spends one token
+	// ([Turn.Retry], [Manager.Retry]). Zero: 0.2. Negative: the budget is
+	// off (every retry allowed), the one setting where a negative value is
+	// not an error. NaN: an error.
+	RetryBudget float64
+	// RetryBudgetBurst is the size of each model's retry budget, which starts
+	// full. Zero: 10. Negative (or NaN): an error.
+	RetryBudgetBurst float64
 	// Now is the clock. Zero (nil): time.Now, read once at New and then advanced
 	// by the monotonic clock. If set, New reads it once too. Now must not call
 	// into the manager.
@@ -224,10 +259,33 @@ func (s Settings) validate() error {
 	negDur("QuotaCooldown", s.QuotaCooldown)
 	negDur("HedgeAfter", s.HedgeAfter)
 	if !(s.HedgeBudget >= 0) {
-		bad("HedgeBudget", "must not be negative (got "+strconv.FormatFloat(s.HedgeBudget, 'g', -1, 64)+")")
+		bad("HedgeBudget", "must not be negative (got "+fmtFloat(s.HedgeBudget)+")")
 	}
+	s.validateRev4(bad, negInt, negDur)
 	return errors.Join(errs...)
 }
+
+// validateRev4 checks the settings of SEMANTICS §8 (rev 4).
+func (s Settings) validateRev4(bad func(field, problem string), negInt func(string, int), negDur func(string, time.Duration)) {
+	rate := func(field string, v float64) {
+		if !(v >= 0 && v <= 1) {
+			bad(field, "must be in (0, 1], or 0 for off (got "+fmtFloat(v)+")")
+		}
+	}
+	rate("FailureRate", s.FailureRate)
+	negDur("RateWindow", s.RateWindow)
+	negInt("RateMinCalls", s.RateMinCalls)
+	negDur("SlowCallAfter", s.SlowCallAfter)
+	rate("SlowCallRate", s.SlowCallRate)
+	if math.IsNaN(s.RetryBudget) {
+		bad("RetryBudget", "must be a number (got NaN)")
+	}
+	if !(s.RetryBudgetBurst >= 0) {
+		bad("RetryBudgetBurst", "must not be negative (got "+fmtFloat(s.RetryBudgetBurst)+")")
+	}
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // config is the immutable part of a Manager, with defaults applied.
 type config struct {
@@ -241,7 +299,15 @@ type config struct {
 	quotaCooldown   time.Duration
 	hedgeAfter      time.Duration
 	hedgeBudget     float64
+	rule            ratewindow.Rule // §8.1, §8.2; zero rates: off
+	rateWindow      time.Duration
+	slowAfter       time.Duration // §8.2; 0: off
+	retryFeed       float64       // §8.3
+	retryBurst      float64
 }
+
+// windowed reports whether the failure-rate window is on (§8.1 or §8.2).
+func (c *config) windowed() bool { return c.rule.FailureRate > 0 || c.rule.SlowRate > 0 }
 
 func orInt(v, def int) int {
 	if v == 0 {
@@ -264,6 +330,12 @@ func newConfig(s Settings) config {
 	if hedgeBudget == 0 {
 		hedgeBudget = DefaultHedgeBudget
 	}
+	rule := ratewindow.Rule{FailureRate: s.FailureRate,
+		MinCalls: int64(orInt(s.RateMinCalls, ratewindow.DefaultMinCalls))}
+	var slowAfter time.Duration
+	if s.SlowCallAfter > 0 && s.SlowCallRate > 0 {
+		rule.SlowRate, slowAfter = s.SlowCallRate, s.SlowCallAfter
+	}
 	return config{
 		primary:         s.Primary,
 		models:          models,
@@ -275,5 +347,10 @@ func newConfig(s Settings) config {
 		quotaCooldown:   orDur(s.QuotaCooldown, DefaultQuotaCooldown),
 		hedgeAfter:      s.HedgeAfter,
 		hedgeBudget:     hedgeBudget,
+		rule:            rule,
+		rateWindow:      orDur(s.RateWindow, ratewindow.DefaultSpan),
+		slowAfter:       slowAfter,
+		retryFeed:       s.RetryBudget,
+		retryBurst:      s.RetryBudgetBurst,
 	}
 }

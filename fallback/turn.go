@@ -3,6 +3,8 @@ package fallback
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 )
 
 // slot lets a Turn detect its second settlement without allocating per ticket:
@@ -103,6 +105,23 @@ func (t Turn) Deadline() (time.Time, bool) {
 // success served by a chain entry changes nothing.
 func (t Turn) Success() { t.settle(success, Failure{}) }
 
+// SuccessAfter reports that the turn succeeded, as [Turn.Success], and that
+// its first content came firstContent after the turn's start (SEMANTICS
+// §8.2, rev 4): for a streamed answer the first content chunk, for a whole
+// answer the answer. With SlowCallAfter and SlowCallRate set, a success of
+// the primary's own turn in Primary later than SlowCallAfter is a slow call:
+// a success for every rule, and a slow call in the window, after which the
+// manager trips (as on the TripThreshold-th failure) when slow calls /
+// verdicts ≥ SlowCallRate with at least RateMinCalls verdicts. The caller
+// measures firstContent on its own clock, so the manager reads none for it.
+func (t Turn) SuccessAfter(firstContent time.Duration) {
+	if t.m != nil && t.m.cfg.slowAfter > 0 && firstContent > t.m.cfg.slowAfter && t.entry() < 0 && t.probe() == 0 {
+		t.settle(slowSuccess, Failure{})
+		return
+	}
+	t.settle(success, Failure{})
+}
+
 // Failure reports that the turn failed, with its kind: Failure(k) is
 // Fail(Failure{Kind: k}). On the primary in Primary it counts toward
 // TripThreshold, unless it is stale: a counted success on the primary (one
@@ -154,14 +173,22 @@ func (t Turn) settle(v verdict, f Failure) {
 	if m == nil || t.slot == nil {
 		return
 	}
-	if v != failure && t.probe() == 0 && m.word.Load()&(wRecovering|wFailures) == 0 {
-		// Outside Recovering no lease can lapse, and a success or cancel of a
-		// ticket that is not the probe changes nothing unless it may zero the
-		// primary's failures: only the settlement itself is recorded.
-		if t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
-			m.release(t.slot)
+	if (v == success || v == cancel) && t.probe() == 0 {
+		if w := m.word.Load(); w&(wRecovering|wFailures) == 0 {
+			// Outside Recovering no lease can lapse, and a success or cancel
+			// of a ticket that is not the probe changes nothing unless it may
+			// zero the primary's failures: only the settlement itself is
+			// recorded, and a success of the primary's own turn in Primary in
+			// the window, if any.
+			if t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
+				if v == success && m.win != nil && w&wPrimary != 0 && t.entry() < 0 && t.gen >= m.changed.Load() {
+					clk := m.clock()
+					m.win.Add(int64(clk.sinceEpoch()), ratewindow.Success)
+				}
+				m.release(t.slot)
+			}
+			return
 		}
-		return
 	}
 	if m.shared != nil {
 		m.sharedSettle(t, v, f)

@@ -37,6 +37,7 @@ type modelPair struct {
 	proc int
 	t    Turn
 	rt   fallback.Turn
+	at   int64 // µs, when it began
 }
 
 func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain []string, steps int) {
@@ -99,7 +100,7 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 				}
 				break
 			}
-			out = append(out, modelPair{i, tk, rt})
+			out = append(out, modelPair{i, tk, rt, clock.Load()})
 		case r < 75 && len(out) > 0:
 			k := rng.IntN(len(out))
 			pr := out[k]
@@ -108,6 +109,9 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 			case v >= 10: // rev 3: a report with a kind, a hint and a timeout
 				f := fallback.Failure{Kind: []fallback.Kind{fallback.Transient, fallback.RateLimit, fallback.Quota}[rng.IntN(3)],
 					Timeout: rng.IntN(2) == 0}
+				if f.Timeout { // rev 4: the caller reports how long the call ran
+					f.Elapsed = time.Duration(clock.Load()-pr.at) * time.Microsecond
+				}
 				if rng.IntN(2) == 0 {
 					f.Hint = time.UnixMicro(clock.Load() + []int64{-1000, 50_000, 300_000, 2_000_000}[rng.IntN(4)])
 				}

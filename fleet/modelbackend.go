@@ -120,6 +120,8 @@ func (a *modelShared) Settle(st fallback.SharedTurn, o fallback.Outcome, f fallb
 		t.Success()
 	case fallback.OutcomeFailure:
 		t.Fail(f)
+	case fallback.OutcomeTrip:
+		t.settle("trip", f) // the Manager's per-process window tripped: the fleet opens as one
 	default:
 		t.Cancel()
 	}

@@ -66,7 +66,8 @@ func (t Turn) Success() { t.settle("success", fallback.Failure{}) }
 func (t Turn) Failure(k fallback.Kind) { t.settle("failure", fallback.Failure{Kind: k}) }
 
 // Fail reports that the turn failed, with its report (kind, hint, timeout),
-// as [fallback.Turn.Fail]. One round trip.
+// as [fallback.Turn.Fail]. One round trip. A timeout is dated at now −
+// f.Elapsed when the caller reports it, else at the ticket's issue.
 func (t Turn) Fail(f fallback.Failure) { t.settle("failure", f) }
 
 // Cancel reports that the caller gave up: no verdict. A cancelled probe
@@ -85,15 +86,15 @@ func (t Turn) settle(op string, f fallback.Failure) {
 			switch op {
 			case "success":
 				t.local.Success()
-			case "failure":
-				t.local.Failure(k)
+			case "failure", "trip": // the local manager keeps its own window
+				t.local.Fail(f)
 			default:
 				t.local.Cancel()
 			}
 		}
 		return // issued while the store was down, settled after: the store wins
 	}
-	if op != "failure" && t.probe == 0 && mr.mode == Shared &&
+	if op != "failure" && op != "trip" && t.probe == 0 && mr.mode == Shared &&
 		mr.st != fallback.Recovering && !(mr.st == fallback.Primary && mr.f > 0) {
 		return // nothing would change
 	}
@@ -106,15 +107,22 @@ func (t Turn) settle(op string, f fallback.Failure) {
 			kind = 2
 		}
 		x := extra{tmo: f.Timeout}
+		if f.Timeout && f.Elapsed > 0 { // rev 4: dated at the call's start, as the caller measured it
+			t.issued = m.storeMicros() - f.Elapsed.Microseconds()
+		}
 		if !f.Hint.IsZero() {
 			x.hint = m.s.clock.toStore(f.Hint)
 		}
-		if _, err := m.script(context.Background(), op, t, kind, 0, false, x); err == nil {
+		sop, flag := op, 0
+		if op == "trip" { // a failure that trips (a window's trip, SEMANTICS §8.1)
+			sop, flag = "failure", 1
+		}
+		if _, err := m.script(context.Background(), sop, t, kind, flag, false, x); err == nil {
 			return
 		}
 		mr = m.mirror.Load()
 	}
-	if mr.mode == LocalMode && op == "failure" && mr.local != nil {
+	if mr.mode == LocalMode && (op == "failure" || op == "trip") && mr.local != nil {
 		// a shared ticket settled while the store is down: fresh bad news for
 		// the model that served it, counted on the local manager's current route
 		if lt, err := mr.local.Begin(); err == nil {

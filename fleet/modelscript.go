@@ -9,7 +9,8 @@ import "github.com/redis/rueidis"
 // cooldown (µs), lease (µs), chain length n, channel, the ticket's incarnation
 // epoch, generation, chain-budget epoch, probe number and entry (-1: the
 // primary), the failure kind (0 transient, 1 rate limit, 2 quota) or for
-// avail the entry, the avail flag, (tests only, else empty) a virtual time,
+// avail the entry, the avail flag (for failure, 1: trip, a process's
+// failure-rate window tripped, SEMANTICS §8.1), (tests only, else empty) a virtual time,
 // and (rev 3) the quota cooldown (µs), the failure's hint (µs, 0 none), its
 // timeout flag, the ticket's issue time (µs), the turn's probed flag, the
 // models that failed the turn slowly (space-separated: 0 the primary, i+1
@@ -184,7 +185,7 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
           local at = now
           if tmo == 1 and issued > 0 and issued < now then at = issued end
           count(hint, at)
-          if kind == 2 or f >= th then trip(lf, kind, hint) end
+          if kind == 2 or f >= th or flag == 1 then trip(lf, kind, hint) end
         end
       end
     elseif op == 'failure' and ce == tce and ten < n then

@@ -62,8 +62,7 @@ func (p Permit) Failure() {
 // record it like any failure.
 func (p Permit) Timeout() {
 	if p.e != nil {
-		p.record(false)
-		p.p.Timeout()
+		p.p.TimeoutAfter(p.record(false)) // §8.4: the breaker is told how long it ran
 	}
 }
 
@@ -87,12 +86,13 @@ func (p Permit) Done(err error) {
 	}
 }
 
-// record adds the call to the tool's stats.
-func (p Permit) record(ok bool) {
+// record adds the call to the tool's stats and returns its duration.
+func (p Permit) record(ok bool) time.Duration {
 	d := time.Duration(p.e.r.now() - p.start)
 	p.e.mu.Lock()
 	p.e.st.record(ok, d)
 	p.e.mu.Unlock()
+	return d
 }
 
 // Do runs fn as one call of tool through r, like [breaker.Do]: it takes the

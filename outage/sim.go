@@ -269,7 +269,7 @@ func (sm *sim) attemptEnd(i int) {
 		if c.dead && !c.cut {
 			// It hung until the caller's timeout: a timeout, dated at the
 			// attempt's start (SEMANTICS section 1, rev 3).
-			c.permit.Timeout()
+			c.permit.TimeoutAfter(sm.s.Timeout) // it ran its whole timeout (§8.4)
 		} else {
 			c.permit.Done(err) // a probe cut at its lease: dated at the lease end
 		}

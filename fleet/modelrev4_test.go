@@ -1,0 +1,55 @@
+package fleet
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/internal/redistest"
+)
+
+// TestWindowTripGoesThroughTheStore (SEMANTICS §8.1, FLEET rev 3): the
+// failure-rate window is kept per process, and a trip it causes is written
+// through the store like any trip, so the fleet opens as one. A process whose
+// own window holds too few calls does not trip; the other's trip opens it.
+func TestWindowTripGoesThroughTheStore(t *testing.T) {
+	srv := redistest.Start(t)
+	var ms []*fallback.Manager
+	for range 2 {
+		s := startStore(t, srv, Options{})
+		m, err := fallback.New(fallback.Settings{Primary: "gpt-a", Chain: []string{"gpt-b"}, TripThreshold: 100,
+			FailureRate: 0.3, RateMinCalls: 10, RecoveryTimeout: time.Minute, Backend: s.ModelBackend("chat")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	turn := func(m *fallback.Manager, fail bool) {
+		tk, err := m.Begin()
+		if err != nil || tk.Model() != "gpt-a" {
+			t.Fatalf("Begin = %q, %v", tk.Model(), err)
+		}
+		if fail {
+			tk.Failure(fallback.Transient)
+		} else {
+			tk.SuccessAfter(time.Millisecond)
+		}
+	}
+	for i := range 9 { // 3 failures in 9 on each process: under RateMinCalls
+		turn(ms[0], i%3 == 2)
+		turn(ms[1], i%3 == 2)
+	}
+	if ms[0].State() != fallback.Primary || ms[1].State() != fallback.Primary {
+		t.Fatal("tripped under RateMinCalls")
+	}
+	turn(ms[0], true) // 4 of 10 on process 0
+	for i, m := range ms {
+		eventually(t, time.Second, "fallback everywhere", func() bool { return m.State() == fallback.Fallback })
+		if tk, _ := m.Begin(); tk.Model() != "gpt-b" {
+			t.Fatalf("p%d routes to %q", i, tk.Model())
+		}
+	}
+	if s := ms[1].Snapshot(); s.CooldownCause != fallback.CauseRecoveryTimeout || !s.FallbackActivated {
+		t.Fatalf("snapshot %+v", s)
+	}
+}

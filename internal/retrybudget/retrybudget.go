@@ -1,0 +1,91 @@
+// Package retrybudget is the retry budget of SEMANTICS §8.3: a token bucket
+// fed by requests and spent by same-model retries, shared by the model
+// breaker (package fallback) and the HTTP middleware (package transport).
+//
+// A [Bucket] holds a float64 number of tokens in one atomic word. It starts
+// full. Each request adds the feed (capped at the burst), a retry spends one
+// token, and with less than one token there is no retry. Feeding a full
+// bucket only reads the word, so requests to a healthy model, whose bucket
+// stays full, write nothing shared.
+package retrybudget
+
+import (
+	"math"
+	"sync/atomic"
+)
+
+// Defaults of SEMANTICS §8.3, for settings left zero.
+const (
+	DefaultFeed  = 0.2 // RetryBudget: tokens each request adds
+	DefaultBurst = 10  // RetryBudgetBurst: the bucket's size
+)
+
+// Bucket is a retry budget. The zero Bucket is empty and off until [Bucket.Init];
+// a Bucket must not be copied after first use. It is safe for concurrent use.
+type Bucket struct {
+	tokens atomic.Uint64 // float64 bits
+	feed   float64       // tokens per request; negative: off (every retry allowed)
+	burst  float64
+}
+
+// Init makes b a full bucket of burst tokens fed feed tokens per request.
+// feed zero means [DefaultFeed] and negative turns the budget off; burst
+// zero (or negative) means [DefaultBurst]. Call it before b is shared.
+func (b *Bucket) Init(feed, burst float64) {
+	if feed == 0 {
+		feed = DefaultFeed
+	}
+	if !(burst > 0) {
+		burst = DefaultBurst
+	}
+	b.feed, b.burst = feed, burst
+	b.tokens.Store(math.Float64bits(burst))
+}
+
+// Off reports whether the budget is off (a negative feed): [Bucket.Spend]
+// always allows.
+func (b *Bucket) Off() bool { return b.feed < 0 }
+
+// Feed adds one request's tokens, up to the burst. A full bucket is only read.
+func (b *Bucket) Feed() {
+	if b.feed <= 0 {
+		return
+	}
+	for {
+		old := b.tokens.Load()
+		t := math.Float64frombits(old)
+		if t >= b.burst {
+			return
+		}
+		if b.tokens.CompareAndSwap(old, math.Float64bits(math.Min(b.burst, t+b.feed))) {
+			return
+		}
+	}
+}
+
+// Spend takes one token for a retry and reports true, or reports false
+// (taking nothing) when the bucket holds less than one: no retry. With the
+// budget off it always reports true.
+func (b *Bucket) Spend() bool {
+	if b.feed < 0 {
+		return true
+	}
+	for {
+		old := b.tokens.Load()
+		t := math.Float64frombits(old)
+		if t < 1 {
+			return false
+		}
+		if b.tokens.CompareAndSwap(old, math.Float64bits(t-1)) {
+			return true
+		}
+	}
+}
+
+// Tokens returns the tokens the bucket holds now (the burst when off).
+func (b *Bucket) Tokens() float64 {
+	if b.feed < 0 {
+		return b.burst
+	}
+	return math.Float64frombits(b.tokens.Load())
+}
