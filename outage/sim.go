@@ -235,9 +235,7 @@ func (sm *sim) refused(i int, err error) {
 // wait of every caller, which one stream drawn in event order did.
 func (sm *sim) backoff(i int) {
 	c := &sm.callers[i]
-	key := uint64(i)<<40 ^ uint64(c.start/time.Millisecond)<<8 ^ uint64(c.retries)
-	jitter := rand.New(rand.NewPCG(sm.s.Seed, key^jitterStream)).Float64()
-	d := sm.ladder.Delay(c.retries, jitter)
+	d := sm.ladder.Delay(c.retries, keyedJitter(sm.s.Seed, i, c.start, c.retries))
 	c.retries++
 	sm.m.Waiting += d
 	sm.q.push(sm.now+d, evAttempt, i)
@@ -246,6 +244,13 @@ func (sm *sim) backoff(i int) {
 // jitterStream sets the backoff jitter's PCG streams apart from the phases'
 // (stream 1).
 const jitterStream = 0x9e3779b97f4a7c15
+
+// keyedJitter is the jitter of the backoff before retry number retry+1 of
+// caller i's call that started at start, drawn for them alone.
+func keyedJitter(seed uint64, i int, start time.Duration, retry int) float64 {
+	key := uint64(i)<<40 ^ uint64(start/time.Millisecond)<<8 ^ uint64(retry)
+	return rand.New(rand.NewPCG(seed, key^jitterStream)).Float64()
+}
 
 // attemptEnd delivers the outcome of caller i's attempt: it settles the permit and
 // either ends the call or schedules the next attempt after the ladder's backoff.

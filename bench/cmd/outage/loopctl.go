@@ -51,9 +51,9 @@ func (c runConfig) rev4Keys() []string {
 // describe lists c's rev 4 settings, "breaker.failure_rate 0.25, ...".
 func (c runConfig) describe() string {
 	var parts []string
-	for _, kv := range append(append([]string(nil), c.breaker...), c.retry...) {
-		k, v, _ := strings.Cut(kv, ":")
-		parts = append(parts, k+strings.TrimRight(v, " "))
+	for i, kv := range append(append([]string(nil), c.breaker...), c.retry...) {
+		_, v, _ := strings.Cut(kv, ":")
+		parts = append(parts, c.rev4Keys()[i]+v)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -10,7 +10,8 @@
 // streamed and not, on loopback).
 //
 // For each outage kind (500, hang, 429 + Retry-After 5, quota, overload,
-// stall, Retry-After 120) an open-loop client sends 20 req/s, one in four
+// stall, Retry-After 120, and issue 28's partial outages: brownout,
+// brownout-budget, slow, see partial.go) an open-loop client sends 20 req/s, one in four
 // streaming, to both gateways at once; the primary is broken for -outage in
 // the middle of the run, the backup is healthy all the time. It reports per
 // gateway and kind: client p50/p99 in and outside the outage, client-visible
@@ -22,7 +23,7 @@
 // line, and checks loopctl's numbers against the goals of issue 17.
 //
 // Run it with bench/outage.sh (it builds loopctl and installs Portkey on
-// demand); the default run takes about 10½ minutes on 2 cores. It is a
+// demand); the default run takes about 14 minutes on 2 cores. It is a
 // benchmark: plain `go test` runs only its tiny mode (outage_test.go).
 package main
 

@@ -86,3 +86,12 @@ func TestRunConfig(t *testing.T) {
 		t.Error("retry.budget not matched")
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	if got := brownoutKind.config.describe(); got != "breaker.failure_rate 0.25, breaker.rate_window 10s, breaker.rate_min_calls 20" {
+		t.Errorf("describe = %q", got)
+	}
+	if got := brownoutBudgetKind.config.describe(); got != "retry.budget 0.2" {
+		t.Errorf("describe = %q", got)
+	}
+}
