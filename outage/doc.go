@@ -64,4 +64,14 @@
 //
 // [Result.Rows] (and the table [Result.WriteTable] prints) names the winner of every
 // row that scores the policies.
+//
+// # Brownouts
+//
+// [SimulateBrownout] runs a partial outage ([BrownoutScenario], SEMANTICS rev 4 §8): a
+// service that fails 3 calls in 10 without ever failing two in a row ([Failing]), or
+// answers every call slowly ([Slow]), so the consecutive rule never trips. Two breakers
+// run it side by side, consecutive-only and with the failure-rate window and the
+// slow-call rule ([breaker.Settings.FailureRate], [breaker.Settings.SlowCallAfter]); a
+// refused call is served by a healthy backup, and [BrownoutResult.Rows] names the winner
+// of every row that scores them.
 package outage

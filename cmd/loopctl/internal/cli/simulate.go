@@ -22,9 +22,10 @@ plain retries (the retry ladder alone) and once with the tool breaker in front, 
 virtual time with the real breaker and the real retry arithmetic, and prints both
 policies side by side with the winner of each row. Every attempt that reaches the dead
 service hangs for --timeout, except the breaker's probe, which is cut at the end of its
-lease (--probe-timeout). "The fix" is the end of the last outage; "full traffic" is the
-last attempt that hung or was refused, after which every attempt reaches the service and
-succeeds.
+lease (--probe-timeout). A call refused on its first attempt ends at once; a retry
+refused while the breaker is half-open (a probe in flight) backs off and retries. "The
+fix" is the end of the last outage; "full traffic" is the last attempt that hung or was
+refused, after which every attempt reaches the service and succeeds.
 
 Scenarios (--scenario; the other flags change the chosen one):
   default   the source page's comparison: a 5m outage, 2m timeouts, 100 callers every 10s
