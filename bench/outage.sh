@@ -2,7 +2,7 @@
 # outage.sh: what an outage of the primary model costs the client of
 # `loopctl serve`, next to the Portkey gateway, in one run against scripted
 # upstreams on loopback (see cmd/outage for what is measured and how).
-# About 10½ minutes with the defaults on 2 cores (under 15).
+# About 14 minutes with the defaults on 2 cores (under 18).
 #
 # loopctl is built from this repository (go build ./cmd/loopctl) and run as a
 # separate process with the YAML config the command writes. Portkey (npm

@@ -22,5 +22,5 @@ func ExampleSimulate() {
 	}
 	// Output:
 	// plain retries dead attempts 300, refused    0, probes 0, waiting 10h1m0s
-	// breaker       dead attempts 173, refused 1563, probes 72, waiting 4h0m0s
+	// breaker       dead attempts 179, refused 1553, probes 79, waiting 4h1m0s
 }

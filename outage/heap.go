@@ -9,6 +9,7 @@ const (
 	evTick       eventKind = iota // the caller's scheduled tick
 	evAttempt                     // a backoff wait ended: the next attempt starts
 	evAttemptEnd                  // the outcome of the caller's attempt arrives
+	evCallEnd                     // the caller's call has ended (brownout: the backup answered)
 )
 
 // event is one entry of the event queue.

@@ -17,7 +17,7 @@ func checkResult(t *testing.T, s Scenario, r *Result) {
 	if a.Calls+a.Skipped != b.Calls+b.Skipped {
 		t.Errorf("ticks differ: plain %d+%d, breaker %d+%d", a.Calls, a.Skipped, b.Calls, b.Skipped)
 	}
-	if a.Refused != 0 || a.Probes != 0 || a.Trips != 0 || a.LateFailures != 0 || a.BreakerClosed != -1 || r.Plain.Band != nil {
+	if a.Refused != 0 || a.Probes != 0 || a.Trips != 0 || a.LateFailures != 0 || a.ProbesDisplaced != 0 || a.RetriesRefused != 0 || a.BreakerClosed != -1 || r.Plain.Band != nil {
 		t.Errorf("plain run shows breaker activity: %+v", a)
 	}
 	for _, o := range []*Outcome{&r.Plain, &r.Breaker} {
@@ -38,7 +38,9 @@ func checkResult(t *testing.T, s Scenario, r *Result) {
 		// Every attempt into the dead service hangs for the timeout, except a probe,
 		// which is cut at the end of its lease (and so is a healthy probe slower than
 		// the lease).
-		hangs, failedAttempts := time.Duration(0), m.ReachedDead
+		// Every failed attempt and every retry refused by a probing breaker
+		// may be followed by one backoff wait of at most RetryMax.
+		hangs, failedAttempts := time.Duration(0), m.ReachedDead+m.RetriesRefused
 		for _, p := range o.Probes {
 			switch {
 			case p.Cut && s.down(p.At):
@@ -95,8 +97,12 @@ func checkResult(t *testing.T, s Scenario, r *Result) {
 	if cut != b.ProbesCut {
 		t.Errorf("%d probes cut, %d counted", cut, b.ProbesCut)
 	}
-	if b.LateFailures+b.StaleFailures > b.ReachedDead+b.ProbesCut {
-		t.Errorf("late %d + stale %d failures, more than the failed attempts", b.LateFailures, b.StaleFailures)
+	if max(b.LateFailures, b.ProbesDisplaced)+b.StaleFailures > b.ReachedDead+b.ProbesCut {
+		t.Errorf("late %d, displacing %d + stale %d failures, more than the failed attempts",
+			b.LateFailures, b.ProbesDisplaced, b.StaleFailures)
+	}
+	if b.ProbesDisplaced > b.Probes {
+		t.Errorf("%d probes displaced, %d sent", b.ProbesDisplaced, b.Probes)
 	}
 	trips, halfOpens := 0, 0
 	for k, seg := range band {

@@ -56,9 +56,20 @@ type Metrics struct {
 	ProbesCut int
 
 	// LateFailures counts failures of attempts other than the probe that arrived
-	// while the breaker was open or half-open and restarted its cooldown: attempts
-	// that hung since before the trip.
+	// while the breaker was open or half-open and restarted its cooldown (the next
+	// probe became due later than it was): attempts that hung since before the
+	// trip. A timeout dated inside the outage (SEMANTICS section 1, rev 3) whose
+	// cooldown has already passed restarts nothing, and is not counted.
 	LateFailures int
+	// ProbesDisplaced counts failures of attempts other than the probe that
+	// arrived while a probe was in flight and re-opened the half-open breaker
+	// (SEMANTICS section 1: any failure re-opens it), so that probe's verdict no
+	// longer counted and the next call became a new probe.
+	ProbesDisplaced int
+	// RetriesRefused counts retries the breaker refused while half-open that
+	// the ladder backed off and retried (a refused first attempt ends its call:
+	// Refused; a retry refused by an open breaker ends its call: Failed).
+	RetriesRefused int
 	// StaleFailures counts failures the breaker ignored because a success of a call
 	// that started later had already been counted (SEMANTICS section 1, stale
 	// failures): attempts that hung since the outage and failed after newer calls
@@ -227,6 +238,8 @@ func (r *Result) Rows() []Row {
 	num("breaker trips", a.Trips, b.Trips, NotCompared)
 	num("probes cut at their lease end", a.ProbesCut, b.ProbesCut, NotCompared)
 	num("late failures that restarted the cooldown", a.LateFailures, b.LateFailures, NotCompared)
+	num("probes displaced by a late failure", a.ProbesDisplaced, b.ProbesDisplaced, NotCompared)
+	num("retries refused while probing (backed off)", a.RetriesRefused, b.RetriesRefused, NotCompared)
 	num("stale failures the breaker ignored", a.StaleFailures, b.StaleFailures, NotCompared)
 	num("calls succeeded", a.Succeeded, b.Succeeded, lower(b.Succeeded, a.Succeeded))
 	num("calls failed", a.Failed, b.Failed, lower(a.Failed, b.Failed))

@@ -2,6 +2,7 @@ package outage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -28,6 +29,7 @@ var errLeaseEnd = fmt.Errorf("outage: probe cut at the end of its lease: %w", co
 // callerState is one caller's call in flight.
 type callerState struct {
 	busy    bool           // a call is in flight (hanging, backing off, or healthy)
+	start   time.Duration  // the tick at which the call in flight started
 	retries int            // retries used by the current call
 	dead    bool           // the attempt in flight hangs on the dead service
 	cut     bool           // the attempt in flight is a probe cut at its lease end
@@ -44,7 +46,6 @@ type sim struct {
 	callers []callerState
 	b       *breaker.Breaker
 	ladder  retry.Policy
-	jitter  *rand.Rand
 	hung    error
 
 	m       Metrics
@@ -99,7 +100,6 @@ func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 		policy:  p,
 		callers: make([]callerState, s.Callers),
 		ladder:  newLadder(s),
-		jitter:  rand.New(rand.NewPCG(s.Seed, 2)),
 		hung:    &hungError{s.Timeout},
 		buckets: make([]Bucket, 0, int(s.horizon()/s.Bucket)+1),
 	}
@@ -136,7 +136,7 @@ func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 				sm.m.Skipped++
 				break
 			}
-			sm.callers[i] = callerState{busy: true}
+			sm.callers[i] = callerState{busy: true, start: ev.at}
 			sm.m.Calls++
 			sm.attempt(i)
 		case evAttempt:
@@ -171,14 +171,7 @@ func (sm *sim) attempt(i int) {
 	if sm.b != nil {
 		permit, err := sm.b.Allow()
 		if err != nil {
-			sm.bucket().Refused++
-			sm.bad()
-			if c.retries == 0 {
-				sm.m.Refused++
-			} else {
-				sm.m.Failed++
-			}
-			c.busy = false
+			sm.refused(i, err)
 			return
 		}
 		if permit.IsProbe() {
@@ -210,6 +203,55 @@ func (sm *sim) attempt(i int) {
 	sm.q.push(sm.now+d, evAttemptEnd, i)
 }
 
+// refused ends caller i's call after the breaker refused its attempt, or backs
+// off and retries. A refused first attempt ends the call at once, refused (an
+// agent routes around a refused tool). A refused retry is retried by the ladder
+// as retry.Classify classifies the refusal (transient) while retries are left,
+// if the breaker is half-open: its cooldown has passed and a probe is finding
+// out, so the answer may come before the next attempt. An open breaker's
+// refusal (a cooldown running) ends the call, failed.
+func (sm *sim) refused(i int, err error) {
+	c := &sm.callers[i]
+	sm.bucket().Refused++
+	sm.bad()
+	var oe *breaker.OpenError
+	switch {
+	case c.retries == 0:
+		sm.m.Refused++
+	case errors.As(err, &oe) && oe.State == breaker.HalfOpen && c.retries < sm.s.Retries:
+		sm.m.RetriesRefused++
+		sm.backoff(i)
+		return
+	default:
+		sm.m.Failed++
+	}
+	c.busy = false
+}
+
+// backoff schedules caller i's next attempt after the ladder's delay for its
+// next retry. The delay's jitter is drawn for that caller, call and retry
+// alone, so both policies wait the same for the same retry of the same call
+// (common random numbers): a refusal in one run does not shift every later
+// wait of every caller, which one stream drawn in event order did.
+func (sm *sim) backoff(i int) {
+	c := &sm.callers[i]
+	d := sm.ladder.Delay(c.retries, keyedJitter(sm.s.Seed, i, c.start, c.retries))
+	c.retries++
+	sm.m.Waiting += d
+	sm.q.push(sm.now+d, evAttempt, i)
+}
+
+// jitterStream sets the backoff jitter's PCG streams apart from the phases'
+// (stream 1).
+const jitterStream = 0x9e3779b97f4a7c15
+
+// keyedJitter is the jitter of the backoff before retry number retry+1 of
+// caller i's call that started at start, drawn for them alone.
+func keyedJitter(seed uint64, i int, start time.Duration, retry int) float64 {
+	key := uint64(i)<<40 ^ uint64(start/time.Millisecond)<<8 ^ uint64(retry)
+	return rand.New(rand.NewPCG(seed, key^jitterStream)).Float64()
+}
+
 // attemptEnd delivers the outcome of caller i's attempt: it settles the permit and
 // either ends the call or schedules the next attempt after the ladder's backoff.
 func (sm *sim) attemptEnd(i int) {
@@ -237,15 +279,8 @@ func (sm *sim) attemptEnd(i int) {
 			c.permit.Done(err) // a probe cut at its lease: dated at the lease end
 		}
 		c.permit = breaker.Permit{}
-		if err != nil {
-			after := sm.b.Snapshot()
-			switch {
-			case after == before:
-				sm.m.StaleFailures++
-			case !probe && (before.State == breaker.Open || before.State == breaker.HalfOpen) &&
-				after.LastFailure.After(before.LastFailure):
-				sm.m.LateFailures++
-			}
+		if err != nil && !probe {
+			sm.lateFailure(before, sm.b.Snapshot())
 		}
 	}
 	if err == nil {
@@ -260,14 +295,35 @@ func (sm *sim) attemptEnd(i int) {
 	sm.bad()
 	sm.lastHang = sm.now
 	if retry.Classify(err) == retry.Transient && c.retries < sm.s.Retries {
-		d := sm.ladder.Delay(c.retries, sm.jitter.Float64())
-		c.retries++
-		sm.m.Waiting += d
-		sm.q.push(sm.now+d, evAttempt, i)
+		sm.backoff(i)
 		return
 	}
 	sm.m.Failed++
 	c.busy = false
+}
+
+// lateFailure counts what a failure of an attempt other than the probe did to
+// the breaker, from its snapshots before and after: nothing (stale), a
+// restarted cooldown (the next probe is due later than it was), or a probe in
+// flight displaced (a half-open breaker re-opened, so the probe's verdict no
+// longer counts). A timeout dated inside the outage whose cooldown has passed
+// restarts no cooldown: it only moves the last failure forward (SEMANTICS §1,
+// rev 3).
+func (sm *sim) lateFailure(before, after breaker.Snapshot) {
+	if after == before {
+		sm.m.StaleFailures++
+		return
+	}
+	if before.State == breaker.Closed {
+		return
+	}
+	if before.State == breaker.HalfOpen {
+		sm.m.ProbesDisplaced++
+	}
+	due := func(s breaker.Snapshot) time.Duration { return s.LastFailure.Sub(epoch) + sm.s.Cooldown }
+	if due(after) > max(due(before), sm.now) {
+		sm.m.LateFailures++
+	}
 }
 
 // bad records a failure or refusal now.
@@ -281,50 +337,6 @@ func (sm *sim) onStateChange(_ string, from, to breaker.State) {
 			sm.m.TripsOnRecovered++
 		}
 	}
-}
-
-// sampleState extends the state band with the breaker's state now. A lease that
-// expired since the last event is placed at its end, where the breaker's semantics
-// put it (State reads an expired lease as Open).
-func (sm *sim) sampleState() {
-	st := sm.b.State()
-	var probeStart time.Duration
-	if st == breaker.HalfOpen {
-		probeStart = sm.b.Snapshot().ProbeStartedAt.Sub(epoch)
-	}
-	prev := sm.bandState
-	switch {
-	case st == prev && st != breaker.HalfOpen:
-		return
-	case st == breaker.HalfOpen && prev == breaker.HalfOpen:
-		if probeStart+sm.s.ProbeTimeout == sm.leaseEnd {
-			return
-		}
-		// The lease expired and a fresh probe was granted by the same gate call.
-		sm.addSegment(sm.leaseEnd, breaker.Open)
-		sm.addSegment(probeStart, breaker.HalfOpen)
-	case st == breaker.HalfOpen:
-		sm.addSegment(probeStart, st)
-	case prev == breaker.HalfOpen && st == breaker.Open && sm.leaseEnd <= sm.now:
-		sm.addSegment(sm.leaseEnd, st)
-	default:
-		sm.addSegment(sm.now, st)
-	}
-	if st == breaker.HalfOpen {
-		sm.leaseEnd = probeStart + sm.s.ProbeTimeout
-	}
-	if st == breaker.Closed {
-		sm.lastClose = sm.now
-	}
-	sm.bandState = st
-}
-
-// addSegment starts a band segment in state st at t, closing the previous one. A
-// segment may last no time (two transitions at one instant); it is kept so that the
-// band shows every transition.
-func (sm *sim) addSegment(t time.Duration, st breaker.State) {
-	sm.band[len(sm.band)-1].To = t
-	sm.band = append(sm.band, Segment{From: t, State: st})
 }
 
 // outcome finishes the run's figures.

@@ -10,7 +10,8 @@
 // streamed and not, on loopback).
 //
 // For each outage kind (500, hang, 429 + Retry-After 5, quota, overload,
-// stall, Retry-After 120) an open-loop client sends 20 req/s, one in four
+// stall, Retry-After 120, and issue 28's partial outages: brownout,
+// brownout-budget, slow, see partial.go) an open-loop client sends 20 req/s, one in four
 // streaming, to both gateways at once; the primary is broken for -outage in
 // the middle of the run, the backup is healthy all the time. It reports per
 // gateway and kind: client p50/p99 in and outside the outage, client-visible
@@ -22,7 +23,7 @@
 // line, and checks loopctl's numbers against the goals of issue 17.
 //
 // Run it with bench/outage.sh (it builds loopctl and installs Portkey on
-// demand); the default run takes about 10½ minutes on 2 cores. It is a
+// demand); the default run takes about 14 minutes on 2 cores. It is a
 // benchmark: plain `go test` runs only its tiny mode (outage_test.go).
 package main
 
@@ -60,7 +61,8 @@ type options struct {
 	repo          string
 	race          bool // build loopctl with -race
 	portkeyDir    string
-	strict        bool // a config key loopctl rejects is an error
+	strict        bool   // a hedge_after loopctl rejects is an error
+	rev4          string // the rev 4 keys of the partial-outage runs: auto, on, off
 }
 
 func main() {
@@ -82,7 +84,7 @@ func main() {
 func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("outage", flag.ContinueOnError)
 	var o options
-	kinds := fs.String("kinds", "500,hang,429,quota,overload,stall,long", "outage kinds, comma-separated: "+kindNames())
+	kinds := fs.String("kinds", "500,hang,429,quota,overload,stall,long,brownout,brownout-budget,slow", "outage kinds, comma-separated: "+kindNames())
 	targets := fs.String("targets", "loopctl,portkey", "gateways: loopctl, portkey")
 	probes := fs.String("probes", "429,500,hang,hang-nohedge", `"every model fails" probes, comma-separated ("" : none)`)
 	fs.IntVar(&o.rate, "rate", 20, "requests per second (open loop), one in four streaming")
@@ -97,7 +99,9 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.repo, "repo", "..", "the repository root (for building loopctl)")
 	fs.BoolVar(&o.race, "race", false, "build loopctl with -race")
 	fs.StringVar(&o.portkeyDir, "portkey", "portkey", "directory of the pinned Portkey install (with node_modules)")
-	fs.BoolVar(&o.strict, "strict", false, "stop when loopctl rejects a config key (default: say so and run without it)")
+	fs.BoolVar(&o.strict, "strict", false, "stop when loopctl rejects hedge_after (default: say so and run without it)")
+	fs.StringVar(&o.rev4, "rev4", "auto", "the rev 4 keys (breaker.failure_rate, ..., retry.budget) of the brownout and slow runs: "+
+		"auto (use them if this loopctl accepts them, else say so and run without), on (stop if rejected), off (run without: today's config)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -123,6 +127,8 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("-before must be >= 0, -outage and -after > 0")
 	case o.clientTimeout < time.Second || o.probeTimeout < time.Second:
 		return o, fmt.Errorf("-client-timeout and -probe-timeout must be at least 1s")
+	case o.rev4 != "auto" && o.rev4 != "on" && o.rev4 != "off":
+		return o, fmt.Errorf("-rev4 %q: want auto, on or off", o.rev4)
 	case o.hold <= 0 || o.maxInFlight < 1:
 		return o, fmt.Errorf("-hold must be > 0, -max-in-flight >= 1")
 	}

@@ -41,7 +41,7 @@ type probeResult struct {
 // with the base config.
 func runProbe(ctx context.Context, e *env, p probeKind) ([]probeResult, error) {
 	t0 := time.Now()
-	gws, _, err := startGateways(ctx, e, t0, p.hedge)
+	gws, _, err := startGateways(ctx, e, t0, runConfig{hedge: p.hedge})
 	defer func() {
 		for _, g := range gws {
 			g.stop()

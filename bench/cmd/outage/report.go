@@ -57,6 +57,9 @@ func measure(r row, o options) stats {
 	st.p50in, st.p99in = quantile(in, 0.5), quantile(in, 0.99)
 	st.reasons = reasons(why)
 	st.sick, st.bound = sickPrimary(r, o)
+	if b, ok := partialBound(r, o, st.in); ok {
+		st.bound = b
+	}
 	st.back, st.backOK = backOnPrimary(r)
 
 	st.failOK = st.failures == 0
@@ -64,7 +67,7 @@ func measure(r row, o options) stats {
 	if r.kind.slow {
 		st.p99Limit = 1500 * time.Millisecond
 	}
-	st.p99OK = len(in) > 0 && st.p99in <= st.p99Limit
+	st.p99OK = r.kind.noP99 || len(in) > 0 && st.p99in <= st.p99Limit
 	st.sickOK = st.sick <= st.bound
 	st.backGoal = !r.kind.back || (st.backOK && st.back <= cooldown+2*time.Second)
 	st.met = st.failOK && st.p99OK && st.sickOK && st.backGoal
@@ -188,6 +191,7 @@ func printReport(w io.Writer, o options, rep *report) {
 		fmt.Fprintf(w, "| %s | %s | %s / %s | %s / %s | %s | %d (≤ %d) | %s | %s |\n", label, r.target,
 			dur(st.p50out), dur(st.p99out), dur(st.p50in), dur(st.p99in), failText(st), st.sick, st.bound, backText(st), goalText(r, st))
 	}
+	printPartial(w, rep.rows)
 	printNotes(w, rep.notes)
 	printLate(w, rep.rows)
 	pmet := printProbes(w, rep.probes)

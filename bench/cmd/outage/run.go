@@ -18,6 +18,13 @@ type kind struct {
 	transient   bool // a failed probe is Transient: up to trip_threshold probes per cooldown (SEMANTICS §3)
 	slow        bool // p99 goal 1.5 s (rather than 3x outside, at least 250 ms)
 	back        bool // goal: back on the primary within cooldown + 2 s
+
+	// Partial outages (issue 28, SEMANTICS rev 4 §8); see partial.go.
+	config   runConfig // rev 4 keys the run adds to loopctl's config
+	share    float64   // goal: requests to the sick primary ≤ share × the client requests of the outage
+	under    bool      // ... strictly under that
+	noP99    bool      // no p99 goal
+	slowTrip bool      // goal: ≤ rate_min_calls + in flight + trip_threshold per cooldown (§8.2)
 }
 
 var allKinds = []kind{
@@ -28,6 +35,7 @@ var allKinds = []kind{
 	{name: "overload", label: "529 overloaded_error", fault: overload, back: true},
 	{name: "stall", label: "stream stalls after its role chunk", fault: stall, hedge: true, slow: true, transient: true},
 	{name: "long", label: "429 + Retry-After 120", fault: longHint},
+	brownoutKind, brownoutBudgetKind, slowKind,
 }
 
 func kindNames() string {
@@ -63,7 +71,7 @@ type gateway struct {
 // upstreams for each, a fresh loopctl process, the same timeline.
 func runKind(ctx context.Context, e *env, k kind) ([]row, string, error) {
 	t0 := time.Now()
-	gws, note, err := startGateways(ctx, e, t0, k.hedge)
+	gws, note, err := startGateways(ctx, e, t0, k.runConfig())
 	defer func() {
 		for _, g := range gws {
 			g.stop()
@@ -112,7 +120,7 @@ func runKind(ctx context.Context, e *env, k kind) ([]row, string, error) {
 
 // startGateways starts every target of e with its own upstream pair; the
 // stop func of each gateway stops its process (loopctl) and its upstreams.
-func startGateways(ctx context.Context, e *env, t0 time.Time, hedge bool) ([]gateway, string, error) {
+func startGateways(ctx context.Context, e *env, t0 time.Time, c runConfig) ([]gateway, string, error) {
 	var gws []gateway
 	var note string
 	for _, name := range e.o.targets {
@@ -127,7 +135,7 @@ func startGateways(ctx context.Context, e *env, t0 time.Time, hedge bool) ([]gat
 			gws = append(gws, gateway{target: portkeyTarget(e.portkeyURL, p), pair: p, stop: p.close})
 			continue
 		}
-		lp, n, err := startLoopctl(ctx, e.loopctl, e.dir, p, hedge, e.o.strict)
+		lp, n, err := startLoopctl(ctx, e.loopctl, e.dir, p, c, e.o)
 		note = n
 		if err != nil {
 			p.close()

@@ -22,7 +22,25 @@ const (
 	overload       // 529 overloaded_error
 	stall          // streams: 200, the role chunk, then nothing; others hang
 	longHint       // 429 + Retry-After 120
+	brownout       // fails 3 requests in every 10 with HTTP 500, never two in a row
+	slow           // answers every request, after slowDelay (before its first byte)
 )
+
+// slowDelay is how long the slow fault waits before answering: under the
+// gateways' 3 s first-byte timeout.
+const slowDelay = 2 * time.Second
+
+// brownoutFails reports whether the nth request (from 0) a browned-out
+// upstream receives fails: the 2nd, 5th and 8th of every 10, so three in
+// ten fail and never two in a row (the 8th and the next 2nd are three
+// apart).
+func brownoutFails(n int) bool {
+	switch n % 10 {
+	case 1, 4, 7:
+		return true
+	}
+	return false
+}
 
 // arrival is one request an upstream received, as offsets from the run's
 // start: when it arrived, when the upstream was done with it, and whether
@@ -45,6 +63,7 @@ type upstream struct {
 	mu    sync.Mutex
 	fault fault
 	log   []arrival
+	nth   int // requests received under the brownout fault
 
 	srv  *http.Server
 	addr string
@@ -93,8 +112,14 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	u.mu.Lock()
 	f := u.fault
+	if f == brownout {
+		if !brownoutFails(u.nth) {
+			f = healthy // but logged as broken: the primary is sick, whatever this answer
+		}
+		u.nth++
+	}
 	i := len(u.log)
-	u.log = append(u.log, arrival{at: time.Since(u.t0), broken: f != healthy})
+	u.log = append(u.log, arrival{at: time.Since(u.t0), broken: u.fault != healthy})
 	u.mu.Unlock()
 	defer func() {
 		u.mu.Lock()
@@ -105,7 +130,7 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch f {
 	case healthy:
 		u.answer(w, stream)
-	case fail500:
+	case fail500, brownout:
 		errorAnswer(w, 500, "", `{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`)
 	case throttle:
 		errorAnswer(w, 429, "5", rateLimitBody)
@@ -124,6 +149,10 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.holdThenDrop(w, r)
 	case hang:
 		u.holdThenDrop(w, r)
+	case slow:
+		if u.wait(r, slowDelay) {
+			u.answer(w, stream)
+		}
 	}
 }
 
@@ -144,6 +173,21 @@ func (u *upstream) holdThenDrop(w http.ResponseWriter, r *http.Request) {
 		if c, _, err := hj.Hijack(); err == nil {
 			c.Close()
 		}
+	}
+}
+
+// wait waits d, or less if the caller gives up or the server closes; it
+// reports whether d passed.
+func (u *upstream) wait(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+		return false
+	case <-u.stop:
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

@@ -22,15 +22,23 @@ plain retries (the retry ladder alone) and once with the tool breaker in front, 
 virtual time with the real breaker and the real retry arithmetic, and prints both
 policies side by side with the winner of each row. Every attempt that reaches the dead
 service hangs for --timeout, except the breaker's probe, which is cut at the end of its
-lease (--probe-timeout). "The fix" is the end of the last outage; "full traffic" is the
-last attempt that hung or was refused, after which every attempt reaches the service and
-succeeds.
+lease (--probe-timeout). A call refused on its first attempt ends at once; a retry
+refused while the breaker is half-open (a probe in flight) backs off and retries. "The
+fix" is the end of the last outage; "full traffic" is the last attempt that hung or was
+refused, after which every attempt reaches the service and succeeds.
 
 Scenarios (--scenario; the other flags change the chosen one):
   default   the source page's comparison: a 5m outage, 2m timeouts, 100 callers every 10s
   short     the same with a 30s outage (--outage 30s), shorter than the timeout
   flapping  down 3m, up 20s (less than the 30s cooldown), down again 2m (--outage 3m
-            --up 20s --relapse 2m)`
+            --up 20s --relapse 2m)
+  brownout  a partial outage, twice: the service fails 3 calls in 10 (never two in a
+            row), then answers every call after 2s, for 2m; 40 callers every 2s, a
+            backup for refused calls; the breaker with the consecutive rule alone
+            against the breaker with the failure-rate window (failure rate 0.25 over
+            10s, at least 20 calls) and slow calls (from 1s, rate 0.5), side by side
+            (--callers, --interval, --warmup, --tail, --latency, the breaker's and the
+            ladder's flags and --seed apply; not --svg)`
 
 // simulateFlags maps outage.Scenario fields to the flags that set them, for errors.
 var simulateFlags = map[string]string{
@@ -44,7 +52,7 @@ var simulateFlags = map[string]string{
 // returns the flag set, the --scenario name and the --svg destination.
 func simulateFlagSet(s *outage.Scenario) (*flag.FlagSet, *string, *string) {
 	fs := NewFlagSet("simulate")
-	scenario := fs.String("scenario", "default", "the scenario: "+strings.Join(outage.ScenarioNames(), ", ")+" (see above)")
+	scenario := fs.String("scenario", "default", "the scenario: "+strings.Join(scenarioNames(), ", ")+" (see above)")
 	fs.IntVar(&s.Callers, "callers", s.Callers, "number of callers, each with at most one call in flight")
 	fs.DurationVar(&s.Interval, "interval", s.Interval, "time between a caller's scheduled calls")
 	fs.DurationVar(&s.Warmup, "warmup", s.Warmup, "healthy time before the outage")
@@ -85,7 +93,7 @@ func flagNames(reason string) string {
 func applyScenario(fs *flag.FlagSet, name string, s outage.Scenario) (outage.Scenario, error) {
 	base, ok := outage.ScenarioNamed(name)
 	if !ok {
-		return s, fmt.Errorf("--scenario %q is not one of %s", name, strings.Join(outage.ScenarioNames(), ", "))
+		return s, fmt.Errorf("--scenario %q is not one of %s", name, strings.Join(scenarioNames(), ", "))
 	}
 	fields := map[string]string{"seed": "Seed"}
 	for field, flagName := range simulateFlags {
@@ -100,11 +108,20 @@ func applyScenario(fs *flag.FlagSet, name string, s outage.Scenario) (outage.Sce
 	return base, nil
 }
 
+// scenarioNames are the --scenario names: outage's and the brownout.
+func scenarioNames() []string { return append(outage.ScenarioNames(), brownoutScenario) }
+
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	s := outage.DefaultScenario()
 	fs, name, svg := simulateFlagSet(&s)
 	if code, done := ParseFlags(fs, simulateUsage, args, stdout, stderr); done {
 		return code
+	}
+	if *name == brownoutScenario {
+		if *svg != "" {
+			return UsageError(stderr, fs.Name(), "--svg does not apply to --scenario "+brownoutScenario)
+		}
+		return runBrownout(ctx, fs, s, stdout, stderr)
 	}
 	s, err := applyScenario(fs, *name, s)
 	if err != nil {

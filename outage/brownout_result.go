@@ -1,0 +1,124 @@
+package outage
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+)
+
+// BrownoutResult is the comparison of the two breakers on one brownout.
+type BrownoutResult struct {
+	Scenario    BrownoutScenario
+	Consecutive BrownoutMetrics // FailureThreshold alone
+	Window      BrownoutMetrics // with the failure-rate window and the slow-call rule
+}
+
+// SimulateBrownout runs s with both breakers. It returns a [*FieldError] if s
+// is invalid and ctx.Err() if ctx ends first; the result is a pure function
+// of s.
+func SimulateBrownout(ctx context.Context, s BrownoutScenario) (*BrownoutResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	c, err := runBrownout(ctx, s, false)
+	if err != nil {
+		return nil, err
+	}
+	w, err := runBrownout(ctx, s, true)
+	if err != nil {
+		return nil, err
+	}
+	return &BrownoutResult{Scenario: s, Consecutive: c, Window: w}, nil
+}
+
+// The sides' names, as the table's columns and winners say them.
+const (
+	ConsecutiveOnly = "consecutive only"
+	RateWindow      = "rate window"
+)
+
+// BrownoutRow is one line of the comparison: a figure per breaker and who
+// did better (ConsecutiveOnly, RateWindow, "tie", or "-" for a row that
+// describes rather than scores).
+type BrownoutRow struct {
+	Label               string
+	Consecutive, Window string
+	Winner              string
+}
+
+// brownWinner names who did better where less is better (a negative
+// duration, "never", is worst).
+func brownWinner(a, b time.Duration) string {
+	switch sooner(a, b) {
+	case PlainWins:
+		return ConsecutiveOnly
+	case BreakerWins:
+		return RateWindow
+	}
+	return "tie"
+}
+
+// Rows returns the comparison row by row, in the order of WriteTable.
+func (r *BrownoutResult) Rows() []BrownoutRow {
+	a, b := r.Consecutive, r.Window
+	var rows []BrownoutRow
+	num := func(label string, x, y int, scored bool) {
+		w := "-"
+		if scored {
+			w = brownWinner(time.Duration(x), time.Duration(y))
+		}
+		rows = append(rows, BrownoutRow{label, strconv.Itoa(x), strconv.Itoa(y), w})
+	}
+	dur := func(label string, x, y time.Duration, f func(time.Duration) string, scored bool) {
+		w := "-"
+		if scored {
+			w = brownWinner(x, y)
+		}
+		rows = append(rows, BrownoutRow{label, f(x), f(y), w})
+	}
+	num("calls made", a.Calls, b.Calls, false)
+	num("calls served by the service", a.Served, b.Served, false)
+	num("calls served by the backup (refused)", a.Backup, b.Backup, false)
+	num("calls failed", a.Failed, b.Failed, true)
+	num("attempts that reached the sick service", a.SickAttempts, b.SickAttempts, true)
+	num("attempts that failed there", a.SickFailures, b.SickFailures, true)
+	num("attempts answered slowly there", a.Slow, b.Slow, true)
+	num("same-service retries", a.Retries, b.Retries, true)
+	dur("caller time lost (failures, backoff, slowness)", a.Waiting, b.Waiting, hours, true)
+	dur("call latency p50 while sick", a.P50, b.P50, since, true)
+	dur("call latency p99 while sick", a.P99, b.P99, since, true)
+	num("breaker trips", a.Trips, b.Trips, false)
+	num("probes sent", a.Probes, b.Probes, false)
+	dur("from the start of the sickness to the first trip", a.FirstTrip, b.FirstTrip, since, false)
+	dur("from the fix to the breaker closed for good", a.Closed, b.Closed, since, true)
+	return rows
+}
+
+// Header names the brownout in one line.
+func (r *BrownoutResult) Header() string {
+	s := r.Scenario
+	sick := "failing 3 calls in 10, never 2 in a row"
+	if s.Sickness == Slow {
+		sick = "answering every call after " + s.SlowLatency.String()
+	}
+	return fmt.Sprintf("brownout simulation: %d callers calling every %v; service %s from %v to %v, else %v answers; "+
+		"refused calls served by a backup in %v; %d retries (%v base, %v max); seed %d\n"+
+		"breakers: %d failures, %v cooldown, %v lease; %s adds failure rate %g over %v (at least %d calls), slow calls from %v at a rate of %g",
+		s.Callers, s.Interval, sick, s.Warmup, s.fix(), s.Latency, s.BackupLatency, s.Retries, s.RetryBase, s.RetryMax, s.Seed,
+		s.FailureThreshold, s.Cooldown, s.ProbeTimeout, RateWindow, s.FailureRate, s.RateWindow, s.RateMinCalls, s.SlowCallAfter, s.SlowCallRate)
+}
+
+// WriteTable writes the header and the rows as an aligned text table.
+func (r *BrownoutResult) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, r.Header())
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "\t%s\t%s\twinner\n", ConsecutiveOnly, RateWindow)
+	for _, row := range r.Rows() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Label, row.Consecutive, row.Window, row.Winner)
+	}
+	return tw.Flush()
+}
