@@ -97,7 +97,8 @@ func orDur(v, def time.Duration) time.Duration {
 // store's now plus the time left until until, so that it ends at the same
 // instant for every process, and it lives in the store (it survives a
 // restart of every process). While the store is down it holds the local
-// manager; the store's state wins when the store answers again.
+// manager (Policy Local; under FailOpen or FailClosed nothing is held until
+// the store answers); the store's state wins when the store answers again.
 func (m *ModelBreaker) Hold(until time.Time, reason string) {
 	x := extra{ttl: m.ttl(until), reason: reason}
 	if m.control("hold", -1, x) {
