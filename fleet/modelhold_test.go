@@ -3,6 +3,7 @@ package fleet
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,6 +147,15 @@ func TestFleetHoldSurvivesRestart(t *testing.T) {
 	old[0].Hold(until, "INC-1")
 	if err := old[1].Disable("b", until, "flaky"); err != nil {
 		t.Fatal(err)
+	}
+	// The state keeps the width of revision 3 (18 + 2n integers), so that a
+	// process of revision 3 still reads it during a rolling upgrade; the
+	// disables' ends live beside it.
+	if p, err := srv.Command("HGET", "{hold:model:keep}", "p"); err != nil || len(strings.Fields(p)) != 18+2*2 {
+		t.Fatalf("state %q, %v: want 22 integers", p, err)
+	}
+	if d, err := srv.Command("HGET", "{hold:model:keep}", "d"); err != nil || d != strconv.FormatInt(until.UnixMicro(), 10)+" 0" {
+		t.Fatalf("disables' ends %q, %v", d, err)
 	}
 	for range 2 { // both generations of processes see it; the old ones are never closed in between
 		ms := holdFleet(t, srv, &clock, "keep", set)
