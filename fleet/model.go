@@ -247,6 +247,8 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 		return m.set.Primary
 	}
 	switch {
+	case mr.route == -1 && mr.cause == fallback.CauseManual:
+		return "" // held with no chain: routed nowhere, as fallback names it
 	case mr.route == -1:
 		return m.set.Primary
 	case mr.route == -2:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,9 +70,26 @@ func TestFleetHoldNoChainAndRelease(t *testing.T) {
 	srv := redistest.Start(t)
 	var clock atomic.Int64
 	clock.Store(1_800_000_000_000_000)
-	ms := holdFleet(t, srv, &clock, "solo", fallback.Settings{Primary: "a"})
+	var mu sync.Mutex
+	var events []fallback.Transition
+	ms := holdFleet(t, srv, &clock, "solo", fallback.Settings{Primary: "a", OnTransition: func(tr fallback.Transition) {
+		mu.Lock()
+		events = append(events, tr)
+		mu.Unlock()
+	}})
 	ms[0].Hold(time.UnixMicro(clock.Load()+time.Hour.Microseconds()), "maint")
 	eventually(t, time.Second, "replica 2 sees the hold", func() bool { return !ms[1].Snapshot().HoldUntil.IsZero() })
+	eventually(t, time.Second, "both replicas report primary -> fallback (\"a\" -> \"\")", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, e := range events {
+			if e.From == fallback.Primary && e.To == fallback.Fallback && e.FromModel == "a" && e.ToModel == "" {
+				n++
+			}
+		}
+		return n == 2
+	})
 	for i, m := range ms {
 		_, err := m.Begin()
 		var e *fallback.ExhaustedError
