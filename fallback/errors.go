@@ -46,6 +46,11 @@ type ExhaustedError struct {
 	// ProbeFailure is the report the turn's probe failed with (zero if it
 	// was not settled as a failure).
 	ProbeFailure Failure
+	// Held is true when the manager is held by an operator ([Manager.Hold],
+	// SEMANTICS §8.5): a held manager with no chain refuses every turn, and
+	// one whose chain is spent refuses like any other. ProbeAt is the
+	// hold's end.
+	Held bool
 }
 
 // Error returns text such as
@@ -58,7 +63,9 @@ func (e *ExhaustedError) Error() string {
 	b.WriteString(strings.Join(e.Chain, " "))
 	b.WriteString("]; primary ")
 	b.WriteString(strconv.Quote(e.Primary))
-	if e.State == Recovering && e.RetryIn > 0 {
+	if e.Held {
+		b.WriteString(" is held by an operator; may be probed in ")
+	} else if e.State == Recovering && e.RetryIn > 0 {
 		b.WriteString(" is being probed; probe lease ends in ")
 	} else {
 		b.WriteString(" may be probed in ")

@@ -26,7 +26,7 @@ type turnPair struct {
 // coverage counts what the histories reached.
 type coverage struct {
 	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges int
-	rateTrips, slowTrips, retriesRefused                                      int // rev 4
+	rateTrips, slowTrips, retriesRefused, holds                               int // rev 4
 }
 
 // fataler is the part of *testing.T a history uses, so that a test can run a
@@ -43,7 +43,7 @@ var mutate func(*Manager)
 
 // TestPropertyRandomHistories runs random histories of Begin, settlements
 // (success, transient, rate limit, cancel, lost, settled twice), clock moves,
-// SetAvailable, Reset and pure reads, and after every step checks the manager
+// SetAvailable, Reset, holds and releases, disables with an end and pure reads, and after every step checks the manager
 // against refModel and the invariants of SEMANTICS section 3. Seeds are fixed;
 // a failure prints the seed and the steps so far.
 func TestPropertyRandomHistories(t *testing.T) {
@@ -56,7 +56,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		runHistory(t, seed, 400, &cov)
 	}
 	if cov.stales == 0 || cov.cuts == 0 || cov.quotas == 0 || cov.hinted == 0 || cov.timeouts == 0 ||
-		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 ||
+		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 || cov.holds == 0 ||
 		cov.rateTrips == 0 || cov.slowTrips == 0 || cov.retriesRefused == 0 {
 		t.Fatalf("the histories reached too little: %+v; want some of each", cov)
 	}
@@ -305,7 +305,7 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 			log = append(log, fmt.Sprintf("%d: Reset", step))
 			m.Reset()
 			ref.reset(now)
-		case op < 93 && len(tickets) > 0: // a same-model retry asks the budget
+		case op < 91 && len(tickets) > 0: // a same-model retry asks the budget
 			h := tickets[rng.IntN(len(tickets))]
 			got, want := h.turn.Retry(), ref.r4.retry(h.ref.model)
 			if rng.IntN(3) == 0 {
@@ -316,6 +316,27 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 				fail("Retry(%q) = %v, reference %v", h.ref.model, got, want)
 			}
 			cov.retriesRefused += b2i(!got)
+		case op < 93: // rev 4: an operator's hold, until a time that may have passed
+			until := now.Add(moves[rng.IntN(len(moves))] - time.Duration(rng.IntN(2))*time.Minute)
+			why := fmt.Sprint("INC-", step)
+			log = append(log, fmt.Sprintf("%d: Hold(%v, %q)", step, until, why))
+			m.Hold(until, why)
+			ref.hold(until, why, now)
+			cov.holds++
+		case op < 94: // rev 4: Release
+			log = append(log, fmt.Sprintf("%d: Release", step))
+			m.Release()
+			ref.release(now)
+		case op < 96 && len(s.Chain) > 0: // rev 4: a disable with an end (or none)
+			i, until := rng.IntN(len(s.Chain)), time.Time{}
+			if rng.IntN(4) != 0 {
+				until = now.Add(moves[rng.IntN(len(moves))])
+			}
+			log = append(log, fmt.Sprintf("%d: Disable(%q, %v)", step, s.Chain[i], until))
+			if err := m.Disable(s.Chain[i], until, "why"); err != nil {
+				fail("Disable: %v", err)
+			}
+			ref.disable(i, true, until, "why", now)
 		default: // pure reads change nothing
 			log = append(log, fmt.Sprintf("%d: pure reads", step))
 			before := m.Snapshot()

@@ -150,7 +150,8 @@ func (m *ModelBreaker) begin(x extra) (Turn, error) {
 			if mr.st == fallback.Primary {
 				return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: -1, issued: now / 1000}, nil
 			}
-			if mr.st == fallback.Fallback && mr.route != -2 && now < mr.cen*1000 {
+			if mr.st == fallback.Fallback && mr.route != -2 && now < mr.cen*1000 && (mr.dexp == 0 || now < mr.dexp*1000) &&
+				!(m.n == 0 && mr.cause == fallback.CauseManual) {
 				return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: mr.route, issued: now / 1000}, nil
 			}
 		}
@@ -186,7 +187,7 @@ func (m *ModelBreaker) ticket(v []int64) Turn {
 	t := Turn{m: m, ep: uint64(v[0]), gen: uint64(v[3]), ce: uint64(v[4]), probe: uint64(v[w+2]), entry: int(v[w+1]),
 		issued: v[w], unc: v[w+3] != 0}
 	if t.probe != 0 {
-		t.dl = m.s.clock.toLocal(v[10] + m.lease).UnixNano()
+		t.dl = m.s.clock.toLocal(v[10] + m.tuned().lease).UnixNano()
 	}
 	return t
 }
@@ -214,11 +215,12 @@ func (m *ModelBreaker) exhausted(v []int64) error {
 	if st == fallback.Recovering {
 		at = now // the turn has held its probe and the slot is free
 		if v[9] != 0 {
-			at = v[10] + m.lease
+			at = v[10] + m.tuned().lease
 		}
 	}
 	return &fallback.ExhaustedError{Primary: m.set.Primary, Chain: append([]string(nil), m.set.Chain...),
-		State: st, ProbeAt: m.s.clock.toLocal(at), RetryIn: time.Duration(max(at-now, 0)) * time.Microsecond}
+		State: st, ProbeAt: m.s.clock.toLocal(at), RetryIn: time.Duration(max(at-now, 0)) * time.Microsecond,
+		Held: st == fallback.Fallback && fallback.Cause(v[15+2*m.n]) == fallback.CauseManual}
 }
 
 // SetAvailable enables or disables a chain entry for the whole fleet (one
@@ -239,7 +241,8 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 		flag = 1
 	}
 	if mr := m.mirror.Load(); mr.mode == Shared {
-		if _, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
+		if v, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
+			m.note(i, "", reasonAt{uint64(v[0]), uint64(v[1])}) // a disable's reason ends with it (the store's too)
 			return nil
 		}
 	}
@@ -252,7 +255,7 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 // localCheck returns a throwaway manager with the same settings, used only
 // to produce fallback's own validation errors.
 func (m *ModelBreaker) localCheck() *fallback.Manager {
-	s := m.set
+	s := m.tuned().set
 	s.OnTransition = nil
 	lm, _ := fallback.New(s)
 	return lm

@@ -14,9 +14,17 @@ import "github.com/redis/rueidis"
 // and (rev 3) the quota cooldown (µs), the failure's hint (µs, 0 none), its
 // timeout flag, the ticket's issue time (µs), the turn's probed flag, the
 // models that failed the turn slowly (space-separated: 0 the primary, i+1
-// chain entry i) and for hedge the entry to skip. Ops (rev 3): begin routes
+// chain entry i) and for hedge the entry to skip, then (rev 4) a time to
+// live (µs from the store's now) and a reason. Ops (rev 3): begin routes
 // a turn with memory; hedge issues a ticket for the first usable chain entry
-// that is not slow and not the skipped one (no cooldown step).
+// that is not slow and not the skipped one (no cooldown step). Ops (rev 4,
+// SEMANTICS §8.5): hold (a trip whose cooldown ends at the later of now +
+// ttl and the running one, cause 3 manual; the reason goes to the hash field
+// hr), release (a hold in force ends now), disable (entry kind off until
+// now + ttl, or for good with ttl 0; the reason goes to dr<kind>; avail
+// clears it). A
+// disable whose end has passed is enabled by the next call of any op. A
+// held breaker (fallback, cause manual) with no chain refuses begin.
 //
 // The generation and the chain-budget epoch start at the incarnation's TIME
 // (µs) and grow far slower than the clock, so they also tell incarnations
@@ -32,13 +40,20 @@ import "github.com/redis/rueidis"
 // changes nothing). As in package fallback, g also moves on the first
 // failure after a clean streak and on every counted success. Then (rev 3)
 // cen the cooldown's end (0 none), cause (0 recovery timeout, 1 hint,
-// 2 quota), sh the latest hint of the current streak and lf its latest
-// failure time (0 none). A state of the rev-2 width is read with cen = ta +
-// cooldown.
+// 2 quota, 3 manual), sh the latest hint of the current streak and lf its
+// latest failure time (0 none). A state of the rev-2 width is read with cen
+// = ta + cooldown. Rev 4 keeps the width of rev 3 (a process of revision 3
+// still reads the state during a rolling upgrade; it ignores what follows):
+// the disables' ends (n µs, 0 until enabled) live in the hash field d, the
+// reasons in hr and dr<i>. A change message is the state alone, or the
+// state, a newline, the disables' ends, a newline and a note: the item the
+// op gave a reason to (-1 the hold, i entry i), a space and the reason
+// (empty after an op that gave none).
 //
 // Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
-// flag (a chain entry serving a turn in Primary).
+// flag (a chain entry serving a turn in Primary), then (rev 4) the n
+// disables' ends.
 const modelLua = `
 local key = KEYS[1]
 local op = ARGV[1]
@@ -55,6 +70,9 @@ local probed = tonumber(ARGV[21] or '') or 0
 local slow = {}
 for w in string.gmatch(ARGV[22] or '', '%S+') do slow[tonumber(w)] = true end
 local skip = tonumber(ARGV[23] or '') or -1
+local ttl = tonumber(ARGV[24] or '') or 0
+local reason = ARGV[25] or ''
+local note = nil
 local now
 if ARGV[16] ~= nil and ARGV[16] ~= '' then
   now = tonumber(ARGV[16])
@@ -79,6 +97,13 @@ if #x ~= 18 + 2 * n then
   x[14 + 2 * n] = 0
   x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0, 0
   old = nil
+end
+local du = {}
+local dold = redis.call('HGET', key, 'd') or ''
+for w in string.gmatch(dold, '%S+') do du[#du + 1] = tonumber(w) end
+if #du ~= n or old == nil then
+  du = {}
+  for i = 1, n do du[i] = 0 end
 end
 local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
 local cg, pv = x[13 + 2 * n], x[14 + 2 * n]
@@ -128,6 +153,10 @@ local function clearBudgets()
   for i = 1, n do x[12 + i] = 0 end
 end
 expire()
+for i = 1, n do
+  if D(i) == 0 then du[i] = 0 end
+  if du[i] > 0 and now >= du[i] then x[12 + n + i] = 0; du[i] = 0 end
+end
 local entry, probe, unc = -1, 0, 0
 if op == 'begin' then
   if st == 1 and now >= cen then
@@ -144,7 +173,7 @@ if op == 'begin' then
       pq = pq + 1; pr = 1; pst = now; probe = pq
     end
   elseif n == 0 then
-    if probed == 1 then entry = -2 end
+    if probed == 1 or (st == 1 and cause == 3) then entry = -2 end
   else
     entry = active()
     if entry < 0 then
@@ -195,7 +224,31 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
     end
   end
 elseif op == 'avail' then
-  if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1 end
+  if kind >= 0 and kind < n then
+    x[13 + n + kind] = (flag == 1) and 0 or 1
+    du[kind + 1] = 0
+    redis.call('HDEL', key, 'dr' .. kind)
+    note = S(kind) .. ' '
+  end
+elseif op == 'disable' then
+  if kind >= 0 and kind < n then
+    x[13 + n + kind] = 1
+    du[kind + 1] = (ttl > 0) and (now + ttl) or 0
+    redis.call('HSET', key, 'dr' .. kind, reason)
+    note = S(kind) .. ' ' .. reason
+  end
+elseif op == 'hold' then
+  local e = now + ttl
+  if st ~= 1 then
+    st = 1; g = g + 1; cg = g; zero(); s = 0; ta = now; act = 1; pr = 0; pst = 0; cen = e
+  elseif e > cen then
+    cen = e
+  end
+  cause = 3
+  redis.call('HSET', key, 'hr', reason)
+  note = '-1 ' .. reason
+elseif op == 'release' then
+  if st == 1 and cause == 3 and cen > now then cen = now end
 elseif op == 'reset' then
   st = 0; g = g + 1; cg = g; ce = ce + 1; zero(); s = 0; ta = -1; cen = 0; cause = 0; act = 0; pr = 0; pst = 0
   clearBudgets()
@@ -206,18 +259,35 @@ x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = cen, cause, sh, lf
 local parts = {}
 for i = 1, #x do parts[i] = S(x[i]) end
 local p = table.concat(parts, ' ')
-if p ~= old then
+local dparts = {}
+local anyd = false
+for i = 1, n do
+  dparts[i] = S(du[i])
+  if du[i] > 0 then anyd = true end
+end
+local d = anyd and table.concat(dparts, ' ') or ''
+if p ~= old or note or d ~= dold then
   v = v + 1
   x[2] = v
   parts[2] = S(v)
   p = table.concat(parts, ' ')
   redis.call('HSET', key, 'p', p)
-  redis.call('PUBLISH', ch, p)
+  if anyd then
+    redis.call('HSET', key, 'd', d)
+  elseif dold ~= '' then
+    redis.call('HDEL', key, 'd')
+  end
+  if note or anyd then
+    redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or ''))
+  else
+    redis.call('PUBLISH', ch, p)
+  end
 end
 x[#x + 1] = now
 x[#x + 1] = entry
 x[#x + 1] = probe
 x[#x + 1] = unc
+for i = 1, n do x[#x + 1] = du[i] end
 return x
 `
 
