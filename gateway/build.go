@@ -88,6 +88,7 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	for i, k := range cfg.AdminKeys {
 		if key, ok := ps.clientKey("admin_keys", i, k, getenv); ok {
 			g.admin = append(g.admin, sha256.Sum256([]byte(key)))
+			g.adminNames = append(g.adminNames, k.Name)
 		}
 	}
 	for i, u := range cfg.Upstreams {

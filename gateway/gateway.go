@@ -85,19 +85,21 @@ type Gateway struct {
 	keys      [][sha256.Size]byte
 	keyNames  []string
 	admin     [][sha256.Size]byte // admin_keys: the keys of /metrics and /dashboard/
-	upstreams map[string]*upstream
-	models    map[string]*route // configured models, by name
-	order     []*route          // configured models, in config order
-	policy    retry.Policy
-	maxBody   int64
-	request   time.Duration
-	total     time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
-	firstByte time.Duration
-	idle      time.Duration
-	maxResp   int64
-	held      held        // bytes of upstream answers held
-	timers    clockTimers // the attempts' timers
-	modelList []byte
+	// adminNames are the names of admin, in order (the audit log's).
+	adminNames []string
+	upstreams  map[string]*upstream
+	models     map[string]*route // configured models, by name
+	order      []*route          // configured models, in config order
+	policy     retry.Policy
+	maxBody    int64
+	request    time.Duration
+	total      time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
+	firstByte  time.Duration
+	idle       time.Duration
+	maxResp    int64
+	held       held        // bytes of upstream answers held
+	timers     clockTimers // the attempts' timers
+	modelList  []byte
 	// anthropicModels is the model list in Anthropic's shape (§8.8).
 	anthropicModels []byte
 	log             *slog.Logger
