@@ -31,6 +31,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.m = newMetrics(opt.Registry)
+	g.m.reg.MustRegister(openUntil{g})
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
 	}
@@ -299,7 +300,8 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 // metrics and passed to Options.OnTransition, registered with the
 // metrics.
 func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
-	s.OnTransition = g.m.breakers.ModelTransitions(rt.name)
+	count := g.m.breakers.ModelTransitions(rt.name)
+	s.OnTransition = func(t fallback.Transition) { rt.notes.since.Store(t.At.UnixNano()); count(t) }
 	if hook := g.opt.OnTransition; hook != nil {
 		count := s.OnTransition
 		s.OnTransition = func(t fallback.Transition) {

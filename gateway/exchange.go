@@ -282,6 +282,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 	}
 	f := failure(err)
 	x.noteFailure(tg.ref, f)
+	x.rt.noteFailure(tg.ref, f, err, x.g.now())
 	x.settleFailure(turn, loopmetrics.Failure, f)
 	if tg.ref != x.rt.settings.Primary {
 		if x.failedEntry == nil {

@@ -160,6 +160,7 @@ type route struct {
 	policy   retry.Policy
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
+	notes    routeNotes   // what the admin API adds: the last failure, the last transition
 }
 
 // target is one upstream model a route may send to.

@@ -153,6 +153,7 @@ func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 		kind = fallback.RateLimit
 	}
 	x.settle(turn, loopmetrics.Failure, kind)
+	x.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
 	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
 	if !final {
 		if ev := xlate.Broken(x.wire.xl, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {

@@ -3,6 +3,7 @@ package cli
 // commands is the command table, in the order the usage lists them. Adding a command
 // is one entry here plus its run function.
 var commands = []Command{
+	{Name: "admin", Summary: "show, hold, release, reset, disable or enable a running gateway's model breakers", Run: runAdmin},
 	{Name: "demo", Summary: "watch the breakers trip and recover on a scripted in-process model server", Run: runDemo},
 	{Name: "mcp-proxy", Summary: "serve MCP servers' tools with a circuit breaker per tool (stdio or streamable HTTP)", Run: runMCPProxy},
 	{Name: "serve", Summary: "run the OpenAI-compatible gateway (model breaker, fallback chain, retry ladder)", Run: runServe},
