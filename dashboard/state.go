@@ -48,23 +48,23 @@ type State struct {
 
 // ModelState is one model breaker in a [State].
 type ModelState struct {
-	Name           string            `json:"name"`
-	Primary        string            `json:"primary"`
-	State          fallback.State    `json:"state"`
-	ActiveModel    string            `json:"active_model"`            // "" when the chain is spent
-	CooldownLeft   string            `json:"cooldown_left,omitempty"` // Fallback: until the next probe ("0s": due)
+	Name         string         `json:"name"`
+	Primary      string         `json:"primary"`
+	State        fallback.State `json:"state"`
+	ActiveModel  string         `json:"active_model"`            // "" when the chain is spent
+	CooldownLeft string         `json:"cooldown_left,omitempty"` // Fallback: until the next probe ("0s": due)
 	// OpenUntil is when the cooldown ends (absent in Primary) and OpenReason
 	// why then: recovery_timeout, hint, quota or manual (a hold), as the
 	// gateway's GET /admin/breakers says.
 	OpenUntil  *time.Time `json:"open_until,omitempty"`
 	OpenReason string     `json:"open_reason,omitempty"`
 	// HoldUntil and HoldReason describe an operator's hold in force.
-	HoldUntil  *time.Time `json:"hold_until,omitempty"`
-	HoldReason string     `json:"hold_reason,omitempty"`
-	ProbeInFlight  bool              `json:"probe_in_flight"`         // a recovery probe turn is out
-	ProbeSuccesses int               `json:"probe_successes"`         // of ProbesNeeded, while Recovering
-	ProbesNeeded   int               `json:"probes_needed"`           // RecoverySuccessesNeeded
-	Failures       int               `json:"consecutive_failures"`    // toward TripThreshold
+	HoldUntil      *time.Time        `json:"hold_until,omitempty"`
+	HoldReason     string            `json:"hold_reason,omitempty"`
+	ProbeInFlight  bool              `json:"probe_in_flight"`      // a recovery probe turn is out
+	ProbeSuccesses int               `json:"probe_successes"`      // of ProbesNeeded, while Recovering
+	ProbesNeeded   int               `json:"probes_needed"`        // RecoverySuccessesNeeded
+	Failures       int               `json:"consecutive_failures"` // toward TripThreshold
 	TripThreshold  int               `json:"trip_threshold"`
 	Activated      bool              `json:"fallback_activated"` // ever tripped
 	TrippedAt      *time.Time        `json:"tripped_at,omitempty"`

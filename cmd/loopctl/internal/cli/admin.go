@@ -95,7 +95,10 @@ func parseAdmin(args []string, stdout, stderr io.Writer, getenv func(string) str
 		}
 		pos, rest = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
-	fs.Visit(func(f *flag.Flag) { a.seenTTL = a.seenTTL || f.Name == "ttl"; a.seenReason = a.seenReason || f.Name == "reason" })
+	fs.Visit(func(f *flag.Flag) {
+		a.seenTTL = a.seenTTL || f.Name == "ttl"
+		a.seenReason = a.seenReason || f.Name == "reason"
+	})
 	if len(pos) == 0 {
 		return a, UsageError(stderr, fs.Name(), "missing the action: breakers, hold, release, reset, disable or enable"), true
 	}
