@@ -175,7 +175,9 @@ func TestAdminThroughBinary(t *testing.T) {
 		t.Fatalf("served by %s, want up/b after the trip", m)
 	}
 	t.Setenv(AdminKeyEnv, "sk-admin")
-	if out := admin(t, addr, "breakers"); !strings.Contains(out, "recovery_timeout") || !strings.Contains(out, "fallback") {
+	out := admin(t, addr, "breakers")
+	t.Logf("loopctl admin breakers:\n%s", out)
+	if !strings.Contains(out, "recovery_timeout") || !strings.Contains(out, "fallback") {
 		t.Errorf("breakers table:\n%s", out)
 	}
 	v := viewOf(t, addr)
@@ -217,7 +219,8 @@ func TestAdminThroughBinary(t *testing.T) {
 	if code, body := post("sk-admin", `{"action":"disable","entry":"up/z"}`); code != http.StatusBadRequest || !strings.Contains(body, `"param":"entry"`) {
 		t.Errorf("entry not in the chain: %d %s", code, body)
 	}
-	out := admin(t, addr, "disable", "m", "--entry", "up/b", "--ttl", "1h", "--reason", "flaky")
+	out = admin(t, addr, "disable", "m", "--entry", "up/b", "--ttl", "1h", "--reason", "flaky")
+	t.Logf("loopctl admin disable m --entry up/b --ttl 1h --reason flaky:\n%s", out)
 	if !strings.Contains(out, "disabled until") || !strings.Contains(out, "flaky (by oncall)") {
 		t.Errorf("disable answered:\n%s", out)
 	}
