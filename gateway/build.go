@@ -17,7 +17,8 @@ import (
 )
 
 // New builds a gateway from cfg, which must be valid (see [Config.Validate]),
-// reading the keys its key_env and api_key_env entries name. The error
+// reading the keys its key_env, key_file, api_key_env and api_key_file
+// entries name. The error
 // names every problem by key path.
 func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
@@ -102,13 +103,34 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 // variable is not set.
 func (ps *problems) clientKey(list string, i int, k ClientKey, getenv func(string) string) (string, bool) {
 	key := k.Key
-	if key == "" {
+	switch {
+	case key != "":
+	case k.KeyFile != "":
+		key = ps.keyFile(fmt.Sprintf("%s[%d].key_file", list, i), k.KeyFile)
+		return key, key != ""
+	default:
 		if key = getenv(k.KeyEnv); key == "" {
 			ps.add(fmt.Sprintf("%s[%d].key_env", list, i), "environment variable %s is not set", k.KeyEnv)
 			return "", false
 		}
 	}
 	return key, true
+}
+
+// keyFile returns the key in the file at name (surrounding whitespace
+// trimmed); "", with the problem recorded at path, when it cannot be read
+// or holds no key.
+func (ps *problems) keyFile(path, name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		ps.add(path, "%v", err)
+		return ""
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		ps.add(path, "%s holds no key", name)
+	}
+	return key
 }
 
 // newUpstream returns upstream i of the config, u, with its key read from
@@ -119,6 +141,9 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 		up.api = APIOpenAI
 	}
 	key := u.APIKey
+	if key == "" && u.APIKeyFile != "" {
+		key = ps.keyFile(fmt.Sprintf("upstreams[%d].api_key_file", i), u.APIKeyFile)
+	}
 	if key == "" && u.APIKeyEnv != "" {
 		if key = getenv(u.APIKeyEnv); key == "" {
 			ps.add(fmt.Sprintf("upstreams[%d].api_key_env", i), "environment variable %s is not set", u.APIKeyEnv)
