@@ -186,7 +186,7 @@ func (g *Gateway) defaultDashboard() {
 	}
 	g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
 		var src dashboard.Sources
-		for _, b := range g.LocalBreakers() {
+		for _, b := range g.latest().LocalBreakers() {
 			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
 		}
 		return src
@@ -277,10 +277,21 @@ func rateLimitWait(v time.Duration) time.Duration {
 
 // newRoute builds the route of a configured model or of a direct
 // upstream/model reference (m.Chain empty, m.Name == m.Primary).
-func (g *Gateway) newRoute(m Model) (*route, error) {
+func (g *Gateway) newRoute(m Model) (*route, error) { return g.buildRoute(m, nil) }
+
+// buildRoute builds the route of model m: with a new breaker, or with the
+// breaker of keep (a route of the gateway being reloaded, with the same
+// primary and chain) reconfigured with m's settings.
+func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	s := g.breakerSettings(m)
 	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
-	if err := g.buildBreaker(rt, s); err != nil {
+	if keep != nil {
+		rt.settings.Backend = keep.settings.Backend // the same shared breaker
+		rt.mgr = keep.mgr
+		if err := g.reconfigure(rt, rt.settings); err != nil {
+			return nil, err
+		}
+	} else if err := g.buildBreaker(rt, s); err != nil {
 		return nil, err
 	}
 	rt.budget = attemptBudget(m)
@@ -315,7 +326,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {
-		s.Backend = g.opt.Backend(m.Name)
+		s.Backend = g.opt.Backend(storeName(m))
 	}
 	return s
 }
@@ -324,19 +335,26 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 // metrics and passed to Options.OnTransition, registered with the
 // metrics.
 func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
-	s.OnTransition = g.m.breakers.ModelTransitions(rt.name)
-	if hook := g.opt.OnTransition; hook != nil {
-		count := s.OnTransition
-		s.OnTransition = func(t fallback.Transition) {
-			count(t)
-			hook(rt.name, t)
-		}
-	}
+	s.OnTransition = g.transitions(rt.name)
 	var err error
 	if rt.mgr, err = fallback.New(s); err != nil {
 		return err
 	}
 	return g.m.breakers.AddManager(rt.name, rt.mgr)
+}
+
+// transitions is the OnTransition of model name's breaker: counted in the
+// metrics, then passed to Options.OnTransition.
+func (g *Gateway) transitions(name string) func(fallback.Transition) {
+	count := g.m.breakers.ModelTransitions(name)
+	hook := g.opt.OnTransition
+	if hook == nil {
+		return count
+	}
+	return func(t fallback.Transition) {
+		count(t)
+		hook(name, t)
+	}
 }
 
 // attemptBudget is how many attempts a request to model m may make:

@@ -111,6 +111,16 @@ type Gateway struct {
 	maxDirect int               // at most this many (limits.max_direct; 0: none)
 	tick      atomic.Int64      // the clock of the routes' last use
 	targets   map[string]bool   // upstream models of the configured models
+	// next is the gateway a reload built from this one (Reload), if any.
+	next atomic.Pointer[Gateway]
+}
+
+// latest returns the gateway the reloads of g built last (g if none).
+func (g *Gateway) latest() *Gateway {
+	for n := g.next.Load(); n != nil; n = g.next.Load() {
+		g = n
+	}
+	return g
 }
 
 // upstream is one configured upstream.
