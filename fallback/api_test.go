@@ -81,4 +81,19 @@ var (
 	_ = fallback.SharedTurn{Issued: time.Time{}, Uncounted: false}
 	_ = fallback.DefaultQuotaCooldown
 	_ = fallback.DefaultHedgeBudget
+
+	// Revision 4 additions (API.md): the manual hold of GATEWAY §9.2.
+	_ func(*fallback.Manager, time.Time, string) = (*fallback.Manager).Hold
+	_ func(*fallback.Manager)                    = (*fallback.Manager).Release
+	_ fallback.Cause                             = fallback.CauseManual
+
+	// Additions in this repository (rev 4, GATEWAY §9.2, §9.3).
+	_ func(*fallback.Manager, string, time.Time, string) error = (*fallback.Manager).Disable
+	_ func(*fallback.Manager, string) error                    = (*fallback.Manager).Enable
+	_ func(*fallback.Manager, fallback.Settings) error         = (*fallback.Manager).Reconfigure
+	_ error                                                    = fallback.ErrChainChanged
+	_ error                                                    = &fallback.ChainChangedError{Field: "", Running: "", Given: ""}
+	_                                                          = fallback.Snapshot{HoldUntil: time.Time{}, HoldReason: ""}
+	_                                                          = fallback.Entry{DisabledUntil: time.Time{}, DisabledReason: ""}
+	_                                                          = fallback.ExhaustedError{Held: true}
 )

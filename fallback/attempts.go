@@ -116,6 +116,7 @@ func (a *Attempts) Usable(m *Manager) bool {
 	clk := m.clock()
 	m.mu.Lock()
 	c := m.mc // shallow copy: begin does not write to chain
+	c.chain = c.viewChain(&clk)
 	r := c.begin(&clk, nil, a)
 	m.mu.Unlock()
 	return !r.exhausted && !a.slow(r.entry+1)
@@ -137,7 +138,7 @@ func (m *Manager) Next(a *Attempts) (Turn, error) {
 	if a == nil {
 		return m.Begin()
 	}
-	if !a.begun.Load() && a.begun.CompareAndSwap(false, true) && m.cfg.hedgeAfter > 0 {
+	if !a.begun.Load() && a.begun.CompareAndSwap(false, true) && m.tuning.hedgeAfter.Load() > 0 {
 		m.feedHedges()
 	}
 	return m.begin(a)
@@ -150,7 +151,7 @@ const hedgeCap = 10
 func (m *Manager) feedHedges() {
 	for {
 		old := m.hedges.Load()
-		b := math.Min(hedgeCap, math.Float64frombits(old)+m.cfg.hedgeBudget)
+		b := math.Min(hedgeCap, math.Float64frombits(old)+math.Float64frombits(m.tuning.hedgeBudget.Load()))
 		if m.hedges.CompareAndSwap(old, math.Float64bits(b)) {
 			return
 		}
@@ -193,7 +194,7 @@ func (m *Manager) spendHedge() bool {
 // it had waited at least HedgeAfter, with a Transient failure. A hedge served
 // while the breaker is in Primary counts nothing for its entry.
 func (m *Manager) Hedge(a *Attempts, running Turn) (Turn, bool) {
-	if m.cfg.hedgeAfter == 0 {
+	if m.tuning.hedgeAfter.Load() == 0 {
 		return Turn{}, false
 	}
 	skip := -1
@@ -207,6 +208,7 @@ func (m *Manager) Hedge(a *Attempts, running Turn) (Turn, bool) {
 	clk := m.clock()
 	m.mu.Lock()
 	m.mc.expireLease(&clk, &rec)
+	m.mc.expireDisables(&clk, &rec)
 	i := m.mc.usableEntry(a, skip)
 	ok := i >= 0 && m.spendHedge()
 	var t Turn

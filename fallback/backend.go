@@ -53,6 +53,23 @@ type Shared interface {
 	// SetAvailable and Reset are as on Manager.
 	SetAvailable(model string, available bool) error
 	Reset()
+	// Hold, Release and Disable are as on Manager (SEMANTICS §8.5, rev 4):
+	// state like a trip's, written where the state is kept, so that every
+	// sharing process routes by them. A hold's or a disable's end is
+	// computed on the backend's clock from the time left until until
+	// (until.Sub(time.Now())), so that it ends at one instant for every
+	// process; Snapshot shows them (the hold's and the disables' ends and
+	// reasons). A backend that cannot reach its store applies them to the
+	// state it serves meanwhile and re-reads the shared ones when it can.
+	// Disable's model is a chain entry (the Manager checked it).
+	Hold(until time.Time, reason string)
+	Release()
+	Disable(model string, until time.Time, reason string) error
+	// Reconfigure gives the shared breaker new settings for this process
+	// (s is validated and has the same primary and chain; the Manager has
+	// already taken the numbers it keeps itself). It keeps the shared state
+	// and writes nothing.
+	Reconfigure(s Settings) error
 }
 
 // SharedTurn is what a [Shared] gate grants: the backend's generation and
@@ -113,7 +130,7 @@ func (m *Manager) sharedTurn(st SharedTurn, a *Attempts) Turn {
 		t.epoch = noEpoch
 	}
 	if st.Probe != 0 {
-		t.at = int64(st.Deadline.Sub(m.epoch) - m.cfg.probeTimeout)
+		t.at = int64(st.Deadline.Sub(m.epoch) - time.Duration(m.tuning.probeTimeout.Load()))
 	} else {
 		t.at = int64(st.Issued.Sub(m.epoch))
 	}

@@ -21,17 +21,16 @@ func (c *machine) advanced(before int, clk *clock, rec *recorder) {
 	rec.emit(Transition{From: Fallback, To: Fallback, FromModel: from, ToModel: to, At: clk.now()})
 }
 
-// setAvailable enables or disables chain entry i.
+// setAvailable enables or disables chain entry i (a disable until enabled,
+// with no reason).
 func (c *machine) setAvailable(i int, available bool, clk *clock, rec *recorder) {
-	c.expireLease(clk, rec)
-	before := c.active()
-	c.chain[i].disabled = !available
-	c.advanced(before, clk, rec)
+	c.disable(i, !available, time.Time{}, "", clk, rec)
 }
 
 // reset returns to Primary, keeping manual disables.
 func (c *machine) reset(clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
+	c.expireDisables(clk, rec)
 	from, fromModel := c.state, c.stateModel()
 	c.state = Primary
 	c.changeState()

@@ -46,6 +46,10 @@ type ExhaustedError struct {
 	// ProbeFailure is the report the turn's probe failed with (zero if it
 	// was not settled as a failure).
 	ProbeFailure Failure
+	// Held is true when the refusal is that of a manager with no chain held
+	// by an operator ([Manager.Hold], SEMANTICS §8.5): ProbeAt is the hold's
+	// end.
+	Held bool
 }
 
 // Error returns text such as
@@ -58,7 +62,9 @@ func (e *ExhaustedError) Error() string {
 	b.WriteString(strings.Join(e.Chain, " "))
 	b.WriteString("]; primary ")
 	b.WriteString(strconv.Quote(e.Primary))
-	if e.State == Recovering && e.RetryIn > 0 {
+	if e.Held {
+		b.WriteString(" is held by an operator; may be probed in ")
+	} else if e.State == Recovering && e.RetryIn > 0 {
 		b.WriteString(" is being probed; probe lease ends in ")
 	} else {
 		b.WriteString(" may be probed in ")

@@ -8,8 +8,10 @@ import (
 
 // entry is the mutable state of one chain entry; its name is config.models[i].
 type entry struct {
-	attempts int  // failed turns served by this entry since the last recovery or Reset
-	disabled bool // manually disabled with SetAvailable
+	attempts int       // failed turns served by this entry since the last recovery or Reset
+	disabled bool      // manually disabled (SetAvailable, Disable)
+	until    time.Time // a manual disable's end (zero: until enabled); see expireDisables
+	reason   string    // a manual disable's reason
 }
 
 // machine is the whole mutable state of a Manager. Its methods implement
@@ -33,6 +35,8 @@ type machine struct {
 	streakHint     time.Time // the latest hint among the failures of the current streak
 	lastFail       time.Time // the latest failure time of the current streak (never moves back)
 	activated      bool      // fallback-activated: ever tripped since New or Reset
+	holdReason     string    // the reason of the hold in force (see held)
+	disEnd         time.Time // the earliest end of a manual disable with an end; zero: none
 
 	probing    bool      // a probe is in flight (Recovering only)
 	probeStart time.Time // when the probe in flight was granted
@@ -70,6 +74,9 @@ func (c *machine) active() int {
 // chain is spent, the primary when there is no chain.
 func (c *machine) fallbackModel() string {
 	if len(c.chain) == 0 {
+		if c.held() {
+			return "" // a held manager with no chain routes nowhere (§8.5)
+		}
 		return c.cfg.primary
 	}
 	if i := c.active(); i >= 0 {
@@ -239,7 +246,7 @@ func (c *machine) begin(clk *clock, rec *recorder, a *Attempts) route {
 		}
 	}
 	if len(c.chain) == 0 {
-		return route{entry: -1, exhausted: probed}
+		return route{entry: -1, exhausted: probed || c.held()}
 	}
 	i := c.active()
 	switch {
@@ -275,6 +282,7 @@ const (
 // settlement) to the model that served it; f is a failure's report.
 func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
+	c.expireDisables(clk, rec)
 	if t.probe() != 0 {
 		c.settleProbe(t, v, f, clk, rec)
 		return

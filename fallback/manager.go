@@ -32,6 +32,8 @@ type Manager struct {
 	mc machine
 
 	shared Shared // Settings.Backend's state; nil: mc
+
+	tuning tuning // the settings read without the lock (Reconfigure changes them)
 }
 
 // Bits of Manager.word below the generation.
@@ -60,8 +62,8 @@ func (m *Manager) publish() {
 		if len(m.mc.chain) > 0 {
 			entry = m.mc.active()
 		}
-		if entry >= 0 || len(m.mc.chain) == 0 { // not exhausted
-			r = &fallbackRoute{gen: m.mc.gen, epoch: m.mc.epoch, entry: entry, ends: m.mc.cooldownEnd}
+		if entry >= 0 || (len(m.mc.chain) == 0 && !m.mc.held()) { // not exhausted, not held with no chain
+			r = &fallbackRoute{gen: m.mc.gen, epoch: m.mc.epoch, entry: entry, ends: m.mc.routeEnds()}
 			if old := m.route.Load(); old != nil && *old == *r {
 				r = old // unchanged: keep it (publish runs on every locked call)
 			}
@@ -79,7 +81,7 @@ func (m *Manager) publish() {
 type fallbackRoute struct {
 	gen, epoch uint64
 	entry      int       // chain entry; -1 (the primary) when the chain is empty
-	ends       time.Time // the cooldown's end
+	ends       time.Time // the cooldown's end, or a manual disable's end if earlier
 }
 
 // New returns a Manager in state Primary. It returns an error (matching
@@ -100,6 +102,7 @@ func New(s Settings) (*Manager, error) {
 		m.queue = new(notify.Queue[Transition])
 	}
 	m.hedges.Store(math.Float64bits(hedgeCap))
+	m.tuning.store(&m.cfg)
 	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models))}
 	m.publish()
 	if s.Backend != nil {
@@ -150,6 +153,7 @@ func (m *Manager) begin(a *Attempts) (Turn, error) {
 	rec := recorder{q: m.queue}
 	clk := m.clock()
 	m.mu.Lock()
+	m.mc.expireDisables(&clk, &rec)
 	r := m.mc.begin(&clk, &rec, a)
 	if r.exhausted {
 		err := m.exhausted(&clk, a)
@@ -208,7 +212,7 @@ func (m *Manager) issue(clk *clock, r route, a *Attempts) Turn {
 // exhausted builds the refusal for the turn a (nil: none); m.mu is held.
 func (m *Manager) exhausted(clk *clock, a *Attempts) error {
 	now := clk.now()
-	e := &ExhaustedError{Primary: m.cfg.primary, Chain: append([]string(nil), m.cfg.models...), State: m.mc.state}
+	e := &ExhaustedError{Primary: m.cfg.primary, Chain: append([]string(nil), m.cfg.models...), State: m.mc.state, Held: m.mc.held()}
 	switch {
 	case m.mc.state == Recovering && m.mc.probing:
 		e.ProbeAt = m.mc.probeStart.Add(m.cfg.probeTimeout)
@@ -236,6 +240,7 @@ func (m *Manager) ActiveModel() string {
 	clk := m.clock()
 	m.mu.Lock()
 	c := m.mc // shallow copy: begin does not write to chain
+	c.chain = c.viewChain(&clk)
 	r := c.begin(&clk, nil, nil)
 	m.mu.Unlock()
 	switch {
@@ -276,6 +281,7 @@ func (m *Manager) pure() machine {
 	m.mu.Lock()
 	c := m.mc
 	c.expireLease(&clk, nil)
+	c.chain = c.viewChain(&clk)
 	m.mu.Unlock()
 	return c
 }

@@ -13,10 +13,11 @@ import (
 var (
 	stateTexts = [...]string{Primary: "primary", Fallback: "fallback", Recovering: "recovering"}
 	kindTexts  = [...]string{Transient: "transient", RateLimit: "rate-limit", Quota: "quota"}
-	causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseHint: "hint", CauseQuota: "quota"}
+	causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseHint: "hint", CauseQuota: "quota", CauseManual: "manual"}
 )
 
-// MarshalText returns the cause's name ("recovery_timeout", "hint", "quota").
+// MarshalText returns the cause's name ("recovery_timeout", "hint", "quota",
+// "manual").
 // Any other value is an error.
 func (c Cause) MarshalText() ([]byte, error) {
 	return enumtext.Marshal("fallback", "Cause", c, causeTexts[:])
@@ -75,12 +76,15 @@ type snapshotJSON struct {
 	ProbeStartedAt      *time.Time `json:"probe_started_at,omitempty"`
 	CooldownEnds        *time.Time `json:"cooldown_ends,omitempty"`
 	CooldownCause       *Cause     `json:"cooldown_cause,omitempty"`
+	HoldUntil           *time.Time `json:"hold_until,omitempty"`
+	HoldReason          string     `json:"hold_reason,omitempty"`
 }
 
 // MarshalJSON writes the snapshot as
 // {"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"…","fallback_activated":true,"chain":[…]},
 // omitting tripped_at, probe_started_at and cooldown_ends when they are zero,
-// and cooldown_cause ("recovery_timeout", "hint", "quota") with cooldown_ends.
+// cooldown_cause ("recovery_timeout", "hint", "quota", "manual") with
+// cooldown_ends, and hold_until and hold_reason when no hold is in force.
 // chain is always an array ([] for no chain).
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	chain := s.Chain
@@ -101,6 +105,8 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
 		CooldownEnds:        jsonTime(s.CooldownEnds),
 		CooldownCause:       cause,
+		HoldUntil:           jsonTime(s.HoldUntil),
+		HoldReason:          s.HoldReason,
 	})
 }
 
@@ -123,6 +129,8 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		Chain:               w.Chain,
 		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
 		CooldownEnds:        unjsonTime(w.CooldownEnds),
+		HoldUntil:           unjsonTime(w.HoldUntil),
+		HoldReason:          w.HoldReason,
 	}
 	if w.CooldownCause != nil {
 		s.CooldownCause = *w.CooldownCause
@@ -136,10 +144,17 @@ type entryJSON struct {
 	Attempts  int    `json:"attempts"`
 	Available bool   `json:"available"`
 	Failed    bool   `json:"failed"`
+	// DisabledUntil and DisabledReason are omitted when zero.
+	DisabledUntil  *time.Time `json:"disabled_until,omitempty"`
+	DisabledReason string     `json:"disabled_reason,omitempty"`
 }
 
-// MarshalJSON writes {"model":"m","attempts":1,"available":true,"failed":false}.
-func (e Entry) MarshalJSON() ([]byte, error) { return json.Marshal(entryJSON(e)) }
+// MarshalJSON writes {"model":"m","attempts":1,"available":true,"failed":false},
+// with disabled_until and disabled_reason when they are set.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(entryJSON{Model: e.Model, Attempts: e.Attempts, Available: e.Available, Failed: e.Failed,
+		DisabledUntil: jsonTime(e.DisabledUntil), DisabledReason: e.DisabledReason})
+}
 
 // UnmarshalJSON reads what [Entry.MarshalJSON] writes.
 func (e *Entry) UnmarshalJSON(data []byte) error {
@@ -147,7 +162,8 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*e = Entry(w)
+	*e = Entry{Model: w.Model, Attempts: w.Attempts, Available: w.Available, Failed: w.Failed,
+		DisabledUntil: unjsonTime(w.DisabledUntil), DisabledReason: w.DisabledReason}
 	return nil
 }
 

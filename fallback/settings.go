@@ -87,9 +87,13 @@ const (
 	// CauseQuota: a Quota failure tripped; the cooldown ends at its hint, or
 	// at trip time + QuotaCooldown, never before trip time + RecoveryTimeout.
 	CauseQuota
+	// CauseManual: an operator's hold ([Manager.Hold], SEMANTICS §8.5); the
+	// cooldown ends at the later of the hold's until and the cooldown that
+	// was running, or when [Manager.Release] ends it.
+	CauseManual
 )
 
-// String returns "recovery_timeout", "hint" or "quota".
+// String returns "recovery_timeout", "hint", "quota" or "manual".
 func (c Cause) String() string {
 	if c >= 0 && int(c) < len(causeTexts) {
 		return causeTexts[c]

@@ -26,8 +26,14 @@ type Snapshot struct {
 	// QuotaCooldown; zero unless tripped.
 	CooldownEnds time.Time
 	// CooldownCause says which of those it is (meaningful while CooldownEnds
-	// is set).
+	// is set). For a hold ([Manager.Hold]) it is CauseManual and
+	// CooldownEnds is the hold's end.
 	CooldownCause Cause
+	// HoldUntil is when the operator's hold in force ends (SEMANTICS §8.5:
+	// the same instant as CooldownEnds); zero when no hold is in force.
+	HoldUntil time.Time
+	// HoldReason is the reason given to the hold in force.
+	HoldReason string
 }
 
 // Entry describes one chain entry in a [Snapshot].
@@ -41,6 +47,11 @@ type Entry struct {
 	Available bool
 	// Failed is true if the entry is disabled or Attempts >= MaxFailCount.
 	Failed bool
+	// DisabledUntil is when a manual disable with an end ([Manager.Disable])
+	// ends; zero when the entry is available or disabled until enabled.
+	DisabledUntil time.Time
+	// DisabledReason is the reason given to the manual disable.
+	DisabledReason string
 }
 
 // Snapshot returns the manager's state as [Manager.State] sees it, with the
@@ -54,6 +65,7 @@ func (m *Manager) Snapshot() Snapshot {
 	defer m.mu.Unlock()
 	c := m.mc
 	c.expireLease(&clk, nil)
+	c.chain = c.viewChain(&clk)
 	s := Snapshot{
 		State:               c.state,
 		ConsecutiveFailures: c.failures,
@@ -65,12 +77,17 @@ func (m *Manager) Snapshot() Snapshot {
 		CooldownEnds:        c.cooldownEnd,
 		CooldownCause:       c.cause,
 	}
+	if c.held() && clk.since(c.cooldownEnd) < 0 {
+		s.HoldUntil, s.HoldReason = c.cooldownEnd, c.holdReason
+	}
 	for i, e := range c.chain {
 		s.Chain[i] = Entry{
-			Model:     m.cfg.models[i],
-			Attempts:  e.attempts,
-			Available: !e.disabled,
-			Failed:    e.disabled || e.attempts >= m.cfg.maxFail,
+			Model:          m.cfg.models[i],
+			Attempts:       e.attempts,
+			Available:      !e.disabled,
+			Failed:         e.disabled || e.attempts >= m.cfg.maxFail,
+			DisabledUntil:  e.until,
+			DisabledReason: e.reason,
 		}
 	}
 	return s

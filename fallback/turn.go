@@ -94,7 +94,7 @@ func (t Turn) Deadline() (time.Time, bool) {
 	if t.probe() == 0 {
 		return time.Time{}, false
 	}
-	return t.m.epoch.Add(time.Duration(t.at) + t.m.cfg.probeTimeout), true
+	return t.m.epoch.Add(time.Duration(t.at) + time.Duration(t.m.tuning.probeTimeout.Load())), true
 }
 
 // Success reports that the turn succeeded. On the primary in Primary it zeroes

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,11 @@ type modelMirror struct {
 	act, pr          bool
 	att              []int
 	dis              []bool
-	route            int // Fallback: the active entry, -1 (no chain), -2 (exhausted)
+	du               []int64 // rev 4: each manual disable's end (0: until enabled)
+	dexp             int64   // the earliest end of a disable in force (0 none)
+	route            int     // Fallback: the active entry, -1 (no chain), -2 (exhausted)
+	hr               string  // rev 4: the latest hold's reason (shown while held)
+	dr               []string
 }
 
 // ModelBreaker is a model breaker with a fallback chain (SEMANTICS §3) whose
@@ -36,14 +41,11 @@ type modelMirror struct {
 type ModelBreaker struct {
 	s        *Store
 	name     string
-	set      fallback.Settings
+	set      fallback.Settings // Primary and Chain are read from it; the numbers from tune
+	tune     atomic.Pointer[modelTune]
 	keys     []string
 	ch       string
-	static   [7]string
-	quota    string // QuotaCooldown, µs
 	n        int
-	rec      int64 // µs
-	lease    int64 // µs
 	onChange func(fallback.Transition)
 	events   notify.Queue[fallback.Transition]
 	attached int // Managers attached through ModelBackend (s.mu); -1: made by Store.Model
@@ -93,15 +95,11 @@ func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBr
 	key := s.key("model", name)
 	m := &ModelBreaker{
 		s: s, name: name, set: fs, keys: []string{key}, ch: key + ":ch",
-		n: len(fs.Chain), rec: fs.RecoveryTimeout.Microseconds(), lease: fs.ProbeTimeout.Microseconds(),
-		onChange: fs.OnTransition, quota: strconv.FormatInt(fs.QuotaCooldown.Microseconds(), 10),
-		attached: attached,
+		n: len(fs.Chain), onChange: fs.OnTransition, attached: attached,
 	}
-	m.static = [7]string{
-		strconv.Itoa(fs.TripThreshold), strconv.Itoa(fs.RecoverySuccessesNeeded), strconv.Itoa(fs.MaxFailCount),
-		strconv.FormatInt(m.rec, 10), strconv.FormatInt(m.lease, 10), strconv.Itoa(m.n), m.ch,
-	}
-	m.mirror.Store(&modelMirror{mode: Shared, ta: -1, att: make([]int, m.n), dis: make([]bool, m.n), route: m.routeOf(nil, make([]int, m.n), make([]bool, m.n))})
+	m.tune.Store(m.newTune(fs))
+	m.mirror.Store(&modelMirror{mode: Shared, ta: -1, att: make([]int, m.n), dis: make([]bool, m.n),
+		du: make([]int64, m.n), dr: make([]string, m.n), route: m.routeOf(nil, make([]int, m.n), make([]bool, m.n))})
 	if err := s.register(m); err != nil {
 		return nil, err
 	}
@@ -109,7 +107,7 @@ func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBr
 }
 
 // width is the number of integers of the script's state.
-func (m *ModelBreaker) width() int { return 18 + 2*m.n }
+func (m *ModelBreaker) width() int { return 18 + 3*m.n }
 
 // Name returns the breaker's name (its key in the store).
 func (m *ModelBreaker) Name() string { return m.name }
@@ -122,7 +120,7 @@ func (m *ModelBreaker) routeOf(_ *modelMirror, att []int, dis []bool) int {
 		return -1
 	}
 	for i := range m.n {
-		if !dis[i] && att[i] < m.set.MaxFailCount {
+		if !dis[i] && att[i] < m.tuned().set.MaxFailCount {
 			return i
 		}
 	}
@@ -138,6 +136,8 @@ type extra struct {
 	probed bool
 	slow   string
 	skip   int
+	ttl    int64  // rev 4: hold, disable: µs from the store's now
+	reason string // rev 4: hold, disable
 }
 
 func b01(b bool) string {
@@ -149,13 +149,14 @@ func b01(b bool) string {
 
 // script runs one event. t is the ticket (zero for begin/avail/reset/sync).
 func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag int, run bool, x extra) ([]int64, error) {
-	args := make([]string, 0, 23)
+	args := make([]string, 0, 25)
 	args = append(args, op)
-	args = append(args, m.static[:]...)
+	tu := m.tuned()
+	args = append(args, tu.static[:]...)
 	args = append(args, strconv.FormatUint(t.ep, 10), strconv.FormatUint(t.gen, 10), strconv.FormatUint(t.ce, 10),
 		strconv.FormatUint(t.probe, 10), strconv.Itoa(t.entry), strconv.Itoa(kind), strconv.Itoa(flag), m.s.clock.arg())
-	args = append(args, m.quota, strconv.FormatInt(x.hint, 10), b01(x.tmo), strconv.FormatInt(t.issued, 10),
-		b01(x.probed), x.slow, strconv.Itoa(x.skip))
+	args = append(args, tu.quota, strconv.FormatInt(x.hint, 10), b01(x.tmo), strconv.FormatInt(t.issued, 10),
+		b01(x.probed), x.slow, strconv.Itoa(x.skip), strconv.FormatInt(x.ttl, 10), x.reason)
 	width := m.width()
 	var (
 		v   []int64
@@ -199,6 +200,12 @@ func (m *ModelBreaker) apply(x []int64, since *modelMirror) {
 	}
 	w := 14 + 2*m.n
 	nm.cen, nm.cause, nm.sh, nm.lf = x[w], fallback.Cause(x[w+1]), x[w+2], x[w+3]
+	nm.du, nm.dexp = make([]int64, m.n), 0
+	for i := range m.n {
+		if nm.du[i] = x[w+4+i]; nm.dis[i] && nm.du[i] > 0 && (nm.dexp == 0 || nm.du[i] < nm.dexp) {
+			nm.dexp = nm.du[i]
+		}
+	}
 	nm.route = m.routeOf(&nm, nm.att, nm.dis)
 	m.publish(&nm, cur)
 }
@@ -239,17 +246,23 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 
 // onMessage applies a change notification (the state, space-separated).
 func (m *ModelBreaker) onMessage(payload string) {
+	payload, note, hasNote := strings.Cut(payload, "\n")
 	x := make([]int64, m.width())
 	if !parseInts(payload, x) {
 		return
 	}
 	m.apply(x, nil)
+	if hasNote {
+		m.onNote(note)
+	}
 }
 
 // sync re-reads the store's state (the store wins).
 func (m *ModelBreaker) sync(ctx context.Context) error {
-	_, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{})
-	return err
+	if _, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{}); err != nil {
+		return err
+	}
+	return m.readReasons(ctx)
 }
 
 // down switches to the store-down mode md; for LocalMode it seeds a local
@@ -291,7 +304,7 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 		t := m.s.clock.toLocal(mr.ta)
 		seedAt.Store(&t)
 	}
-	ls := m.set
+	ls := m.tuned().set
 	if m.onChange != nil {
 		ls.OnTransition = func(t fallback.Transition) {
 			if seedAt.Load() == nil { // the seeding trip is not news
@@ -311,7 +324,11 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 	}
 	for i, d := range mr.dis {
 		if d {
-			_ = lm.SetAvailable(m.set.Chain[i], false)
+			var until time.Time
+			if mr.du[i] > 0 {
+				until = m.s.clock.toLocal(mr.du[i])
+			}
+			_ = lm.Disable(m.set.Chain[i], until, mr.dr[i])
 		}
 	}
 	if seedAt.Load() != nil {
@@ -319,12 +336,15 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 		if mr.cen > 0 {
 			hint = m.s.clock.toLocal(mr.cen)
 		}
-		for range m.set.TripThreshold {
+		for range ls.TripThreshold {
 			t, err := lm.Begin()
 			if err != nil {
 				break
 			}
 			t.Fail(fallback.Failure{Hint: hint})
+		}
+		if mr.st == fallback.Fallback && mr.cause == fallback.CauseManual {
+			lm.Hold(hint, mr.hr) // the fleet's hold holds the local manager until the same end
 		}
 		seedAt.Store(nil)
 	}

@@ -161,7 +161,13 @@ func (a *modelShared) Snapshot() fallback.Snapshot { return a.m.Snapshot().Snaps
 func (a *modelShared) SetAvailable(model string, available bool) error {
 	return a.m.SetAvailable(model, available)
 }
-func (a *modelShared) Reset() { a.m.Reset() }
+func (a *modelShared) Reset()                                { a.m.Reset() }
+func (a *modelShared) Hold(until time.Time, reason string)   { a.m.Hold(until, reason) }
+func (a *modelShared) Release()                              { a.m.Release() }
+func (a *modelShared) Reconfigure(s fallback.Settings) error { return a.m.Reconfigure(s) }
+func (a *modelShared) Disable(model string, until time.Time, reason string) error {
+	return a.m.Disable(model, until, reason)
+}
 
 // entryOf returns the chain index of model, -1 for the primary (or "").
 func (m *ModelBreaker) entryOf(model string) int {

@@ -142,7 +142,8 @@ func (m *ModelBreaker) begin(x extra) (Turn, error) {
 			if mr.st == fallback.Primary {
 				return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: -1, issued: now / 1000}, nil
 			}
-			if mr.st == fallback.Fallback && mr.route != -2 && now < mr.cen*1000 {
+			if mr.st == fallback.Fallback && mr.route != -2 && now < mr.cen*1000 && (mr.dexp == 0 || now < mr.dexp*1000) &&
+				!(m.n == 0 && mr.cause == fallback.CauseManual) {
 				return Turn{m: m, ep: mr.ep, gen: mr.g, ce: mr.ce, entry: mr.route, issued: now / 1000}, nil
 			}
 		}
@@ -178,7 +179,7 @@ func (m *ModelBreaker) ticket(v []int64) Turn {
 	t := Turn{m: m, ep: uint64(v[0]), gen: uint64(v[3]), ce: uint64(v[4]), probe: uint64(v[w+2]), entry: int(v[w+1]),
 		issued: v[w], unc: v[w+3] != 0}
 	if t.probe != 0 {
-		t.dl = m.s.clock.toLocal(v[10] + m.lease).UnixNano()
+		t.dl = m.s.clock.toLocal(v[10] + m.tuned().lease).UnixNano()
 	}
 	return t
 }
@@ -206,11 +207,12 @@ func (m *ModelBreaker) exhausted(v []int64) error {
 	if st == fallback.Recovering {
 		at = now // the turn has held its probe and the slot is free
 		if v[9] != 0 {
-			at = v[10] + m.lease
+			at = v[10] + m.tuned().lease
 		}
 	}
 	return &fallback.ExhaustedError{Primary: m.set.Primary, Chain: append([]string(nil), m.set.Chain...),
-		State: st, ProbeAt: m.s.clock.toLocal(at), RetryIn: time.Duration(max(at-now, 0)) * time.Microsecond}
+		State: st, ProbeAt: m.s.clock.toLocal(at), RetryIn: time.Duration(max(at-now, 0)) * time.Microsecond,
+		Held: st == fallback.Fallback && fallback.Cause(v[15+2*m.n]) == fallback.CauseManual}
 }
 
 // SetAvailable enables or disables a chain entry for the whole fleet (one
@@ -244,7 +246,7 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 // localCheck returns a throwaway manager with the same settings, used only
 // to produce fallback's own validation errors.
 func (m *ModelBreaker) localCheck() *fallback.Manager {
-	s := m.set
+	s := m.tuned().set
 	s.OnTransition = nil
 	lm, _ := fallback.New(s)
 	return lm

@@ -6,13 +6,15 @@ import "github.com/loopctl/loopctl-go/fallback"
 // with the lazy lease expiry applied (and the re-trip it may cause), on a copy.
 func (m *ModelBreaker) view(mr *modelMirror, now int64) modelMirror {
 	c := *mr
-	if c.st == fallback.Recovering && c.pr && now-c.pst >= m.lease {
-		end := c.pst + m.lease
+	m.expireDisables(&c, now)
+	tu := m.tuned()
+	if c.st == fallback.Recovering && c.pr && now-c.pst >= tu.lease {
+		end := c.pst + tu.lease
 		c.pr, c.pst, c.s = false, 0, 0
 		c.f++
 		c.lf = max(c.lf, end)
-		if c.f >= m.set.TripThreshold {
-			c.cen, c.cause = end+m.rec, fallback.CauseRecoveryTimeout
+		if c.f >= tu.set.TripThreshold {
+			c.cen, c.cause = end+tu.rec, fallback.CauseRecoveryTimeout
 			if c.sh > c.cen {
 				c.cen, c.cause = c.sh, fallback.CauseHint
 			}
@@ -32,7 +34,7 @@ func (m *ModelBreaker) usable(probed bool, slow func(int) bool) bool {
 	c := m.view(mr, now)
 	alt := -1
 	for i := range m.n {
-		if !c.dis[i] && c.att[i] < m.set.MaxFailCount && !slow(i+1) {
+		if !c.dis[i] && c.att[i] < m.tuned().set.MaxFailCount && !slow(i+1) {
 			alt = i
 			break
 		}
@@ -49,7 +51,7 @@ func (m *ModelBreaker) usable(probed bool, slow func(int) bool) bool {
 	case st == fallback.Primary, st == fallback.Recovering && !c.pr && !probed:
 		return !slow(0) || alt >= 0
 	case m.n == 0:
-		return !probed && !slow(0)
+		return !probed && !slow(0) && !c.held(now)
 	case c.route < 0:
 		return false
 	}
@@ -102,6 +104,9 @@ func (m *ModelBreaker) ActiveModel() string {
 	}
 	switch c.route {
 	case -1:
+		if c.held(now) {
+			return "" // held with no chain: refused
+		}
 		return m.set.Primary
 	case -2:
 		return ""
@@ -146,10 +151,20 @@ func (m *ModelBreaker) Snapshot() ModelSnapshot {
 	if c.pr {
 		s.ProbeStartedAt = m.s.clock.toLocal(c.pst)
 	}
+	now := m.storeMicros()
+	if c.held(now) {
+		s.HoldUntil, s.HoldReason = m.s.clock.toLocal(c.cen), c.hr
+	}
 	s.Chain = make([]fallback.Entry, m.n)
 	for i := range m.n {
 		s.Chain[i] = fallback.Entry{Model: m.set.Chain[i], Attempts: c.att[i], Available: !c.dis[i],
-			Failed: c.dis[i] || c.att[i] >= m.set.MaxFailCount}
+			Failed: c.dis[i] || c.att[i] >= m.tuned().set.MaxFailCount}
+		if c.dis[i] {
+			s.Chain[i].DisabledReason = c.dr[i]
+			if c.du[i] > 0 {
+				s.Chain[i].DisabledUntil = m.s.clock.toLocal(c.du[i])
+			}
+		}
 	}
 	return s
 }

@@ -13,9 +13,16 @@ import "github.com/redis/rueidis"
 // and (rev 3) the quota cooldown (µs), the failure's hint (µs, 0 none), its
 // timeout flag, the ticket's issue time (µs), the turn's probed flag, the
 // models that failed the turn slowly (space-separated: 0 the primary, i+1
-// chain entry i) and for hedge the entry to skip. Ops (rev 3): begin routes
+// chain entry i) and for hedge the entry to skip, then (rev 4) a time to
+// live (µs from the store's now) and a reason. Ops (rev 3): begin routes
 // a turn with memory; hedge issues a ticket for the first usable chain entry
-// that is not slow and not the skipped one (no cooldown step).
+// that is not slow and not the skipped one (no cooldown step). Ops (rev 4,
+// SEMANTICS §8.5): hold (a trip whose cooldown ends at the later of now +
+// ttl and the running one, cause 3 manual; the reason goes to the hash field
+// hr), release (a hold in force ends now), disable (entry kind off until
+// now + ttl, or for good with ttl 0; the reason goes to dr<kind>). A
+// disable whose end has passed is enabled by the next call of any op. A
+// held breaker (fallback, cause manual) with no chain refuses begin.
 //
 // The generation and the chain-budget epoch start at the incarnation's TIME
 // (µs) and grow far slower than the clock, so they also tell incarnations
@@ -31,11 +38,14 @@ import "github.com/redis/rueidis"
 // changes nothing). As in package fallback, g also moves on the first
 // failure after a clean streak and on every counted success. Then (rev 3)
 // cen the cooldown's end (0 none), cause (0 recovery timeout, 1 hint,
-// 2 quota), sh the latest hint of the current streak and lf its latest
-// failure time (0 none). A state of the rev-2 width is read with cen = ta +
-// cooldown.
+// 2 quota, 3 manual), sh the latest hint of the current streak and lf its
+// latest failure time (0 none), then (rev 4) n disable ends (µs, 0 until
+// enabled). A state of the rev-2 width is read with cen = ta + cooldown, one
+// of the rev-3 width with no disable ends. The message published on a hold
+// or disable carries, after a newline, the item (-1 the hold, i entry i), a
+// space and the reason.
 //
-// Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
+// Reply: the state (18 + 3n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
 // flag (a chain entry serving a turn in Primary).
 const modelLua = `
@@ -54,6 +64,9 @@ local probed = tonumber(ARGV[21] or '') or 0
 local slow = {}
 for w in string.gmatch(ARGV[22] or '', '%S+') do slow[tonumber(w)] = true end
 local skip = tonumber(ARGV[23] or '') or -1
+local ttl = tonumber(ARGV[24] or '') or 0
+local reason = ARGV[25] or ''
+local note = nil
 local now
 if ARGV[16] ~= nil and ARGV[16] ~= '' then
   now = tonumber(ARGV[16])
@@ -71,12 +84,16 @@ if #x == 14 + 2 * n then
   x[15 + 2 * n] = (x[8] >= 0) and (x[8] + rec) or 0
   x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0
 end
-if #x ~= 18 + 2 * n then
+if n > 0 and #x == 18 + 2 * n then
+  for i = 1, n do x[18 + 2 * n + i] = 0 end
+end
+if #x ~= 18 + 3 * n then
   x = {now, 0, 0, now, now, 0, 0, -1, 0, 0, 0, 0}
   for i = 1, 2 * n do x[12 + i] = 0 end
   x[13 + 2 * n] = now
   x[14 + 2 * n] = 0
   x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0, 0
+  for i = 1, n do x[18 + 2 * n + i] = 0 end
   old = nil
 end
 local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
@@ -126,7 +143,11 @@ end
 local function clearBudgets()
   for i = 1, n do x[12 + i] = 0 end
 end
+local function DU(i) return x[18 + 2 * n + i] end
 expire()
+for i = 1, n do
+  if D(i) == 1 and DU(i) > 0 and now >= DU(i) then x[12 + n + i] = 0; x[18 + 2 * n + i] = 0 end
+end
 local entry, probe, unc = -1, 0, 0
 if op == 'begin' then
   if st == 1 and now >= cen then
@@ -143,7 +164,7 @@ if op == 'begin' then
       pq = pq + 1; pr = 1; pst = now; probe = pq
     end
   elseif n == 0 then
-    if probed == 1 then entry = -2 end
+    if probed == 1 or (st == 1 and cause == 3) then entry = -2 end
   else
     entry = active()
     if entry < 0 then
@@ -194,7 +215,26 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
     end
   end
 elseif op == 'avail' then
-  if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1 end
+  if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1; x[19 + 2 * n + kind] = 0 end
+elseif op == 'disable' then
+  if kind >= 0 and kind < n then
+    x[13 + n + kind] = 1
+    x[19 + 2 * n + kind] = (ttl > 0) and (now + ttl) or 0
+    redis.call('HSET', key, 'dr' .. kind, reason)
+    note = S(kind) .. ' ' .. reason
+  end
+elseif op == 'hold' then
+  local e = now + ttl
+  if st ~= 1 then
+    st = 1; g = g + 1; cg = g; zero(); s = 0; ta = now; act = 1; pr = 0; pst = 0; cen = e
+  elseif e > cen then
+    cen = e
+  end
+  cause = 3
+  redis.call('HSET', key, 'hr', reason)
+  note = '-1 ' .. reason
+elseif op == 'release' then
+  if st == 1 and cause == 3 and cen > now then cen = now end
 elseif op == 'reset' then
   st = 0; g = g + 1; cg = g; ce = ce + 1; zero(); s = 0; ta = -1; cen = 0; cause = 0; act = 0; pr = 0; pst = 0
   clearBudgets()
@@ -205,13 +245,17 @@ x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = cen, cause, sh, lf
 local parts = {}
 for i = 1, #x do parts[i] = S(x[i]) end
 local p = table.concat(parts, ' ')
-if p ~= old then
+if p ~= old or note then
   v = v + 1
   x[2] = v
   parts[2] = S(v)
   p = table.concat(parts, ' ')
   redis.call('HSET', key, 'p', p)
-  redis.call('PUBLISH', ch, p)
+  if note then
+    redis.call('PUBLISH', ch, p .. '\n' .. note)
+  else
+    redis.call('PUBLISH', ch, p)
+  end
 end
 x[#x + 1] = now
 x[#x + 1] = entry

@@ -1,0 +1,245 @@
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+)
+
+// Manual control of a shared model breaker (SEMANTICS §8.5, FLEET rev 3):
+// holds, releases and disables with an end are written through the store
+// like a trip, on the store's clock, so that every process routes by them
+// (each process's mirror has them within one pub/sub message) and they
+// survive a restart of every process.
+
+// modelTune is the part of a ModelBreaker's settings that Reconfigure
+// changes: every number, and the script arguments made of them.
+type modelTune struct {
+	set    fallback.Settings // defaults applied
+	static [7]string
+	quota  string // QuotaCooldown, µs
+	rec    int64  // RecoveryTimeout, µs
+	lease  int64  // ProbeTimeout, µs
+}
+
+// newTune returns the tuning of fs (defaults applied).
+func (m *ModelBreaker) newTune(fs fallback.Settings) *modelTune {
+	tu := &modelTune{set: fs, rec: fs.RecoveryTimeout.Microseconds(), lease: fs.ProbeTimeout.Microseconds(),
+		quota: strconv.FormatInt(fs.QuotaCooldown.Microseconds(), 10)}
+	tu.static = [7]string{
+		strconv.Itoa(fs.TripThreshold), strconv.Itoa(fs.RecoverySuccessesNeeded), strconv.Itoa(fs.MaxFailCount),
+		strconv.FormatInt(tu.rec, 10), strconv.FormatInt(tu.lease, 10), strconv.Itoa(m.n), m.ch,
+	}
+	return tu
+}
+
+// tuned returns the settings in force.
+func (m *ModelBreaker) tuned() *modelTune { return m.tune.Load() }
+
+// Reconfigure gives the breaker new settings for this process's events, as
+// [fallback.Manager.Reconfigure] does: fs must have the same primary and
+// chain (else a [*fallback.ChainChangedError]) and is validated as
+// fallback.New validates it. The shared state is kept and nothing is
+// written: the replica stays attached to the same keys (FLEET rev 3), and a
+// running cooldown keeps its end. While the store is down the local manager
+// is reconfigured too. Every process should use the same settings; during a
+// rolling reload each applies its own to the events it runs.
+func (m *ModelBreaker) Reconfigure(fs fallback.Settings) error {
+	fs.Backend, fs.Now, fs.OnTransition = nil, nil, nil
+	lm, err := fallback.New(fallback.Settings{Primary: m.set.Primary, Chain: m.set.Chain})
+	if err != nil {
+		return err
+	}
+	if err := lm.Reconfigure(fs); err != nil {
+		return err // the same validation and the same primary and chain
+	}
+	fs.Chain = append([]string(nil), fs.Chain...)
+	fs.TripThreshold = orInt(fs.TripThreshold, fallback.DefaultTripThreshold)
+	fs.RecoverySuccessesNeeded = orInt(fs.RecoverySuccessesNeeded, fallback.DefaultRecoverySuccessesNeeded)
+	fs.MaxFailCount = orInt(fs.MaxFailCount, fallback.DefaultMaxFailCount)
+	fs.RecoveryTimeout = orDur(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
+	fs.ProbeTimeout = orDur(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
+	fs.QuotaCooldown = orDur(fs.QuotaCooldown, fallback.DefaultQuotaCooldown)
+	fs.OnTransition = m.set.OnTransition
+	m.tune.Store(m.newTune(fs))
+	m.mu.Lock()
+	cur := m.mirror.Load()
+	nm := *cur
+	nm.route = m.routeOf(&nm, nm.att, nm.dis) // MaxFailCount may have changed
+	if cur.mode == LocalMode && cur.local != nil {
+		_ = cur.local.Reconfigure(fs)
+	}
+	m.publish(&nm, cur)
+	return nil
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orDur(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// Hold holds the primary out of rotation for the whole fleet until until
+// (one round trip), as [fallback.Manager.Hold]: the hold's end is the
+// store's now plus the time left until until, so that it ends at the same
+// instant for every process, and it lives in the store (it survives a
+// restart of every process). While the store is down it holds the local
+// manager; the store's state wins when the store answers again.
+func (m *ModelBreaker) Hold(until time.Time, reason string) {
+	x := extra{ttl: time.Until(until).Microseconds(), reason: reason}
+	if m.control("hold", -1, x) {
+		return
+	}
+	if mr := m.mirror.Load(); mr.mode == LocalMode && mr.local != nil {
+		mr.local.Hold(until, reason)
+	}
+}
+
+// Release ends the fleet's hold in force at once (one round trip), as
+// [fallback.Manager.Release].
+func (m *ModelBreaker) Release() {
+	if m.control("release", -1, extra{}) {
+		return
+	}
+	if mr := m.mirror.Load(); mr.mode == LocalMode && mr.local != nil {
+		mr.local.Release()
+	}
+}
+
+// Disable takes a chain entry out of routing for the whole fleet until
+// until (zero: until enabled), with a reason, as
+// [fallback.Manager.Disable] (one round trip); the end is on the store's
+// clock. [ModelBreaker.SetAvailable] with true enables it again.
+func (m *ModelBreaker) Disable(model string, until time.Time, reason string) error {
+	i := m.entryOf(model)
+	if i < 0 || model == m.set.Primary {
+		return m.localCheck().Disable(model, until, reason) // the same error as fallback's
+	}
+	var x extra
+	if !until.IsZero() {
+		if x.ttl = time.Until(until).Microseconds(); x.ttl <= 0 {
+			return m.SetAvailable(model, true) // ended already
+		}
+	}
+	x.reason = reason
+	if m.control("disable", i, x) {
+		return nil
+	}
+	if mr := m.mirror.Load(); mr.mode == LocalMode && mr.local != nil {
+		return mr.local.Disable(model, until, reason)
+	}
+	return nil
+}
+
+// control runs a manual op through the store; false if the store is down.
+// The reason it wrote is set in the mirror at once (other processes read it
+// from the change message).
+func (m *ModelBreaker) control(op string, item int, x extra) bool {
+	if m.mirror.Load().mode != Shared {
+		return false
+	}
+	if _, err := m.script(context.Background(), op, Turn{entry: -1}, item, 0, false, x); err != nil {
+		return false
+	}
+	if op != "release" {
+		m.note(item, x.reason)
+	}
+	return true
+}
+
+// note sets the reason of item (-1: the hold, i: chain entry i) in the mirror.
+func (m *ModelBreaker) note(item int, reason string) {
+	if item < -1 || item >= m.n {
+		return
+	}
+	m.mu.Lock()
+	cur := m.mirror.Load()
+	nm := *cur
+	if item < 0 {
+		nm.hr = reason
+	} else {
+		nm.dr = append([]string(nil), cur.dr...)
+		nm.dr[item] = reason
+	}
+	m.publish(&nm, cur)
+}
+
+// onNote applies the reason a change message carries after its newline.
+func (m *ModelBreaker) onNote(s string) {
+	item, reason, _ := strings.Cut(s, " ")
+	if i, err := strconv.Atoi(item); err == nil {
+		m.note(i, reason)
+	}
+}
+
+// readReasons re-reads the reasons of the hold and the disables (after a
+// sync: the store wins).
+func (m *ModelBreaker) readReasons(ctx context.Context) error {
+	fields := make([]string, 0, m.n+1)
+	fields = append(fields, "hr")
+	for i := range m.n {
+		fields = append(fields, "dr"+strconv.Itoa(i))
+	}
+	c := m.s.client
+	vs, err := c.Do(ctx, c.B().Hmget().Key(m.keys[0]).Field(fields...).Build()).ToArray()
+	if err != nil {
+		return err
+	}
+	for i, v := range vs {
+		r, _ := v.ToString() // nil: no reason written
+		m.note(i-1, r)
+	}
+	return nil
+}
+
+// held reports whether the mirror's state is a hold in force at now (µs).
+func (c *modelMirror) held(now int64) bool {
+	return c.st == fallback.Fallback && c.cause == fallback.CauseManual && now < c.cen
+}
+
+// expireDisables applies the lazy end of the disables to a copy of a view.
+func (m *ModelBreaker) expireDisables(c *modelMirror, now int64) {
+	if c.dexp == 0 || now < c.dexp {
+		return
+	}
+	c.dis, c.du, c.dexp = append([]bool(nil), c.dis...), append([]int64(nil), c.du...), 0
+	for i := range m.n {
+		if c.dis[i] && c.du[i] > 0 {
+			if now >= c.du[i] {
+				c.dis[i], c.du[i] = false, 0
+			} else if c.dexp == 0 || c.du[i] < c.dexp {
+				c.dexp = c.du[i]
+			}
+		}
+	}
+	c.route = m.routeOf(c, c.att, c.dis)
+}
+
+// StoreName returns a store name for a model breaker of primary and chain:
+// name, "@", and the first 16 hex digits of the SHA-256 of the primary and
+// the chain (GATEWAY §9.3, FLEET rev 3). A process that reloads a model
+// with the same primary and chain gets the same name, so it re-attaches to
+// the same keys and state; a changed primary or chain gets a new name, so
+// the state of the old chain is never read for the new one.
+func StoreName(name, primary string, chain []string) string {
+	h := sha256.New()
+	h.Write([]byte(primary))
+	for _, c := range chain {
+		h.Write([]byte{0})
+		h.Write([]byte(c))
+	}
+	return name + "@" + hex.EncodeToString(h.Sum(nil)[:8])
+}
