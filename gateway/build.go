@@ -288,7 +288,7 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	if keep != nil {
 		rt.settings.Backend = keep.settings.Backend // the same shared breaker
 		rt.mgr = keep.mgr
-		if err := g.reconfigure(rt, rt.settings); err != nil {
+		if err := rt.mgr.Reconfigure(rt.settings); err != nil { // state, holds and disables kept
 			return nil, err
 		}
 	} else if err := g.buildBreaker(rt, s); err != nil {
