@@ -99,7 +99,11 @@ var openUntilDesc = prometheus.NewDesc("loopctl_model_open_until_seconds", openU
 func (c openUntil) Describe(ch chan<- *prometheus.Desc) { ch <- openUntilDesc }
 
 func (c openUntil) Collect(ch chan<- prometheus.Metric) {
-	for _, lb := range c.g.LocalBreakers() {
+	g := c.g
+	for n := g.next.Load(); n != nil; n = g.next.Load() {
+		g = n // the gateway of the configuration in force (Reload)
+	}
+	for _, lb := range g.LocalBreakers() {
 		if lb.Manager.State() == fallback.Primary {
 			continue
 		}

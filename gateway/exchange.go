@@ -264,6 +264,10 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 		x.relay(turn, tg, res)
 		return answered
 	}
+	if x.halted() {
+		x.haltAnswer(turn)
+		return answered
+	}
 	if x.clientGone() {
 		x.settle(turn, loopmetrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")

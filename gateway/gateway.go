@@ -111,6 +111,16 @@ type Gateway struct {
 	maxDirect int               // at most this many (limits.max_direct; 0: none)
 	tick      atomic.Int64      // the clock of the routes' last use
 	targets   map[string]bool   // upstream models of the configured models
+	// next is the gateway a reload built from this one (Reload), if any.
+	next atomic.Pointer[Gateway]
+}
+
+// latest returns the gateway the reloads of g built last (g if none).
+func (g *Gateway) latest() *Gateway {
+	for n := g.next.Load(); n != nil; n = g.next.Load() {
+		g = n
+	}
+	return g
 }
 
 // upstream is one configured upstream.
@@ -160,7 +170,7 @@ type route struct {
 	policy   retry.Policy
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
-	notes    routeNotes   // what the admin API adds: the last failure, the last transition
+	notes    *routeNotes  // what the admin API adds (the last failure, the last transition); kept by a reload
 }
 
 // target is one upstream model a route may send to.

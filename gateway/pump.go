@@ -58,6 +58,10 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		err = fmt.Errorf("%w: the stream ended without its end marker", errCut)
 	}
 	if err != nil {
+		if x.halted() {
+			x.haltStream(turn, res)
+			return false
+		}
 		if x.clientGone() {
 			x.streamCancelled(turn, res)
 			return false
