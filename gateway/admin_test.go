@@ -254,3 +254,31 @@ func TestAdminDirectModel(t *testing.T) {
 		t.Fatalf("/admin/breakersX: %d", a.status)
 	}
 }
+
+// TestAdminAfterReload: a reload that keeps a model keeps what the admin
+// API shows of it (the hold, the last failure), and /metrics follows the
+// gateway in force.
+func TestAdminAfterReload(t *testing.T) {
+	script := llmtest.ByModel(map[string]llmtest.Script{"a": llmtest.Always(llmtest.Error(503)), "b": llmtest.Always(llmtest.Text("b"))})
+	cfg := chain()
+	cfg.Models[0].Breaker.TripThreshold = 1
+	cfg.Retry.MaxRetries = -1
+	f := newFixture(t, script, cfg, Options{})
+	f.post(chatBody("smart", false))
+	f.admin("/admin/breakers/smart", `{"action":"hold","ttl":"1h","reason":"INC-7"}`, "").view(t)
+	cfg.Upstreams = []Upstream{{Name: "up", BaseURL: f.up.BaseURL()}}
+	cfg.Models[0].Breaker.RecoveryTimeout = 5 * time.Minute
+	cfg.Models = append(cfg.Models, Model{Name: "other", Primary: "up/c"})
+	next, rep, err := f.gw.Reload(cfg)
+	if err != nil || len(rep.Kept) != 1 {
+		t.Fatalf("Reload: %v %+v", err, rep)
+	}
+	v := next.view(next.routeOf("smart"))
+	if v.Hold == nil || v.Hold.Reason != "INC-7" || v.LastFailure == nil || v.LastFailure.Status != 503 || v.Thresholds.RecoveryTimeout != "5m0s" {
+		t.Fatalf("after the reload: %+v (hold %+v, last failure %+v)", v, v.Hold, v.LastFailure)
+	}
+	next.routeOf("other").mgr.Hold(time.Now().Add(time.Hour), "")
+	if n := testutil.CollectAndCount(f.gw.Registry(), "loopctl_model_open_until_seconds"); n != 2 {
+		t.Errorf("%d open_until series after the reload, want 2 (smart and other)", n)
+	}
+}
