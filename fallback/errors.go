@@ -46,9 +46,10 @@ type ExhaustedError struct {
 	// ProbeFailure is the report the turn's probe failed with (zero if it
 	// was not settled as a failure).
 	ProbeFailure Failure
-	// Held is true when the refusal is that of a manager with no chain held
-	// by an operator ([Manager.Hold], SEMANTICS §8.5): ProbeAt is the hold's
-	// end.
+	// Held is true when the manager is held by an operator ([Manager.Hold],
+	// SEMANTICS §8.5): a held manager with no chain refuses every turn, and
+	// one whose chain is spent refuses like any other. ProbeAt is the
+	// hold's end.
 	Held bool
 }
 

@@ -145,6 +145,7 @@ func equalSnap(a, b Snapshot) bool {
 		a.ProbeSuccesses != b.ProbeSuccesses || !a.TrippedAt.Equal(b.TrippedAt) ||
 		a.FallbackActivated != b.FallbackActivated || !a.ProbeStartedAt.Equal(b.ProbeStartedAt) ||
 		!a.CooldownEnds.Equal(b.CooldownEnds) || a.CooldownCause != b.CooldownCause ||
+		!a.HoldUntil.Equal(b.HoldUntil) || a.HoldReason != b.HoldReason ||
 		len(a.Chain) != len(b.Chain) {
 		return false
 	}

@@ -153,6 +153,7 @@ func (m *Manager) begin(a *Attempts) (Turn, error) {
 	rec := recorder{q: m.queue}
 	clk := m.clock()
 	m.mu.Lock()
+	m.mc.expireLease(&clk, &rec) // as every call: the lease, then the disables' ends
 	m.mc.expireDisables(&clk, &rec)
 	r := m.mc.begin(&clk, &rec, a)
 	if r.exhausted {

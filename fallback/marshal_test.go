@@ -87,6 +87,12 @@ func TestSnapshotJSON(t *testing.T) {
 			CooldownEnds: at.Add(time.Minute)},
 			`{"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"2026-11-30T17:00:00Z","fallback_activated":true,` +
 				`"chain":[],"cooldown_ends":"2026-11-30T17:01:00Z","cooldown_cause":"recovery_timeout"}`},
+		{"held, entry disabled", fallback.Snapshot{State: fallback.Fallback, TrippedAt: at, FallbackActivated: true,
+			Chain:        []fallback.Entry{{Model: "b", Failed: true, DisabledUntil: at.Add(time.Hour), DisabledReason: "flaky"}},
+			CooldownEnds: at.Add(10 * time.Minute), CooldownCause: fallback.CauseManual, HoldUntil: at.Add(10 * time.Minute), HoldReason: "INC-42"},
+			`{"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"2026-11-30T17:00:00Z","fallback_activated":true,` +
+				`"chain":[{"model":"b","attempts":0,"available":false,"failed":true,"disabled_until":"2026-11-30T18:00:00Z","disabled_reason":"flaky"}],` +
+				`"cooldown_ends":"2026-11-30T17:10:00Z","cooldown_cause":"manual","hold_until":"2026-11-30T17:10:00Z","hold_reason":"INC-42"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,12 +25,12 @@ type turnPair struct {
 
 // coverage counts what the histories reached.
 type coverage struct {
-	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges int
+	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges, holds int
 }
 
 // TestPropertyRandomHistories runs random histories of Begin, settlements
 // (success, transient, rate limit, cancel, lost, settled twice), clock moves,
-// SetAvailable, Reset and pure reads, and after every step checks the manager
+// SetAvailable, Reset, holds and releases, disables with an end and pure reads, and after every step checks the manager
 // against refModel and the invariants of SEMANTICS section 3. Seeds are fixed;
 // a failure prints the seed and the steps so far.
 func TestPropertyRandomHistories(t *testing.T) {
@@ -43,7 +43,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 		runHistory(t, seed, 400, &cov)
 	}
 	if cov.stales == 0 || cov.cuts == 0 || cov.quotas == 0 || cov.hinted == 0 || cov.timeouts == 0 ||
-		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 {
+		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 || cov.holds == 0 {
 		t.Fatalf("the histories reached too little: %+v; want some of each", cov)
 	}
 	t.Logf("coverage: %+v", cov)
@@ -242,6 +242,27 @@ func runHistory(t *testing.T, seed uint64, steps int, cov *coverage) {
 			log = append(log, fmt.Sprintf("%d: Reset", step))
 			m.Reset()
 			ref.reset(now)
+		case op < 91: // rev 4: an operator's hold, until a time that may have passed
+			until := now.Add(moves[rng.IntN(len(moves))] - time.Duration(rng.IntN(2))*time.Minute)
+			why := fmt.Sprint("INC-", step)
+			log = append(log, fmt.Sprintf("%d: Hold(%v, %q)", step, until, why))
+			m.Hold(until, why)
+			ref.hold(until, why, now)
+			cov.holds++
+		case op < 93: // rev 4: Release
+			log = append(log, fmt.Sprintf("%d: Release", step))
+			m.Release()
+			ref.release(now)
+		case op < 96 && len(s.Chain) > 0: // rev 4: a disable with an end (or none)
+			i, until := rng.IntN(len(s.Chain)), time.Time{}
+			if rng.IntN(4) != 0 {
+				until = now.Add(moves[rng.IntN(len(moves))])
+			}
+			log = append(log, fmt.Sprintf("%d: Disable(%q, %v)", step, s.Chain[i], until))
+			if err := m.Disable(s.Chain[i], until, "why"); err != nil {
+				fail("Disable: %v", err)
+			}
+			ref.disable(i, true, until, "why", now)
 		default: // pure reads change nothing
 			log = append(log, fmt.Sprintf("%d: pure reads", step))
 			before := m.Snapshot()

@@ -66,18 +66,27 @@ func (m *Manager) Reconfigure(s Settings) error {
 			Given: "[" + strings.Join(s.Chain, " ") + "]"}
 	}
 	nc := newConfig(s)
+	if m.shared != nil { // the Manager keeps the hedging and the lease's length; the Shared the rest
+		m.mu.Lock()
+		m.setNumbers(&nc)
+		m.mu.Unlock()
+		return m.shared.Reconfigure(s)
+	}
 	m.locked(func(clk *clock, rec *recorder) {
 		m.mc.expireLease(clk, rec) // a lease that ended under the old ProbeTimeout
 		m.mc.expireDisables(clk, rec)
 		before := m.mc.active()
-		m.cfg.tripThreshold, m.cfg.successesNeeded, m.cfg.maxFail = nc.tripThreshold, nc.successesNeeded, nc.maxFail
-		m.cfg.recoveryTimeout, m.cfg.probeTimeout, m.cfg.quotaCooldown = nc.recoveryTimeout, nc.probeTimeout, nc.quotaCooldown
-		m.cfg.hedgeAfter, m.cfg.hedgeBudget = nc.hedgeAfter, nc.hedgeBudget
-		m.tuning.store(&m.cfg)
+		m.setNumbers(&nc)
 		m.mc.advanced(before, clk, rec)
 	})
-	if m.shared != nil {
-		return m.shared.Reconfigure(s)
-	}
 	return nil
+}
+
+// setNumbers takes the numbers of nc (a config of the same primary and
+// chain); m.mu is held.
+func (m *Manager) setNumbers(nc *config) {
+	m.cfg.tripThreshold, m.cfg.successesNeeded, m.cfg.maxFail = nc.tripThreshold, nc.successesNeeded, nc.maxFail
+	m.cfg.recoveryTimeout, m.cfg.probeTimeout, m.cfg.quotaCooldown = nc.recoveryTimeout, nc.probeTimeout, nc.quotaCooldown
+	m.cfg.hedgeAfter, m.cfg.hedgeBudget = nc.hedgeAfter, nc.hedgeBudget
+	m.tuning.store(&m.cfg)
 }

@@ -47,6 +47,9 @@ type refModel struct {
 	activated bool
 	attempts  []int
 	disabled  []bool
+	disUntil  []time.Time // rev 4: a manual disable's end (zero: until enabled)
+	disReason []string
+	holdWhy   string // rev 4: the reason of the latest hold
 
 	probe      *refTicket // the live probe, nil if none
 	probeStart time.Time
@@ -95,6 +98,7 @@ func newRef(s Settings) *refModel {
 		cool: s.RecoveryTimeout, lease: s.ProbeTimeout, quotaCD: s.QuotaCooldown,
 		hedging: s.HedgeAfter > 0, feed: s.HedgeBudget, bucket: 10,
 		attempts: make([]int, len(s.Chain)), disabled: make([]bool, len(s.Chain)),
+		disUntil: make([]time.Time, len(s.Chain)), disReason: make([]string, len(s.Chain)),
 	}
 	if r.th == 0 {
 		r.th = 3
@@ -124,6 +128,8 @@ func (r *refModel) clone() *refModel {
 	c := *r
 	c.attempts = slices.Clone(r.attempts)
 	c.disabled = slices.Clone(r.disabled)
+	c.disUntil = slices.Clone(r.disUntil)
+	c.disReason = slices.Clone(r.disReason)
 	c.events = nil
 	return &c
 }
@@ -140,7 +146,13 @@ func (r *refModel) firstActive() int {
 }
 
 func (r *refModel) modelOf(st State) string {
-	if st != Fallback || len(r.chain) == 0 {
+	if st != Fallback {
+		return r.primary
+	}
+	if len(r.chain) == 0 {
+		if r.held() {
+			return "" // held with no chain: nowhere
+		}
 		return r.primary
 	}
 	if i := r.firstActive(); i >= 0 {
@@ -215,6 +227,7 @@ func (r *refModel) lazy(now time.Time) {
 // for the turn u (nil: Begin).
 func (r *refModel) begin(now time.Time, u *refTurn) *refTicket {
 	r.lazy(now)
+	r.expireDis(now)
 	if r.state == Fallback && !now.Before(r.coolEnd) {
 		r.zero()
 		r.move(Recovering, now)
@@ -252,7 +265,7 @@ func (r *refModel) begin(now time.Time, u *refTurn) *refTicket {
 		return t
 	}
 	if len(r.chain) == 0 {
-		if u.probed {
+		if u.probed || r.held() {
 			return &refTicket{exhausts: true, model: ""}
 		}
 		return t
@@ -294,6 +307,7 @@ func (r *refModel) hedge(now time.Time, u *refTurn, running string) *refTicket {
 		return nil
 	}
 	r.lazy(now)
+	r.expireDis(now)
 	for i, m := range r.chain {
 		if r.isFailed(i) || u.slow[m] || m == running {
 			continue
@@ -363,7 +377,15 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 			u.probeFail = &f
 		}
 	}
+	// A success or cancel that cannot change anything takes the manager's
+	// lock-free path (outside Recovering, and in Primary only with no
+	// failures pending): the disables' ends are applied by a later call.
+	quiet := v != vTransient && v != vRateLimit && v != vQuota && !t.probe &&
+		r.state != Recovering && (r.state != Primary || r.fails == 0)
 	r.lazy(now)
+	if !quiet {
+		r.expireDis(now)
+	}
 	switch {
 	case t.probe:
 		if r.probe != t {
@@ -445,14 +467,69 @@ func (r *refModel) stale(t *refTicket) bool {
 }
 
 func (r *refModel) setAvailable(i int, ok bool, now time.Time) {
+	r.disable(i, !ok, time.Time{}, "", now)
+}
+
+// disable is Manager.Disable (off) or Enable of entry i (rev 4).
+func (r *refModel) disable(i int, off bool, until time.Time, why string, now time.Time) {
 	r.lazy(now)
+	r.expireDis(now)
+	if !until.IsZero() && !now.Before(until) {
+		off = false
+	}
 	before := r.firstActive()
-	r.disabled[i] = !ok
+	r.disabled[i], r.disUntil[i], r.disReason[i] = off, time.Time{}, ""
+	if off {
+		r.disUntil[i], r.disReason[i] = until, why
+	}
 	r.advanceEvent(before, now)
+}
+
+// expireDis enables the entries whose disable has ended (one event).
+func (r *refModel) expireDis(now time.Time) {
+	before := r.firstActive()
+	for i := range r.chain {
+		if r.disabled[i] && !r.disUntil[i].IsZero() && !now.Before(r.disUntil[i]) {
+			r.disabled[i], r.disUntil[i], r.disReason[i] = false, time.Time{}, ""
+		}
+	}
+	r.advanceEvent(before, now)
+}
+
+// held reports a hold in force (the gate moves an ended one to Recovering).
+func (r *refModel) held() bool { return r.state == Fallback && r.cause == CauseManual }
+
+// hold is Manager.Hold (SEMANTICS §8.5).
+func (r *refModel) hold(until time.Time, why string, now time.Time) {
+	r.lazy(now)
+	r.expireDis(now)
+	if r.state != Fallback {
+		r.zero()
+		r.trippedAt, r.activated = now, true
+		r.coolEnd, r.cause, r.holdWhy = until, CauseManual, why
+		r.move(Fallback, now)
+		return
+	}
+	before := r.modelOf(Fallback)
+	if until.After(r.coolEnd) {
+		r.coolEnd = until
+	}
+	r.cause, r.holdWhy = CauseManual, why
+	if after := r.modelOf(Fallback); after != before {
+		r.events = append(r.events, Transition{From: Fallback, To: Fallback, FromModel: before, ToModel: after, At: now})
+	}
+}
+
+// release is Manager.Release.
+func (r *refModel) release(now time.Time) {
+	if r.held() && now.Before(r.coolEnd) {
+		r.coolEnd = now
+	}
 }
 
 func (r *refModel) reset(now time.Time) {
 	r.lazy(now)
+	r.expireDis(now)
 	if r.state != Primary {
 		r.move(Primary, now) // names the model routed to before the reset
 	} else {
@@ -479,8 +556,13 @@ func (r *refModel) snapshot(now time.Time) Snapshot {
 	if c.probe != nil {
 		s.ProbeStartedAt = c.probeStart
 	}
+	if c.held() && now.Before(c.coolEnd) {
+		s.HoldUntil, s.HoldReason = c.coolEnd, c.holdWhy
+	}
+	c.expireDis(now)
 	for i, m := range c.chain {
-		s.Chain = append(s.Chain, Entry{Model: m, Attempts: c.attempts[i], Available: !c.disabled[i], Failed: c.isFailed(i)})
+		s.Chain = append(s.Chain, Entry{Model: m, Attempts: c.attempts[i], Available: !c.disabled[i], Failed: c.isFailed(i),
+			DisabledUntil: c.disUntil[i], DisabledReason: c.disReason[i]})
 	}
 	return s
 }

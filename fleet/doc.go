@@ -26,6 +26,13 @@
 // time + RecoveryTimeout. While the store is down, the local manager serves
 // turns without their memory (Next is Begin there, and Hedge hands out none).
 //
+// Holds, releases, resets and disables with an end (SEMANTICS §8.5, FLEET
+// rev 3: [ModelBreaker.Hold], [ModelBreaker.Release], [ModelBreaker.Disable])
+// are written through the store like a trip, with their ends on the store's
+// clock; [ModelBreaker.Reconfigure] changes a breaker's settings with no
+// state written, and [StoreName] names a breaker by its primary and chain so
+// that a reload keeps it exactly when they are unchanged.
+//
 // This is the only package of the module that imports a Redis client
 // (github.com/redis/rueidis).
 package fleet

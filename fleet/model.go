@@ -175,15 +175,16 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 		return nil, errShortReply
 	}
 	if run {
-		m.apply(v[:width], before)
+		m.apply(v[:width], before, "")
 	} else {
-		m.apply(v[:width], nil)
+		m.apply(v[:width], nil, "")
 	}
 	return v, nil
 }
 
-// apply stores a state into the mirror if newer (see ToolBreaker.apply).
-func (m *ModelBreaker) apply(x []int64, since *modelMirror) {
+// apply stores a state into the mirror if newer (see ToolBreaker.apply),
+// with the reason a change message carries (note: "item reason"; "" none).
+func (m *ModelBreaker) apply(x []int64, since *modelMirror, note string) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	ep, v := uint64(x[0]), uint64(x[1])
@@ -207,6 +208,9 @@ func (m *ModelBreaker) apply(x []int64, since *modelMirror) {
 		}
 	}
 	nm.route = m.routeOf(&nm, nm.att, nm.dis)
+	if note != "" {
+		m.setReason(&nm, note)
+	}
 	m.publish(&nm, cur)
 }
 
@@ -246,15 +250,12 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 
 // onMessage applies a change notification (the state, space-separated).
 func (m *ModelBreaker) onMessage(payload string) {
-	payload, note, hasNote := strings.Cut(payload, "\n")
+	payload, note, _ := strings.Cut(payload, "\n")
 	x := make([]int64, m.width())
 	if !parseInts(payload, x) {
 		return
 	}
-	m.apply(x, nil)
-	if hasNote {
-		m.onNote(note)
-	}
+	m.apply(x, nil, note)
 }
 
 // sync re-reads the store's state (the store wins).

@@ -18,7 +18,8 @@ import (
 
 // TestModelEquivalence: N simulated processes share one model breaker on a
 // real redis-server; random turns, verdicts (transient, rate-limit, cancel),
-// lost tickets, chain disables, resets and clock steps are applied to random
+// lost tickets, chain disables (rev 4: with an end and a reason), resets,
+// holds and releases (rev 4) and clock steps are applied to random
 // processes, and after every step every process answers exactly like one
 // real fallback.Manager (the reference: the local breaker itself, on the same
 // virtual clock) fed the same events in the store's order.
@@ -147,6 +148,30 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 			ms[i].Reset()
 			ref.Reset()
 			log = append(log, fmt.Sprintf("%d: p%d Reset", step, i))
+		case r < 87: // rev 4: a hold, until a time that may have passed
+			i := rng.IntN(n)
+			until := time.UnixMicro(clock.Load() + []int64{-50_000, 0, 100_000, 300_000, 1_000_000}[rng.IntN(5)])
+			why := fmt.Sprint("INC-", step)
+			ms[i].Hold(until, why)
+			ref.Hold(until, why)
+			log = append(log, fmt.Sprintf("%d: p%d Hold(%v, %q)", step, i, until, why))
+		case r < 88:
+			i := rng.IntN(n)
+			ms[i].Release()
+			ref.Release()
+			log = append(log, fmt.Sprintf("%d: p%d Release", step, i))
+		case r < 90 && len(chain) > 0: // rev 4: a disable with an end (or none)
+			i, model := rng.IntN(n), chain[rng.IntN(len(chain))]
+			var until time.Time
+			if rng.IntN(4) != 0 {
+				until = time.UnixMicro(clock.Load() + []int64{-1, 50_000, 200_000, 600_000}[rng.IntN(4)])
+			}
+			why := fmt.Sprint("why-", step)
+			if err := ms[i].Disable(model, until, why); err != nil {
+				t.Fatal(err)
+			}
+			_ = ref.Disable(model, until, why)
+			log = append(log, fmt.Sprintf("%d: p%d Disable(%q, %v)", step, i, model, until))
 		default:
 			var d int64
 			switch rng.IntN(4) {

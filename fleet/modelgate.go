@@ -234,6 +234,7 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 	}
 	if mr := m.mirror.Load(); mr.mode == Shared {
 		if _, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
+			m.note(i, "") // a disable's reason ends with it (the store's too)
 			return nil
 		}
 	}

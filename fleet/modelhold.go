@@ -97,9 +97,10 @@ func orDur(v, def time.Duration) time.Duration {
 // store's now plus the time left until until, so that it ends at the same
 // instant for every process, and it lives in the store (it survives a
 // restart of every process). While the store is down it holds the local
-// manager; the store's state wins when the store answers again.
+// manager (Policy Local; under FailOpen or FailClosed nothing is held until
+// the store answers); the store's state wins when the store answers again.
 func (m *ModelBreaker) Hold(until time.Time, reason string) {
-	x := extra{ttl: time.Until(until).Microseconds(), reason: reason}
+	x := extra{ttl: m.ttl(until), reason: reason}
 	if m.control("hold", -1, x) {
 		return
 	}
@@ -130,7 +131,7 @@ func (m *ModelBreaker) Disable(model string, until time.Time, reason string) err
 	}
 	var x extra
 	if !until.IsZero() {
-		if x.ttl = time.Until(until).Microseconds(); x.ttl <= 0 {
+		if x.ttl = m.ttl(until); x.ttl <= 0 {
 			return m.SetAvailable(model, true) // ended already
 		}
 	}
@@ -160,28 +161,31 @@ func (m *ModelBreaker) control(op string, item int, x extra) bool {
 	return true
 }
 
+// ttl is the time left until until (local) on the store's clock, µs.
+func (m *ModelBreaker) ttl(until time.Time) int64 {
+	return m.s.clock.toStore(until) - m.storeMicros()
+}
+
 // note sets the reason of item (-1: the hold, i: chain entry i) in the mirror.
 func (m *ModelBreaker) note(item int, reason string) {
-	if item < -1 || item >= m.n {
-		return
-	}
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	nm := *cur
-	if item < 0 {
-		nm.hr = reason
-	} else {
-		nm.dr = append([]string(nil), cur.dr...)
-		nm.dr[item] = reason
-	}
+	m.setReason(&nm, strconv.Itoa(item)+" "+reason)
 	m.publish(&nm, cur)
 }
 
-// onNote applies the reason a change message carries after its newline.
-func (m *ModelBreaker) onNote(s string) {
-	item, reason, _ := strings.Cut(s, " ")
-	if i, err := strconv.Atoi(item); err == nil {
-		m.note(i, reason)
+// setReason applies a note ("item reason") to nm, a new mirror.
+func (m *ModelBreaker) setReason(nm *modelMirror, note string) {
+	item, reason, _ := strings.Cut(note, " ")
+	i, err := strconv.Atoi(item)
+	switch {
+	case err != nil || i < -1 || i >= m.n:
+	case i < 0:
+		nm.hr = reason
+	default:
+		nm.dr = append([]string(nil), nm.dr...)
+		nm.dr[i] = reason
 	}
 }
 

@@ -20,7 +20,8 @@ import "github.com/redis/rueidis"
 // SEMANTICS §8.5): hold (a trip whose cooldown ends at the later of now +
 // ttl and the running one, cause 3 manual; the reason goes to the hash field
 // hr), release (a hold in force ends now), disable (entry kind off until
-// now + ttl, or for good with ttl 0; the reason goes to dr<kind>). A
+// now + ttl, or for good with ttl 0; the reason goes to dr<kind>; avail
+// clears it). A
 // disable whose end has passed is enabled by the next call of any op. A
 // held breaker (fallback, cause manual) with no chain refuses begin.
 //
@@ -215,7 +216,12 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
     end
   end
 elseif op == 'avail' then
-  if kind >= 0 and kind < n then x[13 + n + kind] = (flag == 1) and 0 or 1; x[19 + 2 * n + kind] = 0 end
+  if kind >= 0 and kind < n then
+    x[13 + n + kind] = (flag == 1) and 0 or 1
+    x[19 + 2 * n + kind] = 0
+    redis.call('HDEL', key, 'dr' .. kind)
+    note = S(kind) .. ' '
+  end
 elseif op == 'disable' then
   if kind >= 0 and kind < n then
     x[13 + n + kind] = 1
