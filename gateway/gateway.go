@@ -74,8 +74,8 @@ type Options struct {
 // (POST /v1/chat/completions, /v1/responses, /v1/messages and
 // /v1/messages/count_tokens, /v1/embeddings) through a model breaker and
 // retry ladder per model, translating between wires where a chain crosses
-// them, and GET /v1/models, /healthz, /readyz, /metrics and /dashboard/
-// (docs/GATEWAY.md). It is safe for concurrent use.
+// them, and GET /v1/models, /healthz, /readyz, /metrics and /dashboard/,
+// and /admin/breakers (docs/GATEWAY.md). It is safe for concurrent use.
 type Gateway struct {
 	cfg       Config
 	opt       Options

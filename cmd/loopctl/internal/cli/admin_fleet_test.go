@@ -83,7 +83,12 @@ func TestAdminHoldFleet(t *testing.T) {
 		t.Fatalf("%d requests reached the held primary", n-before)
 	}
 
-	// The hold ends by itself at its TTL: the next request probes the primary.
+	// The hold ends by itself at its TTL, not before: then the next request
+	// probes the primary.
+	time.Sleep(time.Until(held.Add(adminHoldTTL - 300*time.Millisecond)))
+	if m := chat(t, r2); m != "up/b" {
+		t.Fatalf("300ms before the hold's TTL, replica 2 served from %s", m)
+	}
 	time.Sleep(time.Until(held.Add(adminHoldTTL)))
 	for deadline := held.Add(adminHoldTTL + time.Second); chat(t, r2) != "up/a"; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
