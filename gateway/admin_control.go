@@ -41,7 +41,11 @@ func readAction(body []byte, rt *route) (adminAction, error) {
 	d.DisallowUnknownFields()
 	if err := d.Decode(&a); err != nil {
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-			return a, &badField{strings.Trim(f, `"`), "unknown field " + f + " (the fields are action, ttl, reason, entry)"}
+			name := strings.Trim(f, `"`)
+			if name == "" {
+				name = "body" // a key "": no name to give
+			}
+			return a, &badField{name, "unknown field " + f + " (the fields are action, ttl, reason, entry)"}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
@@ -56,7 +60,7 @@ func readAction(body []byte, rt *route) (adminAction, error) {
 	_ = json.Unmarshal(body, &raw)
 	a.seen = map[string]bool{}
 	for k := range raw {
-		a.seen[k] = true
+		a.seen[strings.ToLower(k)] = true // encoding/json matches keys without case
 	}
 	return a, a.check(rt)
 }

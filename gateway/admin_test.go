@@ -282,3 +282,35 @@ func TestAdminAfterReload(t *testing.T) {
 		t.Errorf("%d open_until series after the reload, want 2 (smart and other)", n)
 	}
 }
+
+// FuzzAdminAction: no body panics the admin action reader, a refusal always
+// names a field, and an accepted body is one the actions can run.
+func FuzzAdminAction(f *testing.F) {
+	for _, s := range []string{`{"action":"hold","ttl":"10m","reason":"INC-42"}`, `{"action":"disable","entry":"up/b","ttl":"1h"}`,
+		`{"action":"enable","entry":"up/c"}`, `{"action":"reset"}`, `{"action":"hold","ttl":"24h0m1s"}`, `{"x":1}`, `[]`, `{"action":null}`} {
+		f.Add([]byte(s))
+	}
+	rt := &route{name: "smart", settings: fallback.Settings{Primary: "up/a", Chain: []string{"up/b", "up/c"}}}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a, err := readAction(body, rt)
+		if err != nil {
+			if bf, ok := err.(*badField); !ok || bf.field == "" || bf.msg == "" {
+				t.Fatalf("refusal %#v names no field", err)
+			}
+			return
+		}
+		switch a.Action {
+		case "hold":
+			if a.ttl <= 0 || a.ttl > MaxHold {
+				t.Fatalf("accepted a hold of %v", a.ttl)
+			}
+		case "disable", "enable":
+			if !inChain(rt, a.Entry) {
+				t.Fatalf("accepted entry %q", a.Entry)
+			}
+		case "release", "reset":
+		default:
+			t.Fatalf("accepted action %q", a.Action)
+		}
+	})
+}
