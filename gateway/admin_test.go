@@ -229,10 +229,17 @@ func lastLine(s string) string {
 }
 
 // TestAdminDirectModel: a direct upstream/model breaker is addressed
-// path-escaped; held, with no chain, it answers as an exhausted chain.
+// path-escaped; held, it answers as an exhausted chain, as a configured
+// model without a chain does.
 func TestAdminDirectModel(t *testing.T) {
 	var hits atomic.Int32
-	f := newFixture(t, func(llmtest.Request) llmtest.Reply { hits.Add(1); return llmtest.Text("ok") }, chain(), Options{})
+	cfg := chain()
+	cfg.Models = append(cfg.Models, Model{Name: "solo", Primary: "up/s"})
+	f := newFixture(t, func(llmtest.Request) llmtest.Reply { hits.Add(1); return llmtest.Text("ok") }, cfg, Options{})
+	f.admin("/admin/breakers/solo", `{"action":"hold","ttl":"1m"}`, "").view(t)
+	if a := f.post(chatBody("solo", false)); a.status != http.StatusServiceUnavailable || a.errorField("code") != "fallback_exhausted" || hits.Load() != 0 {
+		t.Fatalf("request to a held model without a chain: %d %s (%d reached it)", a.status, a.body, hits.Load())
+	}
 	if a := f.admin("/admin/breakers/up%2Fx", "", ""); a.status != http.StatusNotFound {
 		t.Fatalf("unused direct model: %d", a.status)
 	}
