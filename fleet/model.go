@@ -27,11 +27,12 @@ type modelMirror struct {
 	act, pr          bool
 	att              []int
 	dis              []bool
-	du               []int64 // rev 4: each manual disable's end (0: until enabled)
-	dexp             int64   // the earliest end of a disable in force (0 none)
-	route            int     // Fallback: the active entry, -1 (no chain), -2 (exhausted)
-	hr               string  // rev 4: the latest hold's reason (shown while held)
-	dr               []string
+	du               []int64    // rev 4: each manual disable's end (0: until enabled)
+	dexp             int64      // the earliest end of a disable in force (0 none)
+	route            int        // Fallback: the active entry, -1 (no chain), -2 (exhausted)
+	hr               string     // rev 4: the latest hold's reason (shown while held)
+	dr               []string   // each entry's latest disable's reason (shown while disabled)
+	rat              []reasonAt // the state version each reason was written at (the hold's, then the entries')
 }
 
 // ModelBreaker is a model breaker with a fallback chain (SEMANTICS §3) whose
@@ -107,7 +108,7 @@ func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBr
 }
 
 // width is the number of integers of the script's state.
-func (m *ModelBreaker) width() int { return 18 + 3*m.n }
+func (m *ModelBreaker) width() int { return 18 + 2*m.n }
 
 // Name returns the breaker's name (its key in the store).
 func (m *ModelBreaker) Name() string { return m.name }
@@ -171,24 +172,30 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 	if err != nil {
 		return nil, err
 	}
-	if len(v) != width+4 {
+	if len(v) != width+4+m.n {
 		return nil, errShortReply
 	}
 	if run {
-		m.apply(v[:width], before, "")
+		m.apply(v[:width], v[width+4:], before, "")
 	} else {
-		m.apply(v[:width], nil, "")
+		m.apply(v[:width], v[width+4:], nil, "")
 	}
 	return v, nil
 }
 
 // apply stores a state into the mirror if newer (see ToolBreaker.apply),
-// with the reason a change message carries (note: "item reason"; "" none).
-func (m *ModelBreaker) apply(x []int64, since *modelMirror, note string) {
+// with the disables' ends du (nil: none) and the reason a change message
+// carries (note: "item reason"; "" none).
+func (m *ModelBreaker) apply(x, du []int64, since *modelMirror, note string) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	ep, v := uint64(x[0]), uint64(x[1])
 	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
+		nm := *cur // an older state may still carry a reason newer than the mirror's
+		if note != "" && m.setReason(&nm, note, reasonAt{ep, v}) {
+			m.publish(&nm, cur)
+			return
+		}
 		m.mu.Unlock()
 		return
 	}
@@ -202,14 +209,14 @@ func (m *ModelBreaker) apply(x []int64, since *modelMirror, note string) {
 	w := 14 + 2*m.n
 	nm.cen, nm.cause, nm.sh, nm.lf = x[w], fallback.Cause(x[w+1]), x[w+2], x[w+3]
 	nm.du, nm.dexp = make([]int64, m.n), 0
-	for i := range m.n {
-		if nm.du[i] = x[w+4+i]; nm.dis[i] && nm.du[i] > 0 && (nm.dexp == 0 || nm.du[i] < nm.dexp) {
+	for i := range du {
+		if nm.du[i] = du[i]; nm.dis[i] && nm.du[i] > 0 && (nm.dexp == 0 || nm.du[i] < nm.dexp) {
 			nm.dexp = nm.du[i]
 		}
 	}
 	nm.route = m.routeOf(&nm, nm.att, nm.dis)
 	if note != "" {
-		m.setReason(&nm, note)
+		m.setReason(&nm, note, reasonAt{ep, v})
 	}
 	m.publish(&nm, cur)
 }
@@ -240,6 +247,8 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 		return m.set.Primary
 	}
 	switch {
+	case mr.route == -1 && mr.cause == fallback.CauseManual:
+		return "" // held with no chain: routed nowhere, as fallback names it
 	case mr.route == -1:
 		return m.set.Primary
 	case mr.route == -2:
@@ -250,12 +259,19 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 
 // onMessage applies a change notification (the state, space-separated).
 func (m *ModelBreaker) onMessage(payload string) {
-	payload, note, _ := strings.Cut(payload, "\n")
+	payload, rest, _ := strings.Cut(payload, "\n")
+	d, note, _ := strings.Cut(rest, "\n")
 	x := make([]int64, m.width())
 	if !parseInts(payload, x) {
 		return
 	}
-	m.apply(x, nil, note)
+	var du []int64
+	if d != "" {
+		if du = make([]int64, m.n); !parseInts(d, du) {
+			return
+		}
+	}
+	m.apply(x, du, nil, note)
 }
 
 // sync re-reads the store's state (the store wins).

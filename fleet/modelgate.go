@@ -233,8 +233,8 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 		flag = 1
 	}
 	if mr := m.mirror.Load(); mr.mode == Shared {
-		if _, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
-			m.note(i, "") // a disable's reason ends with it (the store's too)
+		if v, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
+			m.note(i, "", reasonAt{uint64(v[0]), uint64(v[1])}) // a disable's reason ends with it (the store's too)
 			return nil
 		}
 	}

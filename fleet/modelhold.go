@@ -152,11 +152,12 @@ func (m *ModelBreaker) control(op string, item int, x extra) bool {
 	if m.mirror.Load().mode != Shared {
 		return false
 	}
-	if _, err := m.script(context.Background(), op, Turn{entry: -1}, item, 0, false, x); err != nil {
+	v, err := m.script(context.Background(), op, Turn{entry: -1}, item, 0, false, x)
+	if err != nil {
 		return false
 	}
 	if op != "release" {
-		m.note(item, x.reason)
+		m.note(item, x.reason, reasonAt{uint64(v[0]), uint64(v[1])})
 	}
 	return true
 }
@@ -166,27 +167,44 @@ func (m *ModelBreaker) ttl(until time.Time) int64 {
 	return m.s.clock.toStore(until) - m.storeMicros()
 }
 
-// note sets the reason of item (-1: the hold, i: chain entry i) in the mirror.
-func (m *ModelBreaker) note(item int, reason string) {
+// reasonAt is the state (incarnation, version) a reason was written at:
+// reasons come with the change messages and the replies of this process's
+// own ops, which may arrive out of order, so each keeps the newest.
+type reasonAt struct{ ep, v uint64 }
+
+func (a reasonAt) before(b reasonAt) bool { return a.ep < b.ep || (a.ep == b.ep && a.v < b.v) }
+
+// note sets the reason of item (-1: the hold, i: chain entry i), written
+// at at, in the mirror.
+func (m *ModelBreaker) note(item int, reason string, at reasonAt) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	nm := *cur
-	m.setReason(&nm, strconv.Itoa(item)+" "+reason)
+	if !m.setReason(&nm, strconv.Itoa(item)+" "+reason, at) {
+		m.mu.Unlock()
+		return
+	}
 	m.publish(&nm, cur)
 }
 
-// setReason applies a note ("item reason") to nm, a new mirror.
-func (m *ModelBreaker) setReason(nm *modelMirror, note string) {
+// setReason applies a note ("item reason") written at at to nm, a new
+// mirror, unless the mirror has a newer reason for the item; false if not.
+func (m *ModelBreaker) setReason(nm *modelMirror, note string, at reasonAt) bool {
 	item, reason, _ := strings.Cut(note, " ")
 	i, err := strconv.Atoi(item)
-	switch {
-	case err != nil || i < -1 || i >= m.n:
-	case i < 0:
+	if err != nil || i < -1 || i >= m.n || (nm.rat != nil && !nm.rat[i+1].before(at)) {
+		return false
+	}
+	rat := make([]reasonAt, m.n+1)
+	copy(rat, nm.rat)
+	rat[i+1], nm.rat = at, rat
+	if i < 0 {
 		nm.hr = reason
-	default:
+	} else {
 		nm.dr = append([]string(nil), nm.dr...)
 		nm.dr[i] = reason
 	}
+	return true
 }
 
 // readReasons re-reads the reasons of the hold and the disables (after a
@@ -202,9 +220,10 @@ func (m *ModelBreaker) readReasons(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	mr := m.mirror.Load() // the reasons are at least as new as the state the sync read
 	for i, v := range vs {
 		r, _ := v.ToString() // nil: no reason written
-		m.note(i-1, r)
+		m.note(i-1, r, reasonAt{mr.ep, mr.v})
 	}
 	return nil
 }

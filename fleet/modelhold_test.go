@@ -3,6 +3,8 @@ package fleet
 import (
 	"errors"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,9 +70,26 @@ func TestFleetHoldNoChainAndRelease(t *testing.T) {
 	srv := redistest.Start(t)
 	var clock atomic.Int64
 	clock.Store(1_800_000_000_000_000)
-	ms := holdFleet(t, srv, &clock, "solo", fallback.Settings{Primary: "a"})
+	var mu sync.Mutex
+	var events []fallback.Transition
+	ms := holdFleet(t, srv, &clock, "solo", fallback.Settings{Primary: "a", OnTransition: func(tr fallback.Transition) {
+		mu.Lock()
+		events = append(events, tr)
+		mu.Unlock()
+	}})
 	ms[0].Hold(time.UnixMicro(clock.Load()+time.Hour.Microseconds()), "maint")
 	eventually(t, time.Second, "replica 2 sees the hold", func() bool { return !ms[1].Snapshot().HoldUntil.IsZero() })
+	eventually(t, time.Second, "both replicas report primary -> fallback (\"a\" -> \"\")", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, e := range events {
+			if e.From == fallback.Primary && e.To == fallback.Fallback && e.FromModel == "a" && e.ToModel == "" {
+				n++
+			}
+		}
+		return n == 2
+	})
 	for i, m := range ms {
 		_, err := m.Begin()
 		var e *fallback.ExhaustedError
@@ -146,6 +165,15 @@ func TestFleetHoldSurvivesRestart(t *testing.T) {
 	old[0].Hold(until, "INC-1")
 	if err := old[1].Disable("b", until, "flaky"); err != nil {
 		t.Fatal(err)
+	}
+	// The state keeps the width of revision 3 (18 + 2n integers), so that a
+	// process of revision 3 still reads it during a rolling upgrade; the
+	// disables' ends live beside it.
+	if p, err := srv.Command("HGET", "{hold:model:keep}", "p"); err != nil || len(strings.Fields(p)) != 18+2*2 {
+		t.Fatalf("state %q, %v: want 22 integers", p, err)
+	}
+	if d, err := srv.Command("HGET", "{hold:model:keep}", "d"); err != nil || d != strconv.FormatInt(until.UnixMicro(), 10)+" 0" {
+		t.Fatalf("disables' ends %q, %v", d, err)
 	}
 	for range 2 { // both generations of processes see it; the old ones are never closed in between
 		ms := holdFleet(t, srv, &clock, "keep", set)

@@ -40,15 +40,19 @@ import "github.com/redis/rueidis"
 // failure after a clean streak and on every counted success. Then (rev 3)
 // cen the cooldown's end (0 none), cause (0 recovery timeout, 1 hint,
 // 2 quota, 3 manual), sh the latest hint of the current streak and lf its
-// latest failure time (0 none), then (rev 4) n disable ends (µs, 0 until
-// enabled). A state of the rev-2 width is read with cen = ta + cooldown, one
-// of the rev-3 width with no disable ends. The message published on a hold
-// or disable carries, after a newline, the item (-1 the hold, i entry i), a
-// space and the reason.
+// latest failure time (0 none). A state of the rev-2 width is read with cen
+// = ta + cooldown. Rev 4 keeps the width of rev 3 (a process of revision 3
+// still reads the state during a rolling upgrade; it ignores what follows):
+// the disables' ends (n µs, 0 until enabled) live in the hash field d, the
+// reasons in hr and dr<i>. A change message is the state alone, or the
+// state, a newline, the disables' ends, a newline and a note: the item the
+// op gave a reason to (-1 the hold, i entry i), a space and the reason
+// (empty after an op that gave none).
 //
-// Reply: the state (18 + 3n integers), then now, the routed entry (-1 the
+// Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
-// flag (a chain entry serving a turn in Primary).
+// flag (a chain entry serving a turn in Primary), then (rev 4) the n
+// disables' ends.
 const modelLua = `
 local key = KEYS[1]
 local op = ARGV[1]
@@ -85,17 +89,20 @@ if #x == 14 + 2 * n then
   x[15 + 2 * n] = (x[8] >= 0) and (x[8] + rec) or 0
   x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0
 end
-if n > 0 and #x == 18 + 2 * n then
-  for i = 1, n do x[18 + 2 * n + i] = 0 end
-end
-if #x ~= 18 + 3 * n then
+if #x ~= 18 + 2 * n then
   x = {now, 0, 0, now, now, 0, 0, -1, 0, 0, 0, 0}
   for i = 1, 2 * n do x[12 + i] = 0 end
   x[13 + 2 * n] = now
   x[14 + 2 * n] = 0
   x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = 0, 0, 0, 0
-  for i = 1, n do x[18 + 2 * n + i] = 0 end
   old = nil
+end
+local du = {}
+local dold = redis.call('HGET', key, 'd') or ''
+for w in string.gmatch(dold, '%S+') do du[#du + 1] = tonumber(w) end
+if #du ~= n or old == nil then
+  du = {}
+  for i = 1, n do du[i] = 0 end
 end
 local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
 local cg, pv = x[13 + 2 * n], x[14 + 2 * n]
@@ -144,10 +151,10 @@ end
 local function clearBudgets()
   for i = 1, n do x[12 + i] = 0 end
 end
-local function DU(i) return x[18 + 2 * n + i] end
 expire()
 for i = 1, n do
-  if D(i) == 1 and DU(i) > 0 and now >= DU(i) then x[12 + n + i] = 0; x[18 + 2 * n + i] = 0 end
+  if D(i) == 0 then du[i] = 0 end
+  if du[i] > 0 and now >= du[i] then x[12 + n + i] = 0; du[i] = 0 end
 end
 local entry, probe, unc = -1, 0, 0
 if op == 'begin' then
@@ -218,14 +225,14 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
 elseif op == 'avail' then
   if kind >= 0 and kind < n then
     x[13 + n + kind] = (flag == 1) and 0 or 1
-    x[19 + 2 * n + kind] = 0
+    du[kind + 1] = 0
     redis.call('HDEL', key, 'dr' .. kind)
     note = S(kind) .. ' '
   end
 elseif op == 'disable' then
   if kind >= 0 and kind < n then
     x[13 + n + kind] = 1
-    x[19 + 2 * n + kind] = (ttl > 0) and (now + ttl) or 0
+    du[kind + 1] = (ttl > 0) and (now + ttl) or 0
     redis.call('HSET', key, 'dr' .. kind, reason)
     note = S(kind) .. ' ' .. reason
   end
@@ -251,14 +258,26 @@ x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n] = cen, cause, sh, lf
 local parts = {}
 for i = 1, #x do parts[i] = S(x[i]) end
 local p = table.concat(parts, ' ')
-if p ~= old or note then
+local dparts = {}
+local anyd = false
+for i = 1, n do
+  dparts[i] = S(du[i])
+  if du[i] > 0 then anyd = true end
+end
+local d = anyd and table.concat(dparts, ' ') or ''
+if p ~= old or note or d ~= dold then
   v = v + 1
   x[2] = v
   parts[2] = S(v)
   p = table.concat(parts, ' ')
   redis.call('HSET', key, 'p', p)
-  if note then
-    redis.call('PUBLISH', ch, p .. '\n' .. note)
+  if anyd then
+    redis.call('HSET', key, 'd', d)
+  elseif dold ~= '' then
+    redis.call('HDEL', key, 'd')
+  end
+  if note or anyd then
+    redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or ''))
   else
     redis.call('PUBLISH', ch, p)
   end
@@ -267,6 +286,7 @@ x[#x + 1] = now
 x[#x + 1] = entry
 x[#x + 1] = probe
 x[#x + 1] = unc
+for i = 1, n do x[#x + 1] = du[i] end
 return x
 `
 
