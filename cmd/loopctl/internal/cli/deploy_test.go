@@ -35,7 +35,7 @@ type k8sContainer struct {
 	} `yaml:"ports"`
 	ReadinessProbe *k8sProbe `yaml:"readinessProbe"`
 	LivenessProbe  *k8sProbe `yaml:"livenessProbe"`
-	Lifecycle struct {
+	Lifecycle      struct {
 		PreStop struct {
 			Sleep struct {
 				Seconds int `yaml:"seconds"`
