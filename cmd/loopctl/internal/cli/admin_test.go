@@ -2,13 +2,14 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,9 +66,10 @@ func TestAdminArgs(t *testing.T) {
 	}
 }
 
-// adminReplica starts one `loopctl serve` replica (a separate process) with
+// adminReplica starts the real loopctl binary as `loopctl serve` with
 // model m: up/a, then up/b and up/c, admin key "oncall" from
-// LOOPCTL_TEST_ADMIN_KEY; redisURL "" for none.
+// LOOPCTL_TEST_ADMIN_KEY; redisURL "" for none. It returns the address
+// once /readyz answers 200, and stop (SIGTERM, then the exit).
 func adminReplica(t *testing.T, upURL, redisURL, prefix string) (addr string, stop func()) {
 	t.Helper()
 	cfg := writeConfig(t, fmt.Sprintf(`listen: 127.0.0.1:0
@@ -90,11 +92,25 @@ admin_keys:
 store:
   prefix: %s
 `, upURL, prefix))
-	args := []string{"--config", cfg, "--log-format", "json", "--grace", "1s"}
+	args := []string{"serve", "--config", cfg, "--log-format", "json", "--grace", "1s"}
 	if redisURL != "" {
 		args = append(args, "--redis", redisURL)
 	}
-	return startReplica(t, args...)
+	p := startLoopctl(t, nil, args...)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if code, _ := p.request(http.MethodGet, "/readyz", "", ""); code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("loopctl serve on %s not ready within 5s: %s", p.addr, p.stderr)
+		}
+	}
+	return p.addr, func() {
+		p.signal(syscall.SIGTERM)
+		if code := p.wait(5 * time.Second); code != 0 {
+			t.Errorf("loopctl serve exited %d after SIGTERM: %s", code, p.stderr)
+		}
+	}
 }
 
 // hits counts the requests that reached each upstream model; "a" answers
@@ -138,12 +154,15 @@ func chat(t *testing.T, addr string) string {
 	return res.Header.Get("X-Loopctl-Model")
 }
 
-// admin runs `loopctl admin args...` against addr and returns its stdout.
+// admin runs the real binary as `loopctl admin args...` against addr (the
+// key from LOOPCTL_ADMIN_KEY, as set) and returns its stdout.
 func admin(t *testing.T, addr string, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := Run(context.Background(), append([]string{"admin", "--url", "http://" + addr}, args...), &out, &errb); code != ExitOK {
-		t.Fatalf("loopctl admin %q: exit %d: %s", args, code, errb.String())
+	cmd := exec.Command(loopctlBinary(t), append([]string{"admin", "--url", "http://" + addr}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("loopctl admin %q: %v: %s", args, err, errb.String())
 	}
 	return out.String()
 }
@@ -208,9 +227,11 @@ func TestAdminThroughBinary(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	t.Setenv(AdminKeyEnv, "")
-	if code := Run(context.Background(), []string{"admin", "--url", "http://" + addr, "reset", "m"}, io.Discard, &stderr); code != ExitFailure ||
+	cmd := exec.Command(loopctlBinary(t), "admin", "--url", "http://"+addr, "reset", "m")
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != ExitFailure ||
 		!strings.Contains(stderr.String(), "401") || !strings.Contains(stderr.String(), AdminKeyEnv) {
-		t.Errorf("loopctl admin reset without a key: exit %d, %s", code, stderr.String())
+		t.Errorf("loopctl admin reset without a key: %v, %s", err, stderr.String())
 	}
 	t.Setenv(AdminKeyEnv, "sk-admin")
 	if code, body := post("sk-admin", `{"action":"hold","ttl":"48h"}`); code != http.StatusBadRequest || !strings.Contains(body, `"param":"ttl"`) {
