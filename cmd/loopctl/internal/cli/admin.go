@@ -41,11 +41,11 @@ const (
 
 // adminArgs are the parsed arguments of `loopctl admin`.
 type adminArgs struct {
-	action, model             string
-	url, ttl, reason, entry   string
-	json                      bool
-	getenv                    func(string) string
-	seenTTL, seenReason, seen bool
+	action, model           string
+	url, ttl, reason, entry string
+	json                    bool
+	getenv                  func(string) string
+	seenTTL, seenReason     bool
 }
 
 // runAdmin is `loopctl admin`.
