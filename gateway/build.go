@@ -343,6 +343,9 @@ func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
 	if rt.mgr, err = fallback.New(s); err != nil {
 		return err
 	}
+	// A gateway a reload replaced may have registered an upstream/model name
+	// after the reload took its routes over: the new breaker is the one shown.
+	g.m.breakers.RemoveManager(rt.name)
 	return g.m.breakers.AddManager(rt.name, rt.mgr)
 }
 

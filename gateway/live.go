@@ -187,6 +187,11 @@ func (l *Live) serveReload(g *Gateway, w http.ResponseWriter, r *http.Request) {
 		}{false, "the configuration was not applied; the one in force keeps serving", info.Problems})
 		return
 	}
+	for _, l := range []*[]string{&rep.Kept, &rep.Started, &rep.Dropped, &rep.Restart} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
 	liveJSON(w, http.StatusOK, struct {
 		OK bool `json:"ok"`
 		Reloaded

@@ -181,13 +181,19 @@ func (next *Gateway) adoptDirect(g *Gateway) {
 }
 
 // storeName is the name of model m's breaker in a shared store: a
-// configured model's name with a digest of its primary and chain, so that
-// a reload that changes them starts a new shared breaker and never reads
-// the old one's state (docs/GATEWAY.md §9.3); an upstream/model name as is.
+// configured model's name, "@" and the first 16 hex digits of the SHA-256
+// of its primary and chain (fleet.StoreName's), so that a reload that
+// changes them starts a new shared breaker and never reads the old one's
+// state (docs/GATEWAY.md §9.3); an upstream/model name as is.
 func storeName(m Model) string {
 	if m.Name == m.Primary && len(m.Chain) == 0 {
 		return m.Name
 	}
-	sum := sha256.Sum256([]byte(strings.Join(append([]string{m.Primary}, m.Chain...), "\n")))
-	return m.Name + "@" + hex.EncodeToString(sum[:6])
+	h := sha256.New()
+	h.Write([]byte(m.Primary))
+	for _, c := range m.Chain {
+		h.Write([]byte{0})
+		h.Write([]byte(c))
+	}
+	return m.Name + "@" + hex.EncodeToString(h.Sum(nil)[:8])
 }

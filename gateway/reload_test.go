@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/fleet"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
 
@@ -160,7 +161,7 @@ func TestLiveReload(t *testing.T) {
 }
 
 // TestStoreNameDigest: a configured model's store name changes with its
-// primary and chain, and only with them.
+// primary and chain, and only with them, and is fleet.StoreName's.
 func TestStoreNameDigest(t *testing.T) {
 	a := storeName(Model{Name: "m", Primary: "up/a", Chain: []string{"up/b"}})
 	for _, tc := range []struct {
@@ -175,6 +176,9 @@ func TestStoreNameDigest(t *testing.T) {
 		if got := storeName(tc.m); (got == a) != tc.same || !strings.HasPrefix(got, "m@") {
 			t.Errorf("storeName(%+v) = %q (first %q)", tc.m, got, a)
 		}
+	}
+	if m := (Model{Name: "m", Primary: "up/a", Chain: []string{"up/b", "up/c"}}); storeName(m) != fleet.StoreName(m.Name, m.Primary, m.Chain) {
+		t.Errorf("storeName %q, fleet.StoreName %q", storeName(m), fleet.StoreName(m.Name, m.Primary, m.Chain))
 	}
 	if got := storeName(Model{Name: "up/x", Primary: "up/x"}); got != "up/x" {
 		t.Errorf("a direct name's store name is %q", got)

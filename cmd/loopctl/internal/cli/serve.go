@@ -118,8 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if *check {
-		// Every check serve runs before it listens: the environment
-		// variables *_env name, every policy the libraries would reject.
+		// Every check serve runs before it listens (keys, policies).
 		gw, err := gateway.New(s.cfg, gateway.Options{})
 		if err != nil {
 			return configProblems(stderr, *configPath, err)
@@ -266,14 +265,7 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		return ExitFailure
 	case <-ctx.Done():
 	}
-	draining.Store(true) // /readyz: 503 from now on
-	if !s.keepServing(stdout) {
-		_ = srv.Close()
-		<-errc
-		return ExitFailure
-	}
-	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v; a second signal stops at once)\n", s.grace)
-	return drain(srv, errc, s, stdout, halt)
+	return s.stop(srv, errc, &draining, stdout, halt)
 }
 
 // logHandler is the request log's handler: text or json, on s.logOut (or

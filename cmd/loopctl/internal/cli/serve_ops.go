@@ -32,6 +32,19 @@ func notDraining(draining *atomic.Bool) func(context.Context) error {
 	}
 }
 
+// stop drains srv after the first signal: /readyz answers 503 from now
+// on, serving goes on for s.drainDelay, then drain.
+func (s serveSettings) stop(srv *http.Server, errc <-chan error, draining *atomic.Bool, stdout io.Writer, halt context.CancelCauseFunc) int {
+	draining.Store(true)
+	if !s.keepServing(stdout) {
+		_ = srv.Close()
+		<-errc
+		return ExitFailure
+	}
+	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v; a second signal stops at once)\n", s.grace)
+	return drain(srv, errc, s, stdout, halt)
+}
+
 // keepServing waits out s.drainDelay (serving goes on, /readyz answers
 // 503); false when a second signal came first (stop at once).
 func (s serveSettings) keepServing(stdout io.Writer) bool {
