@@ -2,7 +2,8 @@
 # test.sh: set up what the tests need on a fresh machine, then run every test.
 # It is the README's "all tests" command, and .ci/run runs it.
 #
-# Real parts: redis-server and chromium (Debian packages), node and npm with the
+# Real parts: redis-server, chromium, buildah and the CA certificates (Debian
+# packages; buildah builds the Dockerfile's image in cmd/loopctl's tests), node and npm with the
 # packages pinned in the committed package-lock.json files (installed with npm ci).
 # As root it installs what is missing with apt-get; otherwise it says what to install.
 set -euo pipefail
@@ -13,6 +14,8 @@ command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+command -v buildah >/dev/null 2>&1 || need_apt+=(buildah)
+[ -f /etc/ssl/certs/ca-certificates.crt ] || need_apt+=(ca-certificates)
 if [ ${#need_apt[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		echo "== installing ${need_apt[*]} (apt-get)"

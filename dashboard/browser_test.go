@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +44,18 @@ func TestBrowserShowsTrip(t *testing.T) {
 	routed, err := browsertest.Text(bctx, `[data-breaker="demo"] .active-model`)
 	if err != nil || routed != "gpt-b" {
 		t.Errorf("routed model shown = %q, %v; want gpt-b", routed, err)
+	}
+	if until, err := browsertest.Text(bctx, `[data-breaker="demo"] .open-until`); err != nil || !strings.HasSuffix(until, "(recovery_timeout)") {
+		t.Errorf("open until shown = %q, %v; want a time and (recovery_timeout)", until, err)
+	}
+
+	// An operator's hold: the page shows until when and why.
+	f.m.Hold(time.Now().Add(10*time.Minute), "INC-42")
+	held := `document.querySelector('[data-breaker="demo"] .open-until')?.textContent.endsWith("(manual)") &&
+		document.querySelector('[data-breaker="demo"] .hold')?.textContent.endsWith(": INC-42")`
+	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](held, chromedp.WithPollingTimeout(time.Second))); err != nil {
+		got, _ := browsertest.Text(bctx, `[data-breaker="demo"] .open-until`)
+		t.Fatalf("page did not show the hold within 1s (open until shows %q): %v", got, err)
 	}
 
 	browsertest.Screenshot(t, bctx, "dashboard.png")

@@ -88,6 +88,9 @@ func TestStateJSON(t *testing.T) {
 	if len(m.Chain) != 2 || !m.Chain[0].Active || m.Chain[0].Budget != 2 || m.Chain[1].Active {
 		t.Errorf("chain = %+v", m.Chain)
 	}
+	if tripped := now.Add(-20 * time.Second); m.OpenUntil == nil || !m.OpenUntil.Equal(tripped.Add(time.Minute)) || m.OpenReason != "recovery_timeout" {
+		t.Errorf("open until %v (%q), want %v (recovery_timeout)", m.OpenUntil, m.OpenReason, tripped.Add(time.Minute))
+	}
 	if len(st.Tools) != 2 || st.Tools[1].Name != "search" || st.Tools[1].State != breaker.Open ||
 		st.Tools[1].Status != health.Unhealthy || st.Tools[1].RetryIn != "10s" || st.Tools[0].State != breaker.Closed {
 		t.Errorf("tools = %+v", st.Tools)

@@ -48,15 +48,23 @@ type State struct {
 
 // ModelState is one model breaker in a [State].
 type ModelState struct {
-	Name           string            `json:"name"`
-	Primary        string            `json:"primary"`
-	State          fallback.State    `json:"state"`
-	ActiveModel    string            `json:"active_model"`            // "" when the chain is spent
-	CooldownLeft   string            `json:"cooldown_left,omitempty"` // Fallback: until the next probe ("0s": due)
-	ProbeInFlight  bool              `json:"probe_in_flight"`         // a recovery probe turn is out
-	ProbeSuccesses int               `json:"probe_successes"`         // of ProbesNeeded, while Recovering
-	ProbesNeeded   int               `json:"probes_needed"`           // RecoverySuccessesNeeded
-	Failures       int               `json:"consecutive_failures"`    // toward TripThreshold
+	Name         string         `json:"name"`
+	Primary      string         `json:"primary"`
+	State        fallback.State `json:"state"`
+	ActiveModel  string         `json:"active_model"`            // "" when the chain is spent
+	CooldownLeft string         `json:"cooldown_left,omitempty"` // Fallback: until the next probe ("0s": due)
+	// OpenUntil is when the cooldown ends (absent in Primary) and OpenReason
+	// why then: recovery_timeout, hint, quota or manual (a hold), as the
+	// gateway's GET /admin/breakers says.
+	OpenUntil  *time.Time `json:"open_until,omitempty"`
+	OpenReason string     `json:"open_reason,omitempty"`
+	// HoldUntil and HoldReason describe an operator's hold in force.
+	HoldUntil      *time.Time        `json:"hold_until,omitempty"`
+	HoldReason     string            `json:"hold_reason,omitempty"`
+	ProbeInFlight  bool              `json:"probe_in_flight"`      // a recovery probe turn is out
+	ProbeSuccesses int               `json:"probe_successes"`      // of ProbesNeeded, while Recovering
+	ProbesNeeded   int               `json:"probes_needed"`        // RecoverySuccessesNeeded
+	Failures       int               `json:"consecutive_failures"` // toward TripThreshold
 	TripThreshold  int               `json:"trip_threshold"`
 	Activated      bool              `json:"fallback_activated"` // ever tripped
 	TrippedAt      *time.Time        `json:"tripped_at,omitempty"`
@@ -71,6 +79,10 @@ type ChainEntryState struct {
 	Available bool   `json:"available"`
 	Failed    bool   `json:"failed"`
 	Active    bool   `json:"active"`
+	// DisabledUntil and DisabledReason describe a manual disable (absent
+	// until: until enabled).
+	DisabledUntil  *time.Time `json:"disabled_until,omitempty"`
+	DisabledReason string     `json:"disabled_reason,omitempty"`
 }
 
 // ToolState is one tool breaker in a [State].
@@ -127,26 +139,34 @@ func readModel(m Model) ModelState {
 	if !snap.TrippedAt.IsZero() {
 		t := snap.TrippedAt
 		ms.TrippedAt = &t
+	}
+	if snap.State != fallback.Primary && !snap.CooldownEnds.IsZero() {
+		end := snap.CooldownEnds
+		ms.OpenUntil, ms.OpenReason = &end, snap.CooldownCause.String()
 		if snap.State == fallback.Fallback {
 			now := time.Now
 			if set.Now != nil {
 				now = set.Now
 			}
-			cooldown := set.RecoveryTimeout
-			if cooldown == 0 {
-				cooldown = fallback.DefaultRecoveryTimeout
-			}
-			left := cooldown - now().Sub(t)
-			ms.CooldownLeft = max(left, 0).Round(time.Millisecond).String()
+			ms.CooldownLeft = max(end.Sub(now()), 0).Round(time.Millisecond).String()
 		}
+	}
+	if !snap.HoldUntil.IsZero() {
+		end := snap.HoldUntil
+		ms.HoldUntil, ms.HoldReason = &end, snap.HoldReason
 	}
 	budget := orInt(set.MaxFailCount, fallback.DefaultMaxFailCount)
 	activeFound := false
 	for _, e := range snap.Chain {
 		active := snap.State == fallback.Fallback && !e.Failed && !activeFound
 		activeFound = activeFound || active
-		ms.Chain = append(ms.Chain, ChainEntryState{Model: e.Model, Attempts: e.Attempts, Budget: budget,
-			Available: e.Available, Failed: e.Failed, Active: active})
+		ce := ChainEntryState{Model: e.Model, Attempts: e.Attempts, Budget: budget,
+			Available: e.Available, Failed: e.Failed, Active: active, DisabledReason: e.DisabledReason}
+		if !e.DisabledUntil.IsZero() {
+			until := e.DisabledUntil
+			ce.DisabledUntil = &until
+		}
+		ms.Chain = append(ms.Chain, ce)
 	}
 	return ms
 }

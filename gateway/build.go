@@ -17,7 +17,8 @@ import (
 )
 
 // New builds a gateway from cfg, which must be valid (see [Config.Validate]),
-// reading the keys its key_env and api_key_env entries name. The error
+// reading the keys its key_env, key_file, api_key_env and api_key_file
+// entries name. The error
 // names every problem by key path.
 func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
@@ -31,6 +32,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 		return nil, err
 	}
 	g.m = newMetrics(opt.Registry)
+	g.m.reg.MustRegister(openUntil{g})
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
 	}
@@ -88,6 +90,7 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	for i, k := range cfg.AdminKeys {
 		if key, ok := ps.clientKey("admin_keys", i, k, getenv); ok {
 			g.admin = append(g.admin, sha256.Sum256([]byte(key)))
+			g.adminNames = append(g.adminNames, k.Name)
 		}
 	}
 	for i, u := range cfg.Upstreams {
@@ -101,13 +104,34 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 // variable is not set.
 func (ps *problems) clientKey(list string, i int, k ClientKey, getenv func(string) string) (string, bool) {
 	key := k.Key
-	if key == "" {
+	switch {
+	case key != "":
+	case k.KeyFile != "":
+		key = ps.keyFile(fmt.Sprintf("%s[%d].key_file", list, i), k.KeyFile)
+		return key, key != ""
+	default:
 		if key = getenv(k.KeyEnv); key == "" {
 			ps.add(fmt.Sprintf("%s[%d].key_env", list, i), "environment variable %s is not set", k.KeyEnv)
 			return "", false
 		}
 	}
 	return key, true
+}
+
+// keyFile returns the key in the file at name (surrounding whitespace
+// trimmed); "", with the problem recorded at path, when it cannot be read
+// or holds no key.
+func (ps *problems) keyFile(path, name string) string {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		ps.add(path, "%v", err)
+		return ""
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		ps.add(path, "%s holds no key", name)
+	}
+	return key
 }
 
 // newUpstream returns upstream i of the config, u, with its key read from
@@ -118,6 +142,9 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 		up.api = APIOpenAI
 	}
 	key := u.APIKey
+	if key == "" && u.APIKeyFile != "" {
+		key = ps.keyFile(fmt.Sprintf("upstreams[%d].api_key_file", i), u.APIKeyFile)
+	}
 	if key == "" && u.APIKeyEnv != "" {
 		if key = getenv(u.APIKeyEnv); key == "" {
 			ps.add(fmt.Sprintf("upstreams[%d].api_key_env", i), "environment variable %s is not set", u.APIKeyEnv)
@@ -160,7 +187,7 @@ func (g *Gateway) defaultDashboard() {
 	}
 	g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
 		var src dashboard.Sources
-		for _, b := range g.LocalBreakers() {
+		for _, b := range g.latest().LocalBreakers() {
 			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
 		}
 		return src
@@ -251,10 +278,21 @@ func rateLimitWait(v time.Duration) time.Duration {
 
 // newRoute builds the route of a configured model or of a direct
 // upstream/model reference (m.Chain empty, m.Name == m.Primary).
-func (g *Gateway) newRoute(m Model) (*route, error) {
+func (g *Gateway) newRoute(m Model) (*route, error) { return g.buildRoute(m, nil) }
+
+// buildRoute builds the route of model m: with a new breaker, or with the
+// breaker of keep (a route of the gateway being reloaded, with the same
+// primary and chain) reconfigured with m's settings.
+func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	s := g.breakerSettings(m)
 	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
-	if err := g.buildBreaker(rt, s); err != nil {
+	if keep != nil {
+		rt.settings.Backend = keep.settings.Backend // the same shared breaker
+		rt.mgr, rt.notes = keep.mgr, keep.notes
+		if err := rt.mgr.Reconfigure(rt.settings); err != nil { // state, holds and disables kept
+			return nil, err
+		}
+	} else if err := g.buildBreaker(rt, s); err != nil {
 		return nil, err
 	}
 	rt.budget = attemptBudget(m)
@@ -289,7 +327,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {
-		s.Backend = g.opt.Backend(m.Name)
+		s.Backend = g.opt.Backend(storeName(m))
 	}
 	return s
 }
@@ -298,19 +336,31 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 // metrics and passed to Options.OnTransition, registered with the
 // metrics.
 func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
-	s.OnTransition = g.m.breakers.ModelTransitions(rt.name)
-	if hook := g.opt.OnTransition; hook != nil {
-		count := s.OnTransition
-		s.OnTransition = func(t fallback.Transition) {
-			count(t)
-			hook(rt.name, t)
-		}
-	}
+	on, notes := g.transitions(rt.name), &routeNotes{}
+	s.OnTransition = func(t fallback.Transition) { notes.since.Store(t.At.UnixNano()); on(t) }
+	rt.notes = notes
 	var err error
 	if rt.mgr, err = fallback.New(s); err != nil {
 		return err
 	}
+	// A gateway a reload replaced may have registered an upstream/model name
+	// after the reload took its routes over: the new breaker is the one shown.
+	g.m.breakers.RemoveManager(rt.name)
 	return g.m.breakers.AddManager(rt.name, rt.mgr)
+}
+
+// transitions is the OnTransition of model name's breaker: counted in the
+// metrics, then passed to Options.OnTransition.
+func (g *Gateway) transitions(name string) func(fallback.Transition) {
+	count := g.m.breakers.ModelTransitions(name)
+	hook := g.opt.OnTransition
+	if hook == nil {
+		return count
+	}
+	return func(t fallback.Transition) {
+		count(t)
+		hook(name, t)
+	}
 }
 
 // attemptBudget is how many attempts a request to model m may make:

@@ -46,6 +46,11 @@ type ClientKey struct {
 	Name string
 	// KeyEnv is the environment variable holding the key (YAML key_env).
 	KeyEnv string
+	// KeyFile is a file holding the key (YAML key_file; surrounding
+	// whitespace is trimmed), instead of KeyEnv: a mounted secret that is
+	// rotated in place takes effect at the next reload (docs/GATEWAY.md
+	// §9.3).
+	KeyFile string
 	// Key is the key itself, for Go callers; when set, KeyEnv is not read.
 	// It cannot be set from YAML, so keys never sit in config files.
 	Key string
@@ -69,6 +74,10 @@ type Upstream struct {
 	// sent as "Authorization: Bearer <key>" (openai) or "x-api-key: <key>"
 	// (anthropic). "": no credentials sent.
 	APIKeyEnv string
+	// APIKeyFile is a file holding the upstream's key (YAML api_key_file;
+	// surrounding whitespace is trimmed), instead of APIKeyEnv; it is
+	// re-read at every reload.
+	APIKeyFile string
 	// APIKey is the key itself, for Go callers; when set, APIKeyEnv is not
 	// read. It cannot be set from YAML.
 	APIKey string

@@ -26,8 +26,9 @@ func (d decoder) keys(dst *[]ClientKey) func(string, *yaml.Node) {
 		d.seq(p, v, func(p string, v *yaml.Node) {
 			var k ClientKey
 			d.fields(p, v, map[string]func(string, *yaml.Node){
-				"name":    d.str(&k.Name),
-				"key_env": d.str(&k.KeyEnv),
+				"name":     d.str(&k.Name),
+				"key_env":  d.str(&k.KeyEnv),
+				"key_file": d.text(&k.KeyFile),
 			})
 			*dst = append(*dst, k)
 		})
@@ -44,6 +45,7 @@ func (d decoder) upstreams(dst *[]Upstream) func(string, *yaml.Node) {
 				"api":                d.str(&u.API),
 				"base_url":           d.str(&u.BaseURL),
 				"api_key_env":        d.text(&u.APIKeyEnv),
+				"api_key_file":       d.text(&u.APIKeyFile),
 				"wires":              d.chain(&u.Wires),
 				"translate":          d.translate(&u.Translate),
 				"default_max_tokens": d.count(&u.DefaultMaxTokens),

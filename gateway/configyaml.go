@@ -14,7 +14,8 @@ import (
 // durations (Go syntax, e.g. 90s) and sizes (bytes, or KiB/MiB/GiB, e.g.
 // 10MiB) are errors. The error is a [*ConfigError] naming every problem by
 // its key path, e.g. `models[1].chain[0]: unknown upstream "anthropc"`.
-// Environment variables named by key_env and api_key_env are not read here.
+// Environment variables named by key_env and api_key_env, and the files
+// key_file and api_key_file name, are not read here.
 func ParseConfig(data []byte) (Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

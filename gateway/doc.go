@@ -55,6 +55,10 @@
 //   - GET /v1/models, /v1/models/{id}, /healthz, /readyz, /metrics
 //     (Prometheus) and /dashboard/ (a live page of every model breaker,
 //     package dashboard).
+//   - GET /admin/breakers[/{model}] (every model breaker: why and until when
+//     it is open, [BreakerView]) and POST /admin/breakers/{model} (hold,
+//     release, reset, disable or enable a chain entry), behind admin_keys
+//     (docs/GATEWAY.md §9.1, §9.2).
 //
 // Failures reach the client in the wire's error shape (OpenAI's here;
 // Messages: Anthropic's, with 529 overloaded_error for a spent chain): 502 upstream_error

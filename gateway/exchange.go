@@ -286,6 +286,10 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 		x.relay(turn, tg, res)
 		return answered
 	}
+	if x.halted() {
+		x.haltAnswer(turn)
+		return answered
+	}
 	if x.clientGone() {
 		x.settle(turn, loopmetrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")
@@ -304,6 +308,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 	}
 	f := failure(err)
 	x.noteFailure(tg.ref, f)
+	x.rt.noteFailure(tg.ref, f, err, x.g.now())
 	x.settleFailure(turn, loopmetrics.Failure, f)
 	if tg.ref != x.rt.settings.Primary {
 		if x.failedEntry == nil {

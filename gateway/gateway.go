@@ -74,8 +74,8 @@ type Options struct {
 // (POST /v1/chat/completions, /v1/responses, /v1/messages and
 // /v1/messages/count_tokens, /v1/embeddings) through a model breaker and
 // retry ladder per model, translating between wires where a chain crosses
-// them, and GET /v1/models, /healthz, /readyz, /metrics and /dashboard/
-// (docs/GATEWAY.md). It is safe for concurrent use.
+// them, and GET /v1/models, /healthz, /readyz, /metrics and /dashboard/,
+// and /admin/breakers (docs/GATEWAY.md). It is safe for concurrent use.
 type Gateway struct {
 	cfg       Config
 	opt       Options
@@ -85,19 +85,21 @@ type Gateway struct {
 	keys      [][sha256.Size]byte
 	keyNames  []string
 	admin     [][sha256.Size]byte // admin_keys: the keys of /metrics and /dashboard/
-	upstreams map[string]*upstream
-	models    map[string]*route // configured models, by name
-	order     []*route          // configured models, in config order
-	policy    retry.Policy
-	maxBody   int64
-	request   time.Duration
-	total     time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
-	firstByte time.Duration
-	idle      time.Duration
-	maxResp   int64
-	held      held        // bytes of upstream answers held
-	timers    clockTimers // the attempts' timers
-	modelList []byte
+	// adminNames are the names of admin, in order (the audit log's).
+	adminNames []string
+	upstreams  map[string]*upstream
+	models     map[string]*route // configured models, by name
+	order      []*route          // configured models, in config order
+	policy     retry.Policy
+	maxBody    int64
+	request    time.Duration
+	total      time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
+	firstByte  time.Duration
+	idle       time.Duration
+	maxResp    int64
+	held       held        // bytes of upstream answers held
+	timers     clockTimers // the attempts' timers
+	modelList  []byte
 	// anthropicModels is the model list in Anthropic's shape (§8.8).
 	anthropicModels []byte
 	log             *slog.Logger
@@ -109,6 +111,16 @@ type Gateway struct {
 	maxDirect int               // at most this many (limits.max_direct; 0: none)
 	tick      atomic.Int64      // the clock of the routes' last use
 	targets   map[string]bool   // upstream models of the configured models
+	// next is the gateway a reload built from this one (Reload), if any.
+	next atomic.Pointer[Gateway]
+}
+
+// latest returns the gateway the reloads of g built last (g if none).
+func (g *Gateway) latest() *Gateway {
+	for n := g.next.Load(); n != nil; n = g.next.Load() {
+		g = n
+	}
+	return g
 }
 
 // upstream is one configured upstream.
@@ -158,6 +170,7 @@ type route struct {
 	policy   retry.Policy
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
+	notes    *routeNotes  // what the admin API adds (the last failure, the last transition); kept by a reload
 }
 
 // target is one upstream model a route may send to.

@@ -78,6 +78,7 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 		first.cancel()
 		f := failure(first.err)
 		x.noteFailure(first.tg.ref, f)
+		x.rt.noteFailure(first.tg.ref, f, first.err, x.g.now())
 		x.settleFailure(first.turn, loopmetrics.Failure, f)
 		return <-ch
 	}
@@ -118,6 +119,7 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 	default:
 		f := failure(o.err)
 		x.noteFailure(o.tg.ref, f)
+		x.rt.noteFailure(o.tg.ref, f, o.err, x.g.now())
 		x.settleFailure(o.turn, loopmetrics.Failure, f)
 	}
 }

@@ -58,6 +58,10 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		err = fmt.Errorf("%w: the stream ended without its end marker", errCut)
 	}
 	if err != nil {
+		if x.halted() {
+			x.haltStream(turn, res)
+			return false
+		}
 		if x.clientGone() {
 			x.streamCancelled(turn, res)
 			return false
@@ -153,6 +157,7 @@ func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 		kind = fallback.RateLimit
 	}
 	x.settle(turn, loopmetrics.Failure, kind)
+	x.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
 	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
 	if !final {
 		if ev := xlate.Broken(x.wire.xl, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {

@@ -42,6 +42,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Redirect(w, r, "/dashboard/", http.StatusMovedPermanently)
 	default:
+		if strings.HasPrefix(r.URL.Path, breakersPath) {
+			g.serveAdmin(w, r)
+			return
+		}
 		if id, ok := strings.CutPrefix(r.URL.Path, "/v1/models/"); ok && id != "" {
 			g.model(w, r, id)
 			return

@@ -48,6 +48,9 @@ func (ps *problems) upstreams(list []Upstream) map[string]int {
 		ps.upstreamAPI(p, u)
 		ps.baseURL(p+".base_url", u.BaseURL)
 		ps.translation(p, u)
+		if u.APIKeyEnv != "" && u.APIKeyFile != "" {
+			ps.add(p+".api_key_file", "api_key_env and api_key_file are two sources of one key: give one")
+		}
 	}
 	return ups
 }
@@ -266,8 +269,11 @@ func (ps *problems) keys(list string, keys []ClientKey) {
 		} else {
 			names[k.Name] = i
 		}
-		if k.Key == "" && k.KeyEnv == "" {
-			ps.add(p+".key_env", "required (the environment variable holding the key)")
+		switch {
+		case k.Key == "" && k.KeyEnv == "" && k.KeyFile == "":
+			ps.add(p+".key_env", "required (the environment variable holding the key), or key_file")
+		case k.KeyEnv != "" && k.KeyFile != "":
+			ps.add(p+".key_file", "key_env and key_file are two sources of one key: give one")
 		}
 	}
 }

@@ -19,6 +19,10 @@
       el("dt", {}, "primary"), el("dd", {}, m.primary || "—"),
       el("dt", {}, "failures"), el("dd", {}, m.consecutive_failures + " / " + m.trip_threshold),
       el("dt", {}, "cooldown left"), el("dd", { class: "cooldown" }, m.cooldown_left || "—"),
+      el("dt", {}, "open until"), el("dd", { class: "open-until" },
+        m.open_until ? new Date(m.open_until).toLocaleTimeString() + " (" + m.open_reason + ")" : "—"),
+      ...(m.hold_until ? [el("dt", {}, "held"), el("dd", { class: "hold" },
+        "until " + new Date(m.hold_until).toLocaleTimeString() + (m.hold_reason ? ": " + m.hold_reason : ""))] : []),
       el("dt", {}, "probes"), el("dd", { class: "probes" },
         m.probe_successes + " / " + m.probes_needed + (m.probe_in_flight ? " (probe in flight)" : "")),
       el("dt", {}, "ever tripped"), el("dd", {}, m.fallback_activated ? "yes" : "no"));
@@ -29,7 +33,8 @@
       const cls = (c.active ? "active " : "") + (c.failed ? "failed" : "");
       body.append(el("tr", { class: cls, "data-model": c.model },
         el("td", {}, c.model), el("td", {}, c.attempts + " / " + c.budget),
-        el("td", {}, !c.available ? "disabled" : c.active ? "active" : c.failed ? "spent" : "")));
+        el("td", {}, !c.available ? "disabled" + (c.disabled_until ? " until " + new Date(c.disabled_until).toLocaleTimeString() : "") +
+          (c.disabled_reason ? ": " + c.disabled_reason : "") : c.active ? "active" : c.failed ? "spent" : "")));
     }
     chain.append(body);
     return el("div", { class: "card", "data-kind": "model", "data-breaker": m.name },

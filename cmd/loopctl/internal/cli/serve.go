@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,8 +26,11 @@ Runs the OpenAI-compatible gateway: point any OpenAI client's base URL at
 http://<listen>/v1 and its requests go through the model breaker, the fallback
 chain and the retry ladder. With no --config it starts a zero-setup demo on
 127.0.0.1:4000: one model "demo" served by an embedded scripted upstream, no
-network needed. SIGTERM or SIGINT lets requests and streams in flight finish
-(up to --grace), then exits 0.`
+network needed. SIGHUP reloads --config (as POST /admin/reload does). The
+first SIGTERM or SIGINT makes /readyz answer 503 at once, keeps serving for
+--drain-delay, then stops accepting and lets requests and streams in flight
+finish (up to --grace; a stream still open then ends with its wire's error
+event), then exits 0.`
 
 // serveSettings are what runServe resolves from its flags; tests build them
 // directly.
@@ -35,6 +39,12 @@ type serveSettings struct {
 	demo      bool // the zero-setup demo (embedded upstream)
 	logFormat string
 	grace     time.Duration
+	// drainDelay: how long serving goes on after the first signal, with
+	// /readyz answering 503 (docs/GATEWAY.md §9.4).
+	drainDelay time.Duration
+	// configPath is the config file a reload reads ("": none); listenFlag
+	// and redisFlag are the flags that override it.
+	configPath, listenFlag, redisFlag string
 	// server timeouts (zero: the defaults below)
 	readHeaderTimeout, readTimeout, idleTimeout time.Duration
 	// bodyGrace and bodyRate: the minimum rate of request bodies (zero:
@@ -70,16 +80,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	redis := fs.String("redis", "", "share breaker state with every replica through this Redis `URL` (overrides store.redis)")
 	logFormat := fs.String("log-format", "text", "request log format: text or json")
 	grace := fs.Duration("grace", 30*time.Second, "how long requests and streams in flight may finish after SIGTERM/SIGINT")
+	drainDelay := fs.Duration("drain-delay", 0, "how long to keep serving after SIGTERM/SIGINT, with /readyz answering 503, before the grace starts (e.g. 5s behind a load balancer)")
 	if code, done := ParseFlags(fs, serveUsage, args, stdout, stderr); done {
 		return code
 	}
 	if *logFormat != "text" && *logFormat != "json" {
 		return UsageError(stderr, fs.Name(), fmt.Sprintf("--log-format %q: want text or json", *logFormat))
 	}
-	if *grace < 0 {
-		return UsageError(stderr, fs.Name(), "--grace must not be negative")
+	if *grace < 0 || *drainDelay < 0 {
+		return UsageError(stderr, fs.Name(), "--grace and --drain-delay must not be negative")
 	}
-	s := serveSettings{logFormat: *logFormat, grace: *grace}
+	s := serveSettings{logFormat: *logFormat, grace: *grace, drainDelay: *drainDelay, configPath: *configPath, listenFlag: *listen, redisFlag: *redis}
 	switch {
 	case *configPath != "":
 		cfg, err := gateway.LoadConfig(*configPath)
@@ -107,8 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if *check {
-		// Every check serve runs before it listens: the environment
-		// variables *_env name, every policy the libraries would reject.
+		// Every check serve runs before it listens (keys, policies).
 		gw, err := gateway.New(s.cfg, gateway.Options{})
 		if err != nil {
 			return configProblems(stderr, *configPath, err)
@@ -211,7 +221,8 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		defer demo.Close()
 		cfg.Upstreams = []gateway.Upstream{{Name: "embedded", BaseURL: demo.BaseURL()}}
 	}
-	opts := gateway.Options{Logger: logger, OnTransition: logTransitions(logger)}
+	var draining atomic.Bool
+	opts := gateway.Options{Logger: logger, OnTransition: logTransitions(logger), Ready: notDraining(&draining)}
 	var store *fleet.Store
 	if cfg.Store.Redis != "" {
 		st, closeStore, err := openStore(cfg.Store, logger)
@@ -236,7 +247,12 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitFailure
 	}
-	srv := s.httpServer(gw, h)
+	live := gateway.NewLive(gw, s.configPath, s.prepare)
+	defer reloadOnHangup(live)()
+	haltCtx, halt := context.WithCancelCause(context.Background())
+	defer halt(nil)
+	srv := s.httpServer(live, h)
+	srv.BaseContext = func(net.Listener) context.Context { return haltCtx }
 	s.banner(stdout, cfg, ln.Addr().String())
 	if s.ready != nil {
 		s.ready(ln.Addr().String())
@@ -249,8 +265,7 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		return ExitFailure
 	case <-ctx.Done():
 	}
-	fmt.Fprintf(stdout, "loopctl serve: stopping; draining requests in flight (up to %v; a second signal stops at once)\n", s.grace)
-	return drain(srv, errc, s, stdout)
+	return s.stop(srv, errc, &draining, stdout, halt)
 }
 
 // logHandler is the request log's handler: text or json, on s.logOut (or
@@ -327,8 +342,10 @@ func (s serveSettings) banner(stdout io.Writer, cfg gateway.Config, addr string)
 	}
 }
 
-// drain shuts srv down within s.grace, or at once on s.force.
-func drain(srv *http.Server, errc <-chan error, s serveSettings, stdout io.Writer) int {
+// drain shuts srv down within s.grace, or at once on s.force; when the
+// grace ends, halt ends the streams still open with their wire's error
+// event (gateway.ErrHalted) before their connections close.
+func drain(srv *http.Server, errc <-chan error, s serveSettings, stdout io.Writer, halt context.CancelCauseFunc) int {
 	dctx, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
 	sd := make(chan error, 1)
@@ -337,8 +354,8 @@ func drain(srv *http.Server, errc <-chan error, s serveSettings, stdout io.Write
 	select {
 	case err := <-sd:
 		if err != nil {
-			fmt.Fprintf(stdout, "loopctl serve: grace period (%v) over; closing the connections still open\n", s.grace)
-			_ = srv.Close()
+			fmt.Fprintf(stdout, "loopctl serve: grace period (%v) over; ending the streams still open with their wire's error event\n", s.grace)
+			haltAndClose(srv, halt)
 		}
 	case <-s.force:
 		fmt.Fprintf(stdout, "loopctl serve: second signal; closing every connection now\n")

@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 	if args := os.Getenv(fleetReplicaEnv); args != "" {
 		os.Exit(Main(strings.Split(args, "\n"), os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBinary()
+	os.Exit(code)
 }
 
 // Settings of the serve fleet test.

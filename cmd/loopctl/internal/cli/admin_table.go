@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopctl/loopctl-go/gateway"
+)
+
+// writeAdmin prints an admin answer for people: a table of every breaker
+// (list), or one breaker in detail.
+func writeAdmin(w io.Writer, body []byte, list bool) error {
+	if list {
+		var all struct {
+			Breakers []gateway.BreakerView `json:"breakers"`
+		}
+		if err := json.Unmarshal(body, &all); err != nil {
+			return fmt.Errorf("the gateway's answer is not a breaker list: %v", err)
+		}
+		writeBreakerTable(w, all.Breakers, time.Now())
+		return nil
+	}
+	var v gateway.BreakerView
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("the gateway's answer is not a breaker: %v", err)
+	}
+	writeBreaker(w, v, time.Now())
+	return nil
+}
+
+// writeBreakerTable prints one line per breaker: model, state, routed
+// model, until when it is open and why, a hold, disabled entries.
+func writeBreakerTable(w io.Writer, vs []gateway.BreakerView, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tSTATE\tROUTED\tOPEN UNTIL\tWHY\tHOLD\tDISABLED\tSHARED")
+	for _, v := range vs {
+		var off []string
+		for _, e := range v.Chain {
+			if e.Disabled {
+				off = append(off, e.Model)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Model, v.State, orDash(v.Routed),
+			until(v.OpenUntil, now), orDash(v.OpenReason), holdText(v.Hold), orDash(strings.Join(off, ",")), yesNo(v.Shared))
+	}
+	tw.Flush()
+}
+
+// writeBreaker prints one breaker in detail.
+func writeBreaker(w io.Writer, v gateway.BreakerView, now time.Time) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	row := func(k, f string, a ...any) { fmt.Fprintf(tw, "%s\t"+f+"\n", append([]any{k}, a...)...) }
+	row("model", "%s", v.Model)
+	row("state", "%s (since %s)", v.State, stamp(v.Since))
+	row("routed to", "%s", orDash(v.Routed))
+	row("primary", "%s", v.Primary)
+	if v.OpenUntil != nil {
+		row("open until", "%s (%s)", until(v.OpenUntil, now), v.OpenReason)
+	}
+	if v.Hold != nil {
+		row("hold", "%s", holdText(v.Hold))
+	}
+	if f := v.LastFailure; f != nil {
+		status := ""
+		if f.Status != 0 {
+			status = fmt.Sprintf(" %d", f.Status)
+		}
+		row("last failure", "%s %s%s at %s", f.Model, f.Kind, status, f.At.Format(time.RFC3339))
+	}
+	c, t := v.Counters, v.Thresholds
+	row("failures", "%d / %d (trip_threshold)", c.ConsecutiveFailures, t.TripThreshold)
+	row("probes", "%d / %d (recovery_successes)%s", c.ProbeSuccesses, t.RecoverySuccesses, map[bool]string{true: ", a probe in flight"}[c.ProbeInFlight])
+	row("cooldowns", "recovery_timeout %s, quota_cooldown %s, probe_timeout %s", t.RecoveryTimeout, t.QuotaCooldown, t.ProbeTimeout)
+	for _, e := range v.Chain {
+		state := "ok"
+		switch {
+		case e.Disabled:
+			state = "disabled " + disabledText(e, now)
+		case e.Failed:
+			state = "spent"
+		}
+		row("chain", "%s  strikes %d / %d  %s", e.Model, e.Strikes, t.MaxFailCount, state)
+	}
+	row("shared", "%s", yesNo(v.Shared))
+	tw.Flush()
+}
+
+func disabledText(e gateway.EntryView, now time.Time) string {
+	s := "until enabled"
+	if e.DisabledUntil != nil {
+		s = "until " + until(e.DisabledUntil, now)
+	}
+	if e.DisabledReason != "" {
+		s += ": " + e.DisabledReason
+	}
+	if e.DisabledBy != "" {
+		s += " (by " + e.DisabledBy + ")"
+	}
+	return s
+}
+
+func holdText(h *gateway.HoldView) string {
+	if h == nil {
+		return "-"
+	}
+	s := "until " + h.Until.Format(time.RFC3339)
+	if h.Reason != "" {
+		s += ": " + h.Reason
+	}
+	if h.By != "" {
+		s += " (by " + h.By + ")"
+	}
+	return s
+}
+
+// until is t with the time left ("2026-12-03T04:00:00Z, in 9m58s"), or "-".
+func until(t *time.Time, now time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	left := t.Sub(now).Round(time.Second)
+	if left <= 0 {
+		return t.Format(time.RFC3339) + ", passed"
+	}
+	return t.Format(time.RFC3339) + ", in " + left.String()
+}
+
+func stamp(t *time.Time) string {
+	if t == nil {
+		return "start"
+	}
+	return t.Format(time.RFC3339)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/llmtest"
+)
+
+// TestHaltEndsStreamsWithTheWireError: a stream still open when the server
+// halts (its requests' contexts end with ErrHalted) ends with its client
+// wire's error event, on every wire (Messages and Responses translated from
+// chat here), and counts nothing against the model.
+func TestHaltEndsStreamsWithTheWireError(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, body string
+		at               int // the upstream event the stream pauses at (after "first ")
+		want             []string
+	}{
+		{"chat", "/v1/chat/completions", chatBody("m", true), 2, []string{`"code":"stream_interrupted"`}},
+		{"messages", "/v1/messages", msgBody("m", true), 2, []string{"event: error", `"type":"api_error"`}},
+		{"responses", "/v1/responses", rsBody("m", true, ""), 5, []string{"event: error", "event: response.failed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resume := make(chan struct{})
+			defer close(resume)
+			rep := llmtest.Chunked("first ", "never")
+			rep.StreamFault = &llmtest.StreamFault{At: tc.at, Kind: llmtest.StreamPause, Resume: resume}
+			up := llmtest.NewOpenAI(llmtest.Always(rep))
+			defer up.Close()
+			g, err := New(Config{Upstreams: []Upstream{{Name: "up", BaseURL: up.BaseURL()}},
+				Models: []Model{{Name: "m", Primary: "up/a", Chain: []string{"up/b"}}}, Timeouts: Timeouts{FirstByte: 5 * time.Second}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			base, halt := context.WithCancelCause(context.Background())
+			srv := httptest.NewUnstartedServer(g)
+			srv.Config.BaseContext = func(net.Listener) context.Context { return base }
+			srv.Start()
+			defer srv.Close()
+			res, err := http.Post(srv.URL+tc.path, "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			r := bufio.NewReader(res.Body)
+			for { // up to the first content
+				line, err := r.ReadString('\n')
+				if err != nil {
+					t.Fatalf("stream ended before its content: %v", err)
+				}
+				if strings.Contains(line, "first ") {
+					break
+				}
+			}
+			halt(ErrHalted)
+			rest, _ := io.ReadAll(r)
+			for _, w := range append(tc.want, "shutting down") {
+				if !strings.Contains(string(rest), w) {
+					t.Errorf("the end of the stream lacks %q:\n%s", w, rest)
+				}
+			}
+			if s := g.models["m"].mgr.Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
+				t.Errorf("the halt counted against the model: %+v", s)
+			}
+		})
+	}
+}
