@@ -91,6 +91,9 @@ func TestMaxResponseWholeGateway(t *testing.T) {
 			t.Errorf("%d %.200s", a.status, a.body)
 		}
 	}
+	// A handler frees its bytes after its answer reaches the client:
+	// Close waits for every handler to return.
+	f.srv.Close()
 	if ok == 0 || f.gw.held.n.Load() != 0 {
 		t.Errorf("%d served, %d refused, %d bytes still held", ok, busy, f.gw.held.n.Load())
 	}
