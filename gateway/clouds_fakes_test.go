@@ -296,10 +296,10 @@ func (e *eventstreamWriter) frame(kind, key, value string, payload []byte) {
 // and method (rawPredict, streamRawPredict).
 func vertexPath(p string) (project, region, model, method string, ok bool) {
 	parts := strings.Split(strings.TrimPrefix(p, "/v1/"), "/")
-	if len(parts) != 7 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "publishers" || parts[5] != "anthropic" {
+	if len(parts) != 8 || parts[0] != "projects" || parts[2] != "locations" || parts[4] != "publishers" || parts[5] != "anthropic" || parts[6] != "models" {
 		return "", "", "", "", false
 	}
-	model, method, ok = strings.Cut(parts[6], ":")
+	model, method, ok = strings.Cut(parts[7], ":")
 	model, _ = url.PathUnescape(model)
 	return parts[1], parts[3], model, method, ok
 }

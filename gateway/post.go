@@ -24,7 +24,9 @@ func (g *Gateway) post(ctx context.Context, res *result, tg *target, in *http.Re
 		}
 		if a := tg.up.auth; a != nil {
 			if err := a.authorize(ctx, req, body); err != nil {
-				return nil, retry.Unrecoverable(fmt.Errorf("upstream %s: %w", tg.up.name, err))
+				err = fmt.Errorf("upstream %s: %w", tg.up.name, err)
+				g.logAuthFailure(err)
+				return nil, retry.Unrecoverable(err)
 			}
 		}
 		resp, err := g.roundTrip(req)
@@ -47,5 +49,14 @@ func (g *Gateway) post(ctx context.Context, res *result, tg *target, in *http.Re
 		}
 		adaptStream(resp)
 		return resp, nil
+	}
+}
+
+// logAuthFailure logs an upstream authentication that could not be made
+// (the error names the upstream and the step, never a credential or a
+// token helper's output).
+func (g *Gateway) logAuthFailure(err error) {
+	if g.log != nil {
+		g.log.Warn("upstream auth failed", "error", err.Error())
 	}
 }
