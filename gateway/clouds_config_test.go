@@ -130,7 +130,7 @@ func TestCloudBodyRules(t *testing.T) {
 		}
 	}
 	for model, want := range map[string]string{
-		"anthropic.claude-3-haiku-20240307-v1:0":                            "/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke",
+		"anthropic.claude-3-haiku-20240307-v1:0":                              "/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke",
 		"arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.x-v1:0": "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123%3Ainference-profile%2Fus.anthropic.x-v1%3A0/invoke",
 	} {
 		u, _ := bedrock.url(model, wireMessages, false)
