@@ -191,7 +191,7 @@ func (a *sigv4Auth) authorize(ctx context.Context, req *http.Request, body []byt
 	}
 	c, err := a.creds.Retrieve(ctx)
 	if err != nil {
-		return fmt.Errorf("sigv4: the AWS credentials could not be retrieved: %w", errors.Unwrap(err))
+		return fmt.Errorf("sigv4: the AWS credentials could not be retrieved: %w", err)
 	}
 	sum := sha256.Sum256(body)
 	return a.signer.SignHTTP(ctx, c, req, hex.EncodeToString(sum[:]), a.service, a.region, time.Now())
@@ -278,7 +278,7 @@ func (a *commandAuth) token(ctx context.Context) (string, error) {
 		if errors.As(err, &ee) {
 			return "", fmt.Errorf("%w: %s exited with %d", errCommand, a.argv[0], ee.ExitCode())
 		}
-		return "", fmt.Errorf("%w: %s: %w", errCommand, a.argv[0], errors.Unwrap(err))
+		return "", fmt.Errorf("%w: %s: %w", errCommand, a.argv[0], err) // not started: no output to hide
 	}
 	tok := string(bytes.TrimSpace(out))
 	if tok == "" {

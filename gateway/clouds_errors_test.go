@@ -136,3 +136,32 @@ type frameRecorder struct {
 func (r *frameRecorder) Header() http.Header         { return r.h }
 func (r *frameRecorder) WriteHeader(int)             {}
 func (r *frameRecorder) Write(b []byte) (int, error) { return r.buf.Write(b) }
+
+// TestBedrockErrorsInClientShape: Bedrock's errors reach a chat client in
+// OpenAI's shape (translated), never as Bedrock sent them.
+func TestBedrockErrorsInClientShape(t *testing.T) {
+	useFakeAWS(t)
+	br := newBedrockFake(t, "us-east-1", weather)
+	cfg := bedrockConfig(br.URL, br.URL, "us-east-1", "err-ValidationException-400", false)
+	cfg.Models = append(cfg.Models, Model{Name: "throttled", Primary: "bedrock/err-ThrottlingException-429"})
+	srv := cloudGateway(t, cfg, Options{})
+	for _, tc := range []struct {
+		model, typ string
+		status     int
+	}{{"m", "invalid_request_error", 400}, {"throttled", "rate_limit_error", 429}} {
+		for _, path := range []string{"/v1/chat/completions", "/v1/messages"} {
+			body := chatBody(tc.model, false)
+			if path == "/v1/messages" {
+				body = messagesBody(tc.model, false)
+			}
+			a := postTo(t, srv, path, body)
+			openAIShape := a.errorField("message") != nil && !strings.HasPrefix(a.body, `{"type":"error"`)
+			if a.status != tc.status || strings.HasPrefix(a.body, `{"message"`) || openAIShape != (path == "/v1/chat/completions") {
+				t.Errorf("%s %s: %d %s: want %d in the client's wire's shape", path, tc.model, a.status, a.body, tc.status)
+			}
+			if tc.status == 400 && !strings.Contains(a.body, "ValidationException") {
+				t.Errorf("%s: %s: the client's 400 should say what Bedrock refused", path, a.body)
+			}
+		}
+	}
+}
