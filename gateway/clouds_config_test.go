@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +139,29 @@ func TestCloudBodyRules(t *testing.T) {
 		if u.EscapedPath() != want {
 			t.Errorf("%s: %s, want %s", model, u.EscapedPath(), want)
 		}
+	}
+}
+
+// TestCloudsGuideConfigsParse: the configs of docs/gateway.md's clouds
+// section are valid.
+func TestCloudsGuideConfigsParse(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "gateway.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "## Backups on Bedrock, Vertex AI and Azure OpenAI")
+	if !ok {
+		t.Fatal("docs/gateway.md has no clouds section")
+	}
+	n := 0
+	for _, block := range strings.Split(section, "```yaml\n")[1:] {
+		yaml, _, _ := strings.Cut(block, "```")
+		if _, err := ParseConfig([]byte(yaml)); err != nil {
+			t.Errorf("docs/gateway.md:\n%s\n%v", yaml, err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d configs in the clouds section, want 2 (Claude's and OpenAI's backups)", n)
 	}
 }
