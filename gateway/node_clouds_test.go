@@ -24,7 +24,11 @@ import (
 // eventstream frames) and Vertex fake (behind a local OAuth2 token
 // endpoint), and an OpenAI primary failing with an Azure backup (api-key):
 // @anthropic-ai/sdk and the openai client (testdata/node/clouds), then
-// Claude Code, each through a streamed tool-use round trip.
+// Claude Code, each through a streamed tool-use round trip; and, as the
+// SDK sees them, a Bedrock primary's ThrottlingException,
+// ServiceQuotaExceededException and in-stream exception before content
+// (each served by the Vertex backup) and after content (the stream's
+// error event).
 func TestNodeClouds(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -102,6 +106,10 @@ models:
   - {name: cc-bedrock, primary: an/down-cc, chain: ["bedrock/cc.anthropic.claude-sonnet-4-5-v1:0"]}
   - {name: cc-vertex, primary: an/down-cc, chain: ["vertex/cc-claude-sonnet-4-5@20250929"]}
   - {name: oai-azure, primary: openai/down-gpt, chain: [azure/my-gpt-4-1-deployment]}
+  - {name: sdk-throttled, primary: bedrock/err-ThrottlingException-429, chain: ["vertex/claude-sonnet-4-5@20250929"]}
+  - {name: sdk-quota, primary: bedrock/err-ServiceQuotaExceededException-429, chain: ["vertex/claude-sonnet-4-5@20250929"]}
+  - {name: sdk-early, primary: bedrock/instream-early-throttlingException, chain: ["vertex/claude-sonnet-4-5@20250929"]}
+  - {name: sdk-late, primary: bedrock/instream-late-modelStreamErrorException, chain: ["vertex/claude-sonnet-4-5@20250929"]}
 `
 
 // startLoopctl builds ./cmd/loopctl and serves config with it on a free

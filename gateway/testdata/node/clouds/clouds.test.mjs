@@ -73,3 +73,26 @@ test('openai: streamed tool call round trip, served by the Azure backup', async 
   servedBy('azure/');
   assert.equal(final.choices[0].message.content, 'the weather is sunny');
 });
+
+// GATEWAY §10.2's rows as the SDK sees them (node_clouds_test.go's models
+// sdk-throttled, sdk-quota, sdk-early, sdk-late: a Bedrock primary failing,
+// a Vertex backup).
+for (const model of ['sdk-throttled', 'sdk-quota', 'sdk-early']) {
+  test(`@anthropic-ai/sdk: Bedrock's ${model} fails over to the Vertex backup`, async () => {
+    const msg = await anthropic.messages.stream({ model, max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
+    servedBy('vertex/');
+    assert.equal(msg.content[0].text, 'hello from b');
+  });
+}
+
+test('@anthropic-ai/sdk: a Bedrock exception after content ends the stream with its error event', async () => {
+  const stream = anthropic.messages.stream({ model: 'sdk-late', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+  const texts = [];
+  stream.on('text', (t) => texts.push(t));
+  await assert.rejects(stream.finalMessage(), (err) => {
+    assert.match(String(err?.message ?? err), /ModelStreamErrorException/);
+    return true;
+  });
+  assert.deepEqual(texts, ['partial ']);
+  assert.ok(rec.last().model.startsWith('bedrock/'), JSON.stringify(rec.last()));
+});
