@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -131,6 +132,15 @@ func TestAzureAPIKey(t *testing.T) {
 	}
 	if w := postTo(t, srv, "/v1/chat/completions", chatBody("wrong", false)); w.status == 200 || az.bad == 0 || strings.Contains(w.body, "not-the-key") {
 		t.Fatalf("a wrong api-key: %d %s", w.status, w.body)
+	}
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	m, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(m), "azure/my-gpt-4-1-deployment") || strings.Contains(string(m), "secret") || strings.Contains(string(m), "not-the-key") {
+		t.Errorf("/metrics: %d, %d bytes: want the models and no key", resp.StatusCode, len(m))
 	}
 }
 
