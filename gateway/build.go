@@ -95,6 +95,7 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	}
 	for i, u := range cfg.Upstreams {
 		g.upstreams[u.Name] = ps.newUpstream(i, u, getenv)
+		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now)
 	}
 	return ps.err()
 }
@@ -151,6 +152,10 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 		}
 	}
 	up.key = key
+	up.credHeader = keyHeaders[authType(u)]
+	if c := newCloud(u); c != nil {
+		up.api, up.cloud, up.base = APIAnthropic, c, c.base // the Anthropic family (§10.2)
+	}
 	up.prepare()
 	up.setWires(u)
 	return up

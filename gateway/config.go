@@ -62,13 +62,17 @@ type Upstream struct {
 	Name string
 	// API is the upstream's wire (YAML api): [APIOpenAI] serves chat
 	// completions, responses and embeddings; [APIAnthropic] serves
-	// messages. "": openai.
+	// messages, and so do [APIBedrock] and [APIVertex] (Anthropic's models
+	// on Amazon Bedrock and Google Vertex AI, docs/GATEWAY.md §10.2).
+	// "": openai.
 	API string
 	// BaseURL is the API root. openai: it ends in /v1, e.g.
 	// https://api.openai.com/v1, and the gateway appends /chat/completions,
 	// /responses or /embeddings. anthropic: the host, e.g.
 	// https://api.anthropic.com, and the gateway appends /v1/messages.
-	// It has no query string.
+	// It has no query string. bedrock and vertex: "" is the region's
+	// endpoint (https://bedrock-runtime.{region}.amazonaws.com,
+	// https://{region}-aiplatform.googleapis.com).
 	BaseURL string
 	// APIKeyEnv is the environment variable holding the upstream's key,
 	// sent as "Authorization: Bearer <key>" (openai) or "x-api-key: <key>"
@@ -90,6 +94,14 @@ type Upstream struct {
 	// DefaultMaxTokens is the max_tokens of a request translated for an
 	// anthropic upstream that gave none (Messages requires it). 0: 4096.
 	DefaultMaxTokens int
+	// Auth is how requests to the upstream are authenticated (YAML auth,
+	// docs/GATEWAY.md §10.1); the zero value: the api's default.
+	Auth Auth
+	// Region is a bedrock or vertex upstream's region (required for
+	// them; its base_url's default names it), and sigv4's signing region.
+	Region string
+	// Project is a vertex upstream's Google Cloud project id (required).
+	Project string
 }
 
 // Translate is how translated requests reach an openai upstream (YAML

@@ -91,7 +91,7 @@ models: [{name: a, primary: o/m, chain: [an/c, l/d], on_refusal: retry}]
 			`upstreams[2].translate: is for openai upstreams (an anthropic upstream gets every translated request on messages)`,
 			`models[0].on_refusal: "retry" is not pass or fallback`}},
 		{"bad api, anthropic base_url with /v1", "upstreams: [{name: o, api: gemini, base_url: 'https://x/v1'}, {name: an, api: anthropic, base_url: 'https://y/v1'}]\nmodels: [{name: a, primary: o/m}]", []string{
-			`upstreams[0].api: "gemini" is not openai or anthropic`,
+			`upstreams[0].api: "gemini" is not openai, anthropic, bedrock or vertex`,
 			`upstreams[1].base_url: "https://y/v1": an anthropic upstream's base_url is the host (the gateway appends /v1/messages)`}},
 		{"unknown upstream", "upstreams: [{name: anthropic, base_url: 'https://x'}]\nmodels: [{name: a, primary: anthropic/c}, {name: b, primary: anthropic/c, chain: [anthropc/h, anthropic/c]}]", []string{
 			`models[1].chain[0]: unknown upstream "anthropc"`, `models[1].chain[1]: "anthropic/c" duplicates models[1].primary`}},

@@ -49,6 +49,9 @@ func (d decoder) upstreams(dst *[]Upstream) func(string, *yaml.Node) {
 				"wires":              d.chain(&u.Wires),
 				"translate":          d.translate(&u.Translate),
 				"default_max_tokens": d.count(&u.DefaultMaxTokens),
+				"auth":               d.auth(&u.Auth),
+				"region":             d.str(&u.Region),
+				"project":            d.str(&u.Project),
 			})
 			*dst = append(*dst, u)
 		})

@@ -17,7 +17,11 @@
 //     target speaks another wire (translate.go, package
 //     gateway/internal/wire) and sends it through the retry ladder (send,
 //     upstream.go) under the attempt's clock (clock.go); hedge.go races a
-//     second model.
+//     second model. post (post.go) authenticates each request (auth.go:
+//     static keys, SigV4, Google tokens, a token helper) and, for Bedrock
+//     and Vertex AI (cloud.go: paths and body rules; clouderrors.go: their
+//     errors; eventstream.go: Bedrock's frames as Messages SSE), speaks the
+//     cloud's differences from Anthropic's API (docs/GATEWAY.md §10).
 //  4. send reads the answer up to the commit point: a whole body, or a
 //     stream's first content (stream.go), translated when the request was.
 //  5. conclude (exchange.go) settles the turn: a served answer is written
@@ -42,7 +46,8 @@
 //   - POST /v1/responses (the Responses API), POST /v1/messages and
 //     /v1/messages/count_tokens (Anthropic's Messages API) and POST
 //     /v1/embeddings, the same way (docs/GATEWAY.md §6): an upstream has a
-//     wire (Upstream.API: [APIOpenAI] or [APIAnthropic]), errors come in
+//     wire (Upstream.API: [APIOpenAI], or [APIAnthropic], [APIBedrock] and
+//     [APIVertex] for Messages), errors come in
 //     the wire's own shape, each wire's stream commits at its first content
 //     and ends with its own end marker, and a Responses request with
 //     previous_response_id is pinned to the upstream model that produced it

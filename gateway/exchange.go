@@ -250,7 +250,7 @@ const (
 func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	tg := x.rt.targets[turn.Model()]
 	switch {
-	case x.wire == wireCountTokens && tg.up.api != APIAnthropic:
+	case x.wire == wireCountTokens && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
 		x.estimateTokens(body, tg)
 		return nil, answered
 	case x.slow[tg.ref] || x.passed[tg.ref]:
@@ -339,6 +339,9 @@ func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream,
 		return nil, &xlate.RequestError{Message: errNotJSON.Error()}
 	} else {
 		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
+	}
+	if c := tg.up.cloud; c != nil {
+		payload = c.body(payload, x.r.Header, w) // Bedrock's and Vertex's body rules (§10.2)
 	}
 	pol := x.rt.policy
 	pol.Failover = failover

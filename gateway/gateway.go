@@ -139,6 +139,12 @@ type upstream struct {
 	speaks [3]bool
 	to     *wire
 	target xlate.Target
+	// Authentication and hosts (§10): the header a static key goes in,
+	// the authorizer of the other auth types (nil: the static key), and
+	// a Bedrock or Vertex upstream's differences (nil: another host).
+	credHeader string
+	auth       authorizer
+	cloud      *cloud
 }
 
 // prepare parses the upstream's URL for every wire and builds its
@@ -149,12 +155,18 @@ func (u *upstream) prepare() {
 			u.urls[i] = p
 		}
 	}
+	if u.credHeader == "" {
+		u.credHeader = keyHeaders[AuthBearer]
+		if u.api == APIAnthropic {
+			u.credHeader = keyHeaders[AuthXAPIKey]
+		}
+	}
 	switch {
 	case u.key == "":
-	case u.api == APIAnthropic:
-		u.cred = []string{u.key}
-	default:
+	case u.credHeader == keyHeaders[AuthBearer]:
 		u.cred = []string{"Bearer " + u.key}
+	default:
+		u.cred = []string{u.key}
 	}
 }
 

@@ -106,14 +106,10 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 		res.release()
 		return nil, err
 	}
-	req, err := upstreamRequest(ctx, res, tg, in, body, w)
-	if err != nil {
-		return fail(retry.Unrecoverable(err))
-	}
 	start := time.Now()
-	resp, err := g.roundTrip(req)
+	resp, err := g.post(ctx, res, tg, in, body, stream, w)
 	if err != nil {
-		return fail(redactURLError(err))
+		return fail(err)
 	}
 	resp.Header = responseHeaders(resp.Header)
 	resp.Body = res.clock.wrap(resp.Body)
@@ -187,12 +183,15 @@ func (g *Gateway) roundTrip(req *http.Request) (*http.Response, error) {
 // client's query string and forwarded headers, the body as JSON, and the
 // upstream's credentials. It is built in res, on the upstream's parsed URL,
 // with shared header values: the transport only reads them.
-func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, w *wire) (*http.Request, error) {
+func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, w *wire, stream bool) (*http.Request, error) {
 	u := tg.up.urls[w.idx]
+	if c := tg.up.cloud; c != nil {
+		u, _ = c.url(tg.model, w, stream) // its path names the model (§10.2)
+	}
 	if u == nil {
 		return nil, errors.New("the upstream's base_url does not parse as a URL")
 	}
-	if in.URL.RawQuery != "" {
+	if in.URL.RawQuery != "" && tg.up.cloud == nil {
 		q := *u
 		q.RawQuery = in.URL.RawQuery // passed on, ignored for routing (§6)
 		u = &q
@@ -210,6 +209,9 @@ func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Requ
 	}
 	req.Header["Content-Type"] = jsonContentType
 	tg.up.authorize(req.Header)
+	if c := tg.up.cloud; c != nil {
+		c.headers(req.Header)
+	}
 	return req, nil
 }
 
@@ -250,19 +252,17 @@ func (g *Gateway) readWhole(res *result, tg *target) error {
 	return nil
 }
 
-// authorize sets the upstream's credentials on an upstream request: OpenAI
-// "Authorization: Bearer <key>"; Anthropic "x-api-key: <key>" and
+// authorize sets the upstream's static credentials on an upstream request
+// (its auth type's header: by default OpenAI "Authorization: Bearer <key>",
+// Anthropic "x-api-key: <key>"), and for Anthropic
 // anthropic-version 2023-06-01 unless the client sent its own (the client's
 // anthropic-beta is passed on with the other headers).
 func (u *upstream) authorize(h http.Header) {
-	if u.api != APIAnthropic {
-		if u.cred != nil {
-			h["Authorization"] = u.cred
-		}
-		return
-	}
 	if u.cred != nil {
-		h["X-Api-Key"] = u.cred
+		h[u.credHeader] = u.cred
+	}
+	if u.api != APIAnthropic {
+		return
 	}
 	if len(h["Anthropic-Version"]) == 0 || h["Anthropic-Version"][0] == "" {
 		h["Anthropic-Version"] = anthropicVersion

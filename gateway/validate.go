@@ -46,11 +46,14 @@ func (ps *problems) upstreams(list []Upstream) map[string]int {
 		p := fmt.Sprintf("upstreams[%d]", i)
 		ps.name(p, "upstreams", u.Name, "", ups, i)
 		ps.upstreamAPI(p, u)
-		ps.baseURL(p+".base_url", u.BaseURL)
+		if u.BaseURL != "" || newCloud(u) == nil { // Bedrock's and Vertex's default from their region
+			ps.baseURL(p+".base_url", u.BaseURL)
+		}
 		ps.translation(p, u)
 		if u.APIKeyEnv != "" && u.APIKeyFile != "" {
 			ps.add(p+".api_key_file", "api_key_env and api_key_file are two sources of one key: give one")
 		}
+		ps.authProblems(p, u)
 	}
 	return ups
 }
@@ -58,20 +61,20 @@ func (ps *problems) upstreams(list []Upstream) map[string]int {
 // upstreamAPI checks the wire of upstream u (at path p).
 func (ps *problems) upstreamAPI(p string, u Upstream) {
 	switch u.API {
-	case "", APIOpenAI:
+	case "", APIOpenAI, APIBedrock, APIVertex:
 	case APIAnthropic:
 		if strings.HasSuffix(strings.TrimRight(u.BaseURL, "/"), "/v1") {
 			ps.add(p+".base_url", "%q: an anthropic upstream's base_url is the host (the gateway appends /v1/messages)", u.BaseURL)
 		}
 	default:
-		ps.add(p+".api", "%q is not openai or anthropic", u.API)
+		ps.add(p+".api", "%q is not openai, anthropic, bedrock or vertex", u.API)
 	}
 }
 
 // translation checks upstream u's keys for translated traffic (at path p):
 // wires, translate and default_max_tokens, each only where its api has it.
 func (ps *problems) translation(p string, u Upstream) {
-	if u.API == APIAnthropic {
+	if u.API == APIAnthropic || newCloud(u) != nil {
 		if u.Wires != nil {
 			ps.add(p+".wires", "an anthropic upstream serves the messages wire only (wires is for openai upstreams)")
 		}
