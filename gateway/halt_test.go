@@ -75,3 +75,40 @@ func TestHaltEndsStreamsWithTheWireError(t *testing.T) {
 		})
 	}
 }
+
+// TestHaltAnswersPendingRequests: a request still waiting for its upstream
+// when the server halts gets a 503 shutting_down with Retry-After, and the
+// halt counts nothing against the model.
+func TestHaltAnswersPendingRequests(t *testing.T) {
+	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Hang()))
+	defer up.Close()
+	g, err := New(Config{Upstreams: []Upstream{{Name: "up", BaseURL: up.BaseURL()}},
+		Models: []Model{{Name: "m", Primary: "up/a", Chain: []string{"up/b"}}}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	base, halt := context.WithCancelCause(context.Background())
+	srv := httptest.NewUnstartedServer(g)
+	srv.Config.BaseContext = func(net.Listener) context.Context { return base }
+	srv.Start()
+	defer srv.Close()
+	go func() {
+		for up.Count("a") == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		halt(ErrHalted)
+	}()
+	res, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(chatBody("m", false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") != "1" || !strings.Contains(string(body), `"code":"shutting_down"`) {
+		t.Fatalf("%d %v %s", res.StatusCode, res.Header, body)
+	}
+	if s := g.models["m"].mgr.Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
+		t.Errorf("the halt counted against the model: %+v", s)
+	}
+}

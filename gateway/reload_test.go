@@ -99,8 +99,8 @@ func (f *liveFixture) chat(model, key string) int {
 }
 
 // TestLiveReload: a reload keeps the breakers of models whose primary and
-// chain are unchanged (an open one open until the same time) with their new
-// settings, starts changed ones in Primary, drops removed ones, rotates the
+// chain are unchanged (an open one open until the same time, a hold and a
+// disable in force) with their new settings, starts changed ones in Primary, drops removed ones, rotates the
 // keys read from files, and says what needs a restart; a config that fails a
 // check is refused by key path and the one in force keeps serving.
 func TestLiveReload(t *testing.T) {
@@ -113,6 +113,11 @@ func TestLiveReload(t *testing.T) {
 	openUntil := a0.Snapshot().CooldownEnds
 	if a0.State() != fallback.Fallback || openUntil.IsZero() {
 		t.Fatalf("a: %v, cooldown ends %v; want tripped", a0.State(), openUntil)
+	}
+	holdUntil := time.Now().Add(time.Hour).Truncate(time.Second)
+	b0.Hold(holdUntil, "INC-42")
+	if err := b0.Disable("up/ok2", time.Time{}, "flaky"); err != nil {
+		t.Fatal(err)
 	}
 	f.writeKey("client", "sk-new")
 	f.writeConfig(strings.NewReplacer("recovery_timeout: 1m", "recovery_timeout: 5m", "{name: c, primary: up/ok}", "{name: c, primary: up/ok2}",
@@ -135,10 +140,13 @@ func TestLiveReload(t *testing.T) {
 	if g1.models["b"].mgr != b0 || g1.models["b"].settings.RecoveryTimeout != 5*time.Minute {
 		t.Fatalf("b: breaker not kept with its new recovery_timeout (%v)", g1.models["b"].settings.RecoveryTimeout)
 	}
+	if s := b0.Snapshot(); !s.HoldUntil.Equal(holdUntil) || s.HoldReason != "INC-42" || s.Chain[0].Available {
+		t.Fatalf("b: the hold or the disable did not survive the reload: %+v", s)
+	}
 	if g1.models["c"].mgr.Snapshot().State != fallback.Primary || g1.models["d"] != nil || g1.cfg.Listen != "" {
 		t.Fatal("c not new, d not dropped, or listen applied")
 	}
-	if f.chat("b", "sk-old") != 401 || f.chat("b", "sk-new") != 200 {
+	if f.chat("c", "sk-old") != 401 || f.chat("c", "sk-new") != 200 {
 		t.Fatal("the rotated client key is not the one in force")
 	}
 	if v := testutil.ToFloat64(f.live.ok); v != 1 {
@@ -150,7 +158,7 @@ func TestLiveReload(t *testing.T) {
 	if code != 400 || !strings.Contains(body, `"path":"models[0].breaker.bogus","message":"unknown key`) {
 		t.Fatalf("bad reload: %d %s", code, body)
 	}
-	if f.live.Gateway() != g1 || f.chat("b", "sk-new") != 200 || testutil.ToFloat64(f.live.ok) != 0 {
+	if f.live.Gateway() != g1 || f.chat("c", "sk-new") != 200 || testutil.ToFloat64(f.live.ok) != 0 {
 		t.Fatal("a refused config changed what serves, or the gauge is not 0")
 	}
 	code, body = f.do("GET", "/admin/config", "sk-admin", "")
