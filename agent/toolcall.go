@@ -136,20 +136,22 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 	}
 	began := time.Now()
 	out, err, timedOut := a.execute(ctx, tool, limit, run)
-	elapsed := time.Since(began).Round(time.Millisecond)
+	took := time.Since(began)
 	settled = true
-	r.settle(ctx, permit, ran{out: out, err: err, timedOut: timedOut, limit: limit, elapsed: elapsed})
+	r.settle(ctx, permit, ran{out: out, err: err, timedOut: timedOut, limit: limit, took: took,
+		elapsed: took.Round(time.Millisecond)})
 	return r
 }
 
 // ran is how a tool's call returned: its output and error, whether it failed
 // after its limit (its timeout or a probe's lease) passed, that limit, and
-// how long it ran.
+// how long it ran (took; elapsed rounded to the millisecond for texts).
 type ran struct {
 	out      string
 	err      error
 	timedOut bool
 	limit    time.Duration
+	took     time.Duration
 	elapsed  time.Duration
 }
 
@@ -175,7 +177,7 @@ func (r *invocation) settle(ctx context.Context, permit health.Permit, res ran) 
 	var uerr *UnavailableError
 	switch {
 	case err == nil:
-		permit.Success()
+		permit.SuccessAfter(res.took) // a tool's whole answer is its first content (SEMANTICS §8.2)
 		r.outcome, r.out = OutcomeOK, res.out
 	case errors.Is(ctx.Err(), context.Canceled):
 		permit.Cancel() // the caller gave up: no verdict

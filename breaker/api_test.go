@@ -55,6 +55,7 @@ var (
 	// Revision 3 additions.
 	_ func(breaker.Permit) = breaker.Permit.Timeout
 	_ breaker.Outcome      = breaker.OutcomeTimeout
+	_ breaker.Outcome      = breaker.OutcomeTrip // rev 4: a flag on the verdict
 	_                      = breaker.SharedPermit{Gen: 0, Deadline: 0, Issued: 0, Probe: false}
 
 	// Revision 4 additions.

@@ -1,6 +1,10 @@
 package breaker
 
-import "time"
+import (
+	"time"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
+)
 
 // Backend keeps the state of breakers outside the process, so that many
 // processes share one breaker per name (package fleet provides one, on
@@ -66,7 +70,56 @@ const (
 	// Issued time (never moving the last failure back); for the probe, dated
 	// now, or at its lease end if the lease has run out ([Permit.Timeout]).
 	OutcomeTimeout
+	// OutcomeTrip (rev 4) is a flag, OR'ed onto OutcomeSuccess,
+	// OutcomeFailure or OutcomeTimeout: after this verdict the failure-rate
+	// window of this process tripped (SEMANTICS §8.1, §8.2; with a Backend
+	// the window is kept per process, FLEET rev 3). The backend applies the
+	// verdict as it would without the flag and then, if the shared state is
+	// still Closed (and a failure counted: it was not stale), trips it as on
+	// FailureThreshold, so that every sharing process opens as one. A slow
+	// success that tripped is OutcomeSuccess|OutcomeTrip: a counted success,
+	// then a trip dated now.
+	OutcomeTrip Outcome = 1 << 3
 )
+
+// sharedWindow records verdict o of p in this process's window of a shared
+// breaker (§8.1: kept per process) and reports whether it trips. Only
+// permits that are not the probe count, while the shared state reads Closed;
+// another state clears the window (the transitions the backend reports
+// clear it too: see Init).
+func (b *Breaker) sharedWindow(p Permit, o ratewindow.Outcome) bool {
+	if b.rate == nil || p.probe {
+		return false
+	}
+	if b.shared.State() != Closed {
+		b.rate.win.Reset()
+		return false
+	}
+	return b.rate.win.Record(b.now(), o, b.rate.rule)
+}
+
+// sharedSuccess is successAfter for a shared breaker.
+func (b *Breaker) sharedSuccess(p Permit, ttfc int64) {
+	if b.rate != nil && b.sharedWindow(p, b.rate.kind(ttfc)) {
+		b.sharedSettle(p, OutcomeSuccess|OutcomeTrip) // §8.2
+		return
+	}
+	if !b.quietSuccess(p) {
+		b.sharedSettle(p, OutcomeSuccess)
+	}
+}
+
+// sharedFailure is failure for a shared breaker.
+func (b *Breaker) sharedFailure(p Permit, timeout bool) {
+	o := OutcomeFailure
+	if timeout {
+		o = OutcomeTimeout
+	}
+	if b.sharedWindow(p, ratewindow.Failure) {
+		o |= OutcomeTrip
+	}
+	b.sharedSettle(p, o)
+}
 
 // sharedWord is the published word of a shared breaker: busy forever, so
 // that every lock-free path falls through to a slow path.

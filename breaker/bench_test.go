@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -111,3 +112,47 @@ func BenchmarkClockReads(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkClosedDo is Do's closed path (§8.4: within 1.5× of
+// BenchmarkClosedAllowSuccess; fn's own call is part of the price).
+func BenchmarkClosedDo(b *testing.B) {
+	br, _ := New(Settings{Name: "bench"})
+	ctx := context.Background()
+	fn := func(context.Context) (int, error) { return 1, nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Do(ctx, br, fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClosedDoFloor is what any Do that keeps its contract pays on the
+// closed path besides fn's call: one ctx.Deadline() (§8.4: time the call only
+// under a deadline) and one deferred call (a panicking fn fails its permit),
+// here a deferred call of a no-op, the cheapest defer there is. Compare it
+// with BenchmarkClosedDo and BenchmarkClosedAllowSuccess.
+func BenchmarkClosedDoFloor(b *testing.B) {
+	ctx := context.Background()
+	fn := func(context.Context) (int, error) { return 1, nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := doFloor(ctx, fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+//go:noinline
+func doFloor(ctx context.Context, fn func(context.Context) (int, error)) (int, error) {
+	if _, ok := ctx.Deadline(); ok {
+		sinkBool = true
+	}
+	defer noop()
+	return fn(ctx)
+}
+
+var sinkBool bool
+
+//go:noinline
+func noop() {}

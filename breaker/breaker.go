@@ -157,7 +157,7 @@ func (b *Breaker) Init(s Settings) error {
 	b.gen = 1
 	b.rate = newRate(s)
 	if s.Backend != nil {
-		sh, err := s.Backend.Attach(s)
+		sh, err := s.Backend.Attach(b.attachSettings(s))
 		if err != nil {
 			return err
 		}
@@ -170,6 +170,25 @@ func (b *Breaker) Init(s Settings) error {
 	}
 	b.word.Store(b.gen<<genShift | b.rateBits())
 	return nil
+}
+
+// attachSettings is s as a Backend's Attach sees it: with a rate window,
+// OnStateChange also clears the window on every transition out of (and
+// into) Closed that the backend reports (§8.1), before the caller's callback.
+func (b *Breaker) attachSettings(s Settings) Settings {
+	if b.rate == nil {
+		return s
+	}
+	r, user := b.rate, s.OnStateChange
+	s.OnStateChange = func(name string, from, to State) {
+		if from == Closed || to == Closed {
+			r.win.Reset()
+		}
+		if user != nil {
+			user(name, from, to)
+		}
+	}
+	return s
 }
 
 // Name returns Settings.Name ("" for a nil Breaker).

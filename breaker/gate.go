@@ -92,9 +92,7 @@ func (p Permit) success() { p.successAfter(-1) }
 func (p Permit) successAfter(ttfc int64) {
 	b := p.b
 	if b.shared != nil {
-		if !b.quietSuccess(p) {
-			b.sharedSettle(p, OutcomeSuccess)
-		}
+		b.sharedSuccess(p, ttfc)
 		return
 	}
 	w := b.word.Load()
@@ -150,11 +148,7 @@ func (b *Breaker) prove(gen uint64) { b.proven = max(b.proven, gen) }
 // which may trip the breaker as the consecutive count does (§8.1).
 func (b *Breaker) failure(p Permit, timeout bool, ran int64) {
 	if b.shared != nil {
-		o := OutcomeFailure
-		if timeout {
-			o = OutcomeTimeout
-		}
-		b.sharedSettle(p, o)
+		b.sharedFailure(p, timeout)
 		return
 	}
 	gen, at := p.gen, int64(math.MaxInt64)

@@ -58,11 +58,6 @@ func (s Settings) validateRate() error {
 		return &SettingsError{Field: "SlowCallAfter", Value: s.SlowCallAfter.String()}
 	case badRate(s.SlowCallRate):
 		return &SettingsError{Field: "SlowCallRate", Value: f(s.SlowCallRate), Rule: "must be within [0, 1]"}
-	case s.Backend != nil && newRate(s) != nil:
-		// §8.1 keeps the window per process and writes its trips through the
-		// store; the Backend interface has no way to trip yet.
-		return &SettingsError{Field: "FailureRate", Value: "a rate window with a Backend",
-			Rule: "is not supported with a Backend yet"}
 	}
 	return nil
 }
@@ -71,11 +66,16 @@ func (s Settings) validateRate() error {
 // after its start (negative: not known, not slow), and reports whether it
 // trips the slow-call rule.
 func (r *rate) recordSuccess(now, ttfc int64) bool {
-	o := ratewindow.Success
+	return r.win.Record(now, r.kind(ttfc), r.rule)
+}
+
+// kind is the window's outcome of a success whose first content came ttfc
+// after its start (negative: not known, not slow).
+func (r *rate) kind(ttfc int64) ratewindow.Outcome {
 	if r.slowAfter > 0 && ttfc > r.slowAfter {
-		o = ratewindow.SlowSuccess
+		return ratewindow.SlowSuccess
 	}
-	return r.win.Record(now, o, r.rule)
+	return ratewindow.Success
 }
 
 // slowTrip applies a slow success of p that tripped the slow-call rule: a

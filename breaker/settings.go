@@ -38,7 +38,9 @@ type Settings struct {
 	// Backend, if not nil, keeps the breaker's state outside the process,
 	// shared with every process that uses the same backend and name (see
 	// [Backend]; package fleet provides one on Redis). Zero (nil): the state
-	// lives in this Breaker.
+	// lives in this Breaker. With a Backend the rate window (FailureRate and
+	// the slow-call rule) is kept by this Breaker, per process, and a trip it
+	// causes is written through the Backend ([OutcomeTrip]; SEMANTICS §8.1).
 	Backend Backend
 
 	// FailureRate (SEMANTICS §8.1, rev 4) turns the failure-rate window on:
@@ -66,7 +68,7 @@ type Settings struct {
 }
 
 // Validate reports the first bad field of s as a [*SettingsError]: a
-// negative one, a rate outside [0, 1], or a rate window with a Backend.
+// negative one or a rate outside [0, 1].
 func (s Settings) Validate() error {
 	switch {
 	case s.FailureThreshold < 0:

@@ -10,7 +10,10 @@ import (
 // with it in this Store, shared by the fleet: set it as
 // breaker.Settings.Backend, and breaker.New, a health.Registry built with
 // those settings (one shared breaker per tool), the router and the agent
-// use shared tool breakers with no other change. Breakers of the same name
+// use shared tool breakers with no other change. A breaker's failure-rate
+// window (SEMANTICS §8.1, §8.2) stays in its process, and a trip it causes
+// (breaker.OutcomeTrip) is written through the store like any trip, so the
+// fleet opens as one (FLEET rev 3). Breakers of the same name
 // attached to one Store share one [ToolBreaker].
 func (s *Store) ToolBackend() breaker.Backend { return toolBackend{s} }
 
@@ -63,13 +66,16 @@ func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
 		q.dl = p.Deadline
 		q.at = (p.Deadline+t.b.s.clock.offset.Load())/1000 - t.b.lease
 	}
-	switch o {
+	trip := o&breaker.OutcomeTrip != 0 // the process's window tripped: the fleet opens as one
+	switch o &^ breaker.OutcomeTrip {
 	case breaker.OutcomeSuccess:
-		q.Success()
+		if trip || q.probe || !t.b.mirror.Load().quiet {
+			t.b.settle(q, "success", trip)
+		}
 	case breaker.OutcomeFailure:
-		q.Failure()
+		t.b.settle(q, "failure", trip)
 	case breaker.OutcomeTimeout:
-		q.Timeout()
+		t.b.settle(q, "timeout", trip)
 	default:
 		q.Cancel()
 	}

@@ -58,7 +58,10 @@ type ToolBreaker struct {
 // exactly as [breaker.New] would be (the same defaults and validation;
 // Settings.Now is not used: shared time is the store's). Every process of
 // the fleet must use the same settings for the same name. A Store holds one
-// breaker per name: a second call with the same name is an error.
+// breaker per name: a second call with the same name is an error. The
+// failure-rate window and slow calls of SEMANTICS §8 are kept per process by
+// the breaker.Breaker (FLEET rev 3): to have them, build it with breaker.New
+// and [Store.ToolBackend]; a ToolBreaker used directly does not apply them.
 func (s *Store) Tool(bs breaker.Settings) (*ToolBreaker, error) {
 	if err := bs.Validate(); err != nil {
 		return nil, err
@@ -107,12 +110,14 @@ func (b *ToolBreaker) channel() string { return b.ch }
 // script runs one event on the store for a permit of generation gen issued
 // at at (store µs; a probe: its grant). Reply layout: see toolLua.
 func (b *ToolBreaker) script(op string, probe bool, gen uint64, at int64) ([]int64, error) {
-	pr := "0"
-	if probe {
-		pr = "1"
-	}
+	return b.scriptTrip(op, probe, gen, at, false)
+}
+
+// scriptTrip is script with the trip flag of a verdict after which the
+// process's rate window tripped (breaker.OutcomeTrip).
+func (b *ToolBreaker) scriptTrip(op string, probe bool, gen uint64, at int64, trip bool) ([]int64, error) {
 	args := []string{op, b.static[0], b.static[1], b.static[2], b.ch,
-		pr, strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg()}
+		flag(probe), strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg(), flag(trip)}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {
 		return nil, err
@@ -122,6 +127,14 @@ func (b *ToolBreaker) script(op string, probe bool, gen uint64, at int64) ([]int
 	}
 	b.apply(v[:7], nil)
 	return v, nil
+}
+
+// flag is a script argument's boolean.
+func flag(x bool) string {
+	if x {
+		return "1"
+	}
+	return "0"
 }
 
 // apply stores a state (ep, v, m, g, f, lf, ps) into the mirror if it is newer

@@ -124,7 +124,7 @@ func (p Permit) Deadline() (time.Time, bool) {
 // breaker costs no round trip.
 func (p Permit) Success() {
 	if b := p.b; b != nil && (p.probe || !b.mirror.Load().quiet) {
-		b.settle(p, "success")
+		b.settle(p, "success", false)
 	}
 }
 
@@ -133,7 +133,7 @@ func (p Permit) Success() {
 // failure changes nothing). One round trip.
 func (p Permit) Failure() {
 	if p.b != nil {
-		p.b.settle(p, "failure")
+		p.b.settle(p, "failure", false)
 	}
 }
 
@@ -144,7 +144,7 @@ func (p Permit) Failure() {
 // lease has run out. One round trip.
 func (p Permit) Timeout() {
 	if p.b != nil {
-		p.b.settle(p, "timeout")
+		p.b.settle(p, "timeout", false)
 	}
 }
 
@@ -152,7 +152,7 @@ func (p Permit) Timeout() {
 // released at once (one round trip); any other cancel costs nothing.
 func (p Permit) Cancel() {
 	if p.b != nil && p.probe {
-		p.b.settle(p, "cancel")
+		p.b.settle(p, "cancel", false)
 	}
 }
 
@@ -175,13 +175,15 @@ func (p Permit) Done(err error) {
 // settle applies a verdict: on the store when p is shared and the store is
 // up, else to the local breaker (a shared permit settled while the store is
 // down counts there as a plain call; a local permit settled after the store
-// came back is dropped: the store wins).
-func (b *ToolBreaker) settle(p Permit, op string) {
+// came back is dropped: the store wins). With trip (breaker.OutcomeTrip: the
+// process's rate window tripped, SEMANTICS §8.1) the verdict is applied and
+// then a breaker still Closed trips, on the store or locally.
+func (b *ToolBreaker) settle(p Permit, op string, trip bool) {
 	gen, probe, at := p.gen, p.probe, p.at
 	mr := b.mirror.Load()
 	local := gen&localBit != 0
 	if !local && mr.mode == Shared {
-		if _, err := b.script(op, probe, gen, at); err == nil {
+		if _, err := b.scriptTrip(op, probe, gen, at, trip); err == nil {
 			return
 		}
 		mr = b.mirror.Load()
@@ -198,14 +200,14 @@ func (b *ToolBreaker) settle(p Permit, op string) {
 	now := time.Now().UnixNano()
 	switch op {
 	case "success":
-		mr.local.success(gen, probe, now)
+		mr.local.success(gen, probe, now, trip)
 	case "failure":
-		mr.local.failure(gen, now, now)
+		mr.local.failure(gen, now, now, trip)
 	case "timeout":
 		if p.probe {
 			at += b.lease * 1000 // a probe: dated at its lease end at the latest
 		}
-		mr.local.failure(gen, now, at)
+		mr.local.failure(gen, now, at, trip)
 	case "cancel":
 		mr.local.cancel(gen, probe, now)
 	}

@@ -59,7 +59,9 @@ func (l *localTool) allow(now int64) (Permit, int64, breaker.State) {
 	return Permit{}, max(l.ps+l.lease-now, 1), breaker.HalfOpen
 }
 
-func (l *localTool) success(gen uint64, probe bool, now int64) {
+// success applies a success arriving at now; with trip (the process's rate
+// window tripped on it, §8.2) a closed breaker then trips, dated now.
+func (l *localTool) success(gen uint64, probe bool, now int64, trip bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
@@ -70,6 +72,13 @@ func (l *localTool) success(gen uint64, probe bool, now int64) {
 			l.g++
 			l.sg = max(l.sg, gen)
 		}
+		if trip {
+			if !l.hasLF || now > l.lf {
+				l.lf = now
+			}
+			l.hasLF = true
+			l.setMode(1)
+		}
 	case l.m == 2 && probe && gen == l.g:
 		l.f, l.ps = 0, 0
 		l.setMode(0)
@@ -79,8 +88,9 @@ func (l *localTool) success(gen uint64, probe bool, now int64) {
 
 // failure applies a failure arriving at now, dated at the earlier of now and
 // at (a timeout's issue or a probe's lease end); the last failure never moves
-// back.
-func (l *localTool) failure(gen uint64, now, at int64) {
+// back. With trip (the process's rate window tripped on it, §8.1) a closed
+// breaker trips whatever its count.
+func (l *localTool) failure(gen uint64, now, at int64, trip bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
@@ -97,7 +107,7 @@ func (l *localTool) failure(gen uint64, now, at int64) {
 	l.hasLF = true
 	switch l.m {
 	case 0:
-		if l.f >= l.th {
+		if l.f >= l.th || trip {
 			l.setMode(1)
 		}
 	case 2, 3:

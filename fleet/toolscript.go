@@ -6,8 +6,12 @@ import "github.com/redis/rueidis"
 // atomically, on the store's clock. KEYS[1] is the breaker's hash. ARGV:
 // op (allow, success, failure, timeout, cancel, sync, reset), threshold,
 // cooldown (µs), lease (µs), channel, the permit's probe flag, generation and
-// issue time (µs; a probe: its grant), and (tests only, else empty) a virtual
-// time replacing TIME. A failure is dated now; a timeout at its permit's
+// issue time (µs; a probe: its grant), (tests only, else empty) a virtual
+// time replacing TIME, and (rev 4) the trip flag: 1 when the process's
+// failure-rate window tripped on this verdict (SEMANTICS §8.1, §8.2; the
+// window is kept per process, FLEET rev 3), so that after a success or a
+// counted failure a closed breaker trips as on the threshold (a success's
+// trip dated now). A failure is dated now; a timeout at its permit's
 // issue, a probe's timeout at the earlier of now and its lease end; the last
 // failure never moves back.
 //
@@ -38,6 +42,7 @@ local lease = tonumber(ARGV[4])
 local ch = ARGV[5]
 local pprobe = tonumber(ARGV[6])
 local pg = tonumber(ARGV[7])
+local trip = ARGV[10] == '1'
 local now
 if ARGV[9] ~= nil and ARGV[9] ~= '' then
   now = tonumber(ARGV[9]) -- tests only: a virtual store clock
@@ -77,6 +82,10 @@ elseif op == 'success' then
       f = 0; g = g + 1; dirty = true
       if pg > sg then sg = pg end
     end
+    if trip then
+      if now > lf then lf = now end
+      setmode(1)
+    end
   elseif m == 2 and pprobe == 1 and pg == g then
     f = 0; ps = 0; setmode(0)
     if pg > sg then sg = pg end
@@ -93,7 +102,7 @@ elseif op == 'failure' or op == 'timeout' then
     f = f + 1; dirty = true
     if at > lf then lf = at end
     if m == 0 then
-      if f >= th then setmode(1) end
+      if f >= th or trip then setmode(1) end
     elseif m == 2 or m == 3 then
       ps = 0; setmode(1)
     end

@@ -50,4 +50,8 @@ var (
 
 	// Revision 3 addition: a timeout, dated at the call's start.
 	_ func(health.Permit) = health.Permit.Timeout
+
+	// Revision 4 additions: the time to first content (SEMANTICS §8.2).
+	_ func(health.Permit, time.Duration)        = health.Permit.SuccessAfter
+	_ func(health.Permit, error, time.Duration) = health.Permit.DoneAfter
 )

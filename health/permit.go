@@ -47,6 +47,29 @@ func (p Permit) Success() {
 	}
 }
 
+// SuccessAfter records a successful call and reports it to the breaker with
+// its time to first content (SEMANTICS §8.2; see
+// [breaker.Permit.SuccessAfter]): for a streamed answer the time from the
+// call's start to its first content chunk, for a whole answer the time to the
+// answer. With the breaker's slow-call rule on (Settings.SlowCallAfter and
+// SlowCallRate), a success whose first content came after SlowCallAfter is a
+// slow call. The Stats record it as Success does (the duration from the gate
+// to the settlement).
+func (p Permit) SuccessAfter(firstContent time.Duration) {
+	if p.e != nil {
+		p.record(true)
+		p.p.SuccessAfter(firstContent)
+	}
+}
+
+// successTimed records a success whose whole answer is its first content: the
+// breaker is told the duration the Stats record.
+func (p Permit) successTimed() {
+	if p.e != nil {
+		p.p.SuccessAfter(p.record(true))
+	}
+}
+
 // Failure records a failed call and reports it to the breaker (see
 // [breaker.Permit.Failure]).
 func (p Permit) Failure() {
@@ -86,6 +109,18 @@ func (p Permit) Done(err error) {
 	}
 }
 
+// DoneAfter is [Permit.Done] for a call whose first content came
+// firstContent after its start: nil is [Permit.SuccessAfter](firstContent),
+// and the rest as Done (a timeout is timed by the permit itself, from the
+// gate).
+func (p Permit) DoneAfter(err error, firstContent time.Duration) {
+	if err == nil {
+		p.SuccessAfter(firstContent)
+		return
+	}
+	p.Done(err)
+}
+
 // record adds the call to the tool's stats and returns its duration.
 func (p Permit) record(ok bool) time.Duration {
 	d := time.Duration(p.e.r.now() - p.start)
@@ -99,7 +134,9 @@ func (p Permit) record(ok bool) time.Duration {
 // gate ([Registry.Allow], creating the tool on first use) and returns the
 // refusal, a [*breaker.OpenError], without calling fn; otherwise it calls fn
 // and settles the permit with [Permit.Done] on fn's error, which records the
-// call in the tool's [Stats]. If fn panics, the call is settled as a failure
+// call in the tool's [Stats]; a success is reported to the breaker with its
+// duration as its time to first content (fn's whole answer is its first
+// content, §8.2, as in breaker.Do). If fn panics, the call is settled as a failure
 // and the panic continues.
 //
 // A probe's call never outlives its lease: fn then runs under a context that
@@ -130,6 +167,8 @@ func Do[T any](ctx context.Context, r *Registry, tool string, fn func(context.Co
 	p.e = nil
 	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == context.DeadlineExceeded {
 		q.Timeout() // cut by its deadline, whatever fn made of it
+	} else if err == nil {
+		q.successTimed()
 	} else {
 		q.Done(err)
 	}

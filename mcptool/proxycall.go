@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/health"
 	"github.com/loopctl/loopctl-go/internal/durtext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -73,19 +74,12 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress f
 			permit.Cancel()
 		}
 	}()
+	began := time.Now()
 	res, err := pt.up.CallToolProgress(cctx, pt.tool, args, progress)
+	took := time.Since(began)
 	settled = true
 	outcome, v := classify(ctx, cctx, res, err, opts)
-	switch v {
-	case verdictSuccess:
-		permit.Success()
-	case verdictFailure:
-		permit.Failure()
-	case verdictTimeout:
-		permit.Timeout()
-	default:
-		permit.Cancel()
-	}
+	settle(permit, v, took)
 	info.Outcome, info.Err, info.Duration = outcome, err, time.Since(start)
 	if err == nil {
 		p.finish(info)
@@ -101,6 +95,21 @@ func (p *Proxy) call(ctx context.Context, pt *proxyTool, args []byte, progress f
 	res = p.failed(pt, info, wait, opts)
 	p.finish(info)
 	return res, info
+}
+
+// settle gives permit verdict v of a call that took took: a success's result
+// is its first content (SEMANTICS §8.2).
+func settle(permit health.Permit, v verdict, took time.Duration) {
+	switch v {
+	case verdictSuccess:
+		permit.SuccessAfter(took)
+	case verdictFailure:
+		permit.Failure()
+	case verdictTimeout:
+		permit.Timeout()
+	default:
+		permit.Cancel()
+	}
 }
 
 // retryIn returns the wait a refusal carries.

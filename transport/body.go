@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/loopctl/loopctl-go/health"
 )
@@ -13,15 +14,16 @@ import (
 // settle gives p the verdict of a request that ended with err (nil: a
 // success): the caller's cancellation is no verdict, a request cut by its
 // deadline a timeout (dated at its start: SEMANTICS §1, rev 3), anything else
-// a failure.
-func settle(p health.Permit, parent context.Context, err error) {
+// a failure. A success is reported with its time to first content, ttfc
+// (SEMANTICS §8.2).
+func settle(p health.Permit, parent context.Context, err error, ttfc time.Duration) {
 	switch {
 	case err != nil && (errors.Is(err, context.Canceled) || parent.Err() == context.Canceled):
 		p.Cancel()
 	case err != nil && parent.Err() == context.DeadlineExceeded:
 		p.Timeout()
 	default:
-		p.Done(err) // context.DeadlineExceeded: a timeout too
+		p.DoneAfter(err, ttfc) // context.DeadlineExceeded: a timeout too
 	}
 }
 
@@ -35,7 +37,10 @@ func noVerdict(code int) bool {
 // pass returns resp to the caller with p settled: at once for an error
 // status or a body-less response, else when the body ends. cancel, if not
 // nil, ends the probe's lease context and is called once the body is done.
-func pass(resp *http.Response, p health.Permit, parent context.Context, cancel context.CancelFunc) *http.Response {
+// began is the request's start: a success's time to first content (SEMANTICS
+// §8.2) runs from it to the first bytes of the body read (a body-less
+// response: to its headers).
+func pass(resp *http.Response, p health.Permit, parent context.Context, cancel context.CancelFunc, began time.Time) *http.Response {
 	switch {
 	case resp.StatusCode >= 400:
 		if noVerdict(resp.StatusCode) {
@@ -44,13 +49,13 @@ func pass(resp *http.Response, p health.Permit, parent context.Context, cancel c
 			p.Failure()
 		}
 	case resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols:
-		p.Success()
+		p.SuccessAfter(time.Since(began))
 		if cancel != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 			cancel()
 		}
 		return resp
 	default:
-		resp.Body = &body{rc: resp.Body, p: p, parent: parent, cancel: cancel, length: resp.ContentLength}
+		resp.Body = &body{rc: resp.Body, p: p, parent: parent, cancel: cancel, length: resp.ContentLength, began: began}
 		return resp
 	}
 	if cancel != nil {
@@ -63,7 +68,8 @@ func pass(resp *http.Response, p health.Permit, parent context.Context, cancel c
 // body passes a response body through unbuffered and settles the permit when
 // it ends: io.EOF (or all of Content-Length read, then Close) is a success, a
 // read error a failure (the caller's cancellation: no verdict), a Close
-// before the end a cancel.
+// before the end a cancel. The first read that returns bytes dates the
+// answer's first content.
 type body struct {
 	rc      io.ReadCloser
 	p       health.Permit
@@ -72,13 +78,17 @@ type body struct {
 	length  int64 // Content-Length; -1 if unknown
 	n       atomic.Int64
 	settled atomic.Bool
+	began   time.Time    // the request's start
+	first   atomic.Int64 // time to the first bytes read, +1 (0: none yet)
 }
 
 // Read reads from the upstream body.
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 {
-		b.n.Add(int64(n))
+		if b.n.Add(int64(n)) == int64(n) {
+			b.first.CompareAndSwap(0, int64(time.Since(b.began))+1)
+		}
 	}
 	if err != nil {
 		if err == io.EOF {
@@ -105,7 +115,11 @@ func (b *body) end(err error) {
 	if !b.settled.CompareAndSwap(false, true) {
 		return
 	}
-	settle(b.p, b.parent, err)
+	ttfc := time.Duration(b.first.Load() - 1)
+	if ttfc < 0 {
+		ttfc = time.Since(b.began) // an empty body: the answer is its end
+	}
+	settle(b.p, b.parent, err, ttfc)
 	if b.cancel != nil {
 		b.cancel()
 	}

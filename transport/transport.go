@@ -136,6 +136,7 @@ func (t *RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	b := t.budget(key)
 	b.Feed()
+	began := time.Now()
 	resp, err := t.base.RoundTrip(r)
 	if err != nil || resp.StatusCode >= 400 {
 		resp, err = t.ladder(r, b, resp, err)
@@ -144,13 +145,13 @@ func (t *RoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		if lease != nil && lease.Err() == context.DeadlineExceeded && parent.Err() == nil {
 			err = &ProbeTimeoutError{Key: key, Err: err}
 		}
-		settle(p, parent, err)
+		settle(p, parent, err, 0)
 		if cancel != nil {
 			cancel()
 		}
 		return nil, err
 	}
-	return pass(resp, p, parent, cancel), nil
+	return pass(resp, p, parent, cancel, began), nil
 }
 
 // ladder retries the request whose first attempt returned (resp, err) (an

@@ -238,6 +238,8 @@ func newProxyLogger(format string, stderr io.Writer) *slog.Logger {
 func newProxyRegistry(s proxySettings, metrics *proxyMetrics, board *dashboard.Log, logger *slog.Logger) (*health.Registry, error) {
 	return health.NewRegistry(breaker.Settings{
 		FailureThreshold: s.failureThreshold, RecoveryDuration: s.cooldown, ProbeTimeout: s.probeTimeout,
+		FailureRate: s.rate.FailureRate, RateWindow: s.rate.RateWindow, RateMinCalls: s.rate.RateMinCalls,
+		SlowCallAfter: s.rate.SlowCallAfter, SlowCallRate: s.rate.SlowCallRate,
 		OnStateChange: func(name string, from, to breaker.State) {
 			metrics.breakers.ToolTransitions(name, from, to)
 			board.ToolHook(name, from, to)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/mcptool"
 )
 
@@ -41,6 +42,13 @@ type breakerEntry struct {
 	FailureThreshold int    `json:"failureThreshold"`
 	Cooldown         string `json:"cooldown"`
 	ProbeTimeout     string `json:"probeTimeout"`
+	// SEMANTICS §8.1, §8.2 (rev 4), under the spec's key names: the
+	// failure-rate window and slow calls of every tool's breaker.
+	FailureRate   float64 `json:"failure_rate"`
+	RateWindow    string  `json:"rate_window"`
+	RateMinCalls  int     `json:"rate_min_calls"`
+	SlowCallAfter string  `json:"slow_call_after"`
+	SlowCallRate  float64 `json:"slow_call_rate"`
 }
 
 type toolEntry struct {
@@ -60,6 +68,7 @@ type proxySettings struct {
 	failureThreshold int
 	cooldown         time.Duration
 	probeTimeout     time.Duration
+	rate             breaker.Settings // only the rev 4 window's fields (breaker.failure_rate, ...)
 	restartBase      time.Duration
 	restartMax       time.Duration
 	tools            map[string]mcptool.ToolOptions
@@ -196,6 +205,9 @@ func (k configKeys) timings(f proxyFile, s *proxySettings) error {
 		if err := k.dur("breaker.probeTimeout", b.ProbeTimeout, &s.probeTimeout); err != nil {
 			return err
 		}
+		if err := k.rate(b, &s.rate); err != nil {
+			return err
+		}
 	}
 	if r := f.Restart; r != nil {
 		if err := k.dur("restart.base", r.Base, &s.restartBase); err != nil {
@@ -206,6 +218,29 @@ func (k configKeys) timings(f proxyFile, s *proxySettings) error {
 		}
 	}
 	return nil
+}
+
+// rate applies the failure-rate window and slow-call keys of "breaker"
+// (SEMANTICS §8.1, §8.2) to r: rates within [0, 1], nothing negative, and
+// slow_call_after and slow_call_rate together.
+func (k configKeys) rate(b *breakerEntry, r *breaker.Settings) error {
+	switch {
+	case b.FailureRate < 0 || b.FailureRate > 1:
+		return k.bad("breaker.failure_rate", "must be within [0, 1] (got %v)", b.FailureRate)
+	case b.SlowCallRate < 0 || b.SlowCallRate > 1:
+		return k.bad("breaker.slow_call_rate", "must be within [0, 1] (got %v)", b.SlowCallRate)
+	case b.RateMinCalls < 0:
+		return k.bad("breaker.rate_min_calls", "must not be negative (got %d)", b.RateMinCalls)
+	case b.SlowCallRate > 0 && b.SlowCallAfter == "":
+		return k.bad("breaker.slow_call_rate", "needs breaker.slow_call_after")
+	case b.SlowCallAfter != "" && b.SlowCallRate == 0:
+		return k.bad("breaker.slow_call_after", "needs breaker.slow_call_rate")
+	}
+	r.FailureRate, r.SlowCallRate, r.RateMinCalls = b.FailureRate, b.SlowCallRate, b.RateMinCalls
+	if err := k.dur("breaker.rate_window", b.RateWindow, &r.RateWindow); err != nil {
+		return err
+	}
+	return k.dur("breaker.slow_call_after", b.SlowCallAfter, &r.SlowCallAfter)
 }
 
 // tools applies the per-tool options of "tools" (keys "server/tool") to s.
