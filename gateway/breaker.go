@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"time"
+
 	"github.com/loopctl/loopctl-go/fallback"
 )
 
@@ -26,6 +28,10 @@ func (t ticket) Success()                { t.turn.Success() }
 func (t ticket) Fail(f fallback.Failure) { t.turn.Fail(f) }
 func (t ticket) Cancel()                 { t.turn.Cancel() }
 func (t ticket) Skip()                   { t.turn.Skip() }
+
+// SuccessAfter settles the turn as a success whose first content came
+// after firstContent (SEMANTICS §8.2).
+func (t ticket) SuccessAfter(firstContent time.Duration) { t.turn.SuccessAfter(firstContent) }
 
 // begin starts an attempt of the request a on the route's breaker: one
 // probe per request, past the models that failed it slowly (SEMANTICS §7).

@@ -27,6 +27,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
 	}
+	g.budget = Retry{Budget: cfg.Retry.Budget, BudgetBurst: cfg.Retry.BudgetBurst}
 	if err := g.buildPolicy(cfg.Retry, opt.Rand); err != nil {
 		return nil, err
 	}
@@ -266,6 +267,7 @@ func (g *Gateway) newRoute(m Model) (*route, error) {
 	}
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.policy
+	rt.noRetry = g.budget.Budget == RetryBudgetNone
 	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
 	return rt, nil
 }
@@ -286,6 +288,13 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		QuotaCooldown:           b.QuotaCooldown,
 		HedgeAfter:              m.HedgeAfter,
 		HedgeBudget:             m.HedgeBudget,
+		FailureRate:             b.FailureRate,
+		RateWindow:              b.RateWindow,
+		RateMinCalls:            b.RateMinCalls,
+		SlowCallAfter:           b.SlowCallAfter,
+		SlowCallRate:            b.SlowCallRate,
+		RetryBudget:             retryFeed(g.budget),
+		RetryBudgetBurst:        g.budget.BudgetBurst,
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {

@@ -54,7 +54,7 @@ func TestParseSpecConfig(t *testing.T) {
 	case c.Listen != "127.0.0.1:4000", c.ClientKeys[0] != (ClientKey{Name: "team-a", KeyEnv: "LOOPCTL_KEY_TEAM_A"}),
 		!reflect.DeepEqual(c.Upstreams[1], Upstream{Name: "local", BaseURL: "http://127.0.0.1:8000/v1"}),
 		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
-		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute, 0}),
+		m.Breaker != (Breaker{TripThreshold: 3, RecoveryTimeout: time.Minute, RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: 5 * time.Minute}),
 		c.Retry != (Retry{MaxRetries: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 10 * time.Second}),
 		c.Timeouts != (Timeouts{Request: 10 * time.Minute, FirstByte: time.Minute}),
 		c.Limits.MaxBody != 10<<20, c.Store != (Store{Redis: "redis://127.0.0.1:6379/0", Prefix: "loopctl"}):
