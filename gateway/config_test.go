@@ -123,6 +123,23 @@ store: {redis: "localhost:6379"}
 			`limits.max_body: "1.5MiB" is not a size`,
 			`store.redis: "localhost:6379" is not a redis:// or rediss:// URL`,
 		}},
+		{"rev 4 keys", `
+upstreams: [{name: u, base_url: 'http://h/v1'}]
+models:
+  - {name: a, primary: u/x, breaker: {failure_rate: 1.5, rate_window: 0s, rate_min_calls: 0, slow_call_rate: 0.5}}
+  - {name: b, primary: u/y, breaker: {failure_rate: 0, slow_call_after: soon}}
+  - {name: c, primary: u/z, breaker: {slow_call_after: 1s}}
+retry: {budget: -1, budget_burst: 0}
+`, []string{
+			`models[0].breaker.failure_rate: "1.5" is not a share above 0 and at most 1`,
+			`models[0].breaker.rate_window: must be above zero`,
+			`models[0].breaker.rate_min_calls: must be at least 1`,
+			`models[0].breaker.slow_call_rate: needs slow_call_after`,
+			`models[1].breaker.failure_rate: "0" is not a share above 0 and at most 1`,
+			`models[1].breaker.slow_call_after: "soon" is not a duration`,
+			`models[2].breaker.slow_call_after: needs slow_call_rate`,
+			`retry.budget: "-1" is not a number of at least 0 or off`,
+			`retry.budget_burst: "0" is not a number above zero`}},
 		{"wrong shapes", "models: {name: m}\nupstreams: [x]\nretry: 3", []string{"models: must be a list", "upstreams[0]: must be a mapping", "retry: must be a mapping"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
