@@ -3,36 +3,55 @@ package gateway
 // The retry budget of SEMANTICS §8.3 in the gateway: each same-model retry
 // of an attempt's ladder (and each rate-limited wait on the same model)
 // spends a token of its model's budget, kept by the route's model breaker;
-// with none left the ladder stops and the request moves on by §7.
+// with none left the ladder stops, the attempt ends with its failure and
+// the request moves on to the next usable model (§7), or fails.
+//
+// A request's later attempt that the breaker routes back to a model that
+// has already failed it is a same-model retry too: it spends a token, and
+// with none the ticket is skipped (Turn.Skip: no verdict, and the rest of
+// the request is routed past the model). Otherwise a budget refused in the
+// ladder would only move the retry to the next attempt, on the same model.
+//
+// With a failure-rate window (breaker.failure_rate, §8.1) and another model
+// usable, the ladder makes no transient retries on the same model: the
+// failed try ends its attempt with its verdict, and the request's next
+// attempt (where the breaker routes: the same model until it trips, then
+// the backup) is the retry. The window counts verdicts, one per attempt: a
+// retry inside the attempt would hide from it the failure it retries, and a
+// model failing a third of its calls, each retried once, would show the
+// window a failure share of a tenth.
+
+// mayRetry reports whether the request may retry on the ticket's model
+// (model, its upstream/model): the turn's budget, or for a ticket without
+// a verdict (count_tokens) the model's budget by name; retry.budget: 0
+// refuses every retry. A refusal is counted in
+// loopctl_retry_budget_exhausted_total{model}. It reads only the route and
+// the gateway (a hedge's ladder calls it on its own goroutine).
+func (x *exchange) mayRetry(turn ticket, model string) bool {
+	ok := false
+	switch {
+	case x.rt.noRetry:
+	case turn.model != "":
+		ok = x.rt.mgr.Retry(turn.model)
+	default:
+		ok = turn.turn.Retry()
+	}
+	if !ok {
+		x.g.m.budgetExhausted(model)
+	}
+	return ok
+}
 
 // retryBudget returns the ladder's Policy.Budget for an attempt of turn on
-// the upstream model model: the turn's budget, or for a ticket without a
-// verdict (count_tokens) the model's budget by name. A refusal is counted
-// in loopctl_retry_budget_exhausted_total{model}. With retry.budget: 0
-// every retry is refused.
+// the upstream model model.
 func (x *exchange) retryBudget(turn ticket, model string) func() bool {
-	m, mgr := x.g.m, x.rt.mgr
-	if x.rt.noRetry {
-		return func() bool {
-			m.budgetExhausted(model)
-			return false
-		}
+	return func() bool { return x.mayRetry(turn, model) }
+}
+
+// tried records that model failed an attempt of this request.
+func (x *exchange) tried(model string) {
+	if x.failedOn == nil {
+		x.failedOn = make(map[string]bool, 2)
 	}
-	if turn.model != "" {
-		return func() bool {
-			if mgr.Retry(turn.model) {
-				return true
-			}
-			m.budgetExhausted(model)
-			return false
-		}
-	}
-	t := turn.turn
-	return func() bool {
-		if t.Retry() {
-			return true
-		}
-		m.budgetExhausted(model)
-		return false
-	}
+	x.failedOn[model] = true
 }

@@ -62,6 +62,7 @@ type exchange struct {
 	// wire it came in, and the served answer's translation headers.
 	passed       map[string]bool
 	failedEntry  map[string]bool // chain entries that failed this request
+	failedOn     map[string]bool // models that failed an attempt of this request (§8.3)
 	skipped      []string
 	skipParam    string
 	skipWhy      string // the first skip's reason, when the request did not decode
@@ -277,6 +278,11 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
+	case x.failedOn[tg.ref] && !x.mayRetry(turn, tg.ref):
+		// Back to a model that failed this request: a same-model retry,
+		// and the budget refuses it (SEMANTICS §8.3, budget.go).
+		x.skip(turn, tg, "")
+		return nil, passed
 	}
 	return tg, proceed
 }
@@ -315,6 +321,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 		return answered
 	}
 	f := failure(err, start)
+	x.tried(tg.ref)
 	x.noteFailure(tg.ref, f)
 	x.settleFailure(turn, loopmetrics.Failure, f)
 	if tg.ref != x.rt.settings.Primary {
@@ -351,6 +358,9 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 	}
 	pol := x.rt.policy
 	pol.Failover = failover
+	if failover && x.rt.settings.FailureRate > 0 {
+		pol.MaxRetries = -1 // each try a verdict for the window (budget.go)
+	}
 	pol.Budget = x.retryBudget(turn, tg.ref)
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
 		return g.send(ctx, tg, x.r, payload, stream, w, tr)

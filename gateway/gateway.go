@@ -157,7 +157,7 @@ type route struct {
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target
 	policy   retry.Policy
-	noRetry  bool // retry.budget: 0: no same-model retries (SEMANTICS §8.3)
+	noRetry  bool         // retry.budget: 0: no same-model retries (SEMANTICS §8.3)
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
 }

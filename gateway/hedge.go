@@ -77,6 +77,7 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 		// The first to end failed: its verdict now, and the rival decides.
 		first.cancel()
 		f := failure(first.err, first.started)
+		x.tried(first.tg.ref)
 		x.noteFailure(first.tg.ref, f)
 		x.settleFailure(first.turn, loopmetrics.Failure, f)
 		return <-ch
@@ -117,6 +118,7 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 		x.settle(o.turn, loopmetrics.Cancel, 0)
 	default:
 		f := failure(o.err, o.started)
+		x.tried(o.tg.ref)
 		x.noteFailure(o.tg.ref, f)
 		x.settleFailure(o.turn, loopmetrics.Failure, f)
 	}
