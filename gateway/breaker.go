@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 )
 
 // ticket is one attempt's turn ticket of a route's breaker (a
@@ -38,4 +39,14 @@ func (t ticket) SuccessAfter(firstContent time.Duration) { t.turn.SuccessAfter(f
 func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 	t, err := rt.mgr.Next(a)
 	return ticket{turn: t}, err
+}
+
+// settleSuccess records an attempt's success on its turn, with its time to
+// first content (SEMANTICS §8.2: a slow call past breaker.slow_call_after),
+// and in the metrics.
+func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {
+	t.SuccessAfter(firstContent)
+	if x.wire.verdict {
+		x.g.m.call(x.rt.name, loopmetrics.Success)
+	}
 }

@@ -140,16 +140,6 @@ func (x *exchange) settle(t ticket, o loopmetrics.Outcome, k fallback.Kind) {
 	x.settleFailure(t, o, fallback.Failure{Kind: k})
 }
 
-// settleSuccess records an attempt's success on its turn, with its time to
-// first content (SEMANTICS §8.2: a slow call past breaker.slow_call_after),
-// and in the metrics.
-func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {
-	t.SuccessAfter(firstContent)
-	if x.wire.verdict {
-		x.g.m.call(x.rt.name, loopmetrics.Success)
-	}
-}
-
 // settleFailure is settle with a failure's whole report (kind, hint, timeout).
 func (x *exchange) settleFailure(t ticket, o loopmetrics.Outcome, f fallback.Failure) {
 	switch o {
