@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
@@ -63,6 +64,8 @@ type exchange struct {
 	passed       map[string]bool
 	failedEntry  map[string]bool // chain entries that failed this request
 	failedOn     map[string]bool // models that failed an attempt of this request (§8.3)
+	refusedMu    sync.Mutex
+	refusedOn    map[string]bool // models whose retry budget refused a retry of this request
 	skipped      []string
 	skipParam    string
 	skipWhy      string // the first skip's reason, when the request did not decode
@@ -268,7 +271,7 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
-	case x.failedOn[tg.ref] && !x.mayRetry(turn, tg.ref):
+	case x.retryRefused(turn, tg.ref):
 		// Back to a model that failed this request: a same-model retry,
 		// and the budget refuses it (SEMANTICS §8.3, budget.go).
 		x.skip(turn, tg, "")

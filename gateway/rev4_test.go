@@ -85,29 +85,41 @@ func TestSlowCallsTrip(t *testing.T) {
 }
 
 // The retry ladder's same-model retries spend the model's retry budget
-// (§8.3): with none left the attempt ends with its failure, and the refusal
-// is counted.
+// (§8.3): with none left the attempt ends with its failure, the refusal is
+// counted, and the request moves on: to the backup when there is one (the
+// breaker, still in Primary, would route it back to the primary), else the
+// failure. With a failure-rate window the ladder makes no same-model retry
+// while the backup is usable: the request's next attempt on the primary is
+// the retry, and spends the token.
 func TestRetryBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		retry     Retry
 		toA       int // requests that reached the model, for 3 client requests (max_retries 3)
 		exhausted float64
+		chain     bool    // a healthy backup up/b
+		rate      float64 // breaker.failure_rate
+		verdicts  int     // the primary's failed turns (consecutive: it never succeeds); 0: not checked
 	}{
-		{"burst 2, no feed to speak of", Retry{Budget: 0.01, BudgetBurst: 2}, 3 + 1 + 1, 3},
-		{"retry.budget: 0", Retry{Budget: RetryBudgetNone}, 3, 3},
-		{"retry.budget: off", Retry{Budget: RetryBudgetOff, BudgetBurst: 1}, 3 * 4, 0},
-		{"default (burst 10)", Retry{}, 3 * 4, 0},
+		{"a backup: the request moves on", Retry{Budget: 0.01, BudgetBurst: 1}, 2 + 1 + 1, 3, true, 0, 3},
+		{"a backup and a rate window: each try a verdict", Retry{Budget: 0.01, BudgetBurst: 1}, 2 + 1 + 1, 3, true, 0.9, 4},
+		{"burst 2, no feed to speak of", Retry{Budget: 0.01, BudgetBurst: 2}, 3 + 1 + 1, 3, false, 0, 0},
+		{"retry.budget: 0", Retry{Budget: RetryBudgetNone}, 3, 3, false, 0, 0},
+		{"retry.budget: off", Retry{Budget: RetryBudgetOff, BudgetBurst: 1}, 3 * 4, 0, false, 0, 0},
+		{"default (burst 10)", Retry{}, 3 * 4, 0, false, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				tc.retry.MaxRetries = 3
-				cfg := Config{Models: []Model{{Name: "solo", Primary: "up/a", Attempts: 1,
-					Breaker: Breaker{TripThreshold: 100}}}, Retry: tc.retry}
+				m, want := Model{Name: "solo", Primary: "up/a", Attempts: 1, Breaker: Breaker{TripThreshold: 100, FailureRate: tc.rate}}, 502
+				if tc.chain {
+					m.Chain, m.Attempts, want = []string{"up/b"}, 0, 200
+				}
 				b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{
-					"a": llmtest.Always(llmtest.Raw(500, `{"error":{"message":"boom","type":"server_error"}}`))}), cfg, Options{})
+					"a": llmtest.Always(llmtest.Raw(500, `{"error":{"message":"boom","type":"server_error"}}`)),
+					"b": llmtest.Always(llmtest.Text("from b"))}), Config{Models: []Model{m}, Retry: tc.retry}, Options{})
 				for i := range 3 {
-					if a := b.post(chatBody("solo", false)); a.status != 502 {
+					if a := b.post(chatBody("solo", false)); a.status != want {
 						t.Fatalf("request %d: status %d: %s", i, a.status, a.body)
 					}
 				}
@@ -116,6 +128,9 @@ func TestRetryBudget(t *testing.T) {
 				}
 				if got := testutil.ToFloat64(b.gw.m.exhausted.WithLabelValues("up/a")); got != tc.exhausted {
 					t.Errorf("loopctl_retry_budget_exhausted_total{model=up/a} %v, want %v", got, tc.exhausted)
+				}
+				if got := b.gw.Managers()["solo"].Snapshot().ConsecutiveFailures; tc.verdicts != 0 && got != tc.verdicts {
+					t.Errorf("the primary failed %d turns, want %d (one verdict per try with a rate window)", got, tc.verdicts)
 				}
 			})
 		})
