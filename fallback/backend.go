@@ -200,11 +200,12 @@ func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 // Only the primary's own turns count, while the shared state is Primary; a
 // state other than Primary clears the window.
 func (m *Manager) sharedWindow(t *Turn, v verdict) bool {
-	if m.win == nil || t.entry() >= 0 || t.probe() != 0 || v == cancel {
+	win := m.win.Load()
+	if win == nil || t.entry() >= 0 || t.probe() != 0 || v == cancel {
 		return false
 	}
 	if m.shared.State() != Primary {
-		m.win.Reset()
+		win.Reset()
 		return false
 	}
 	o := ratewindow.Success
@@ -215,5 +216,5 @@ func (m *Manager) sharedWindow(t *Turn, v verdict) bool {
 		o = ratewindow.SlowSuccess
 	}
 	clk := m.clock()
-	return m.win.Record(int64(clk.sinceEpoch()), o, m.cfg.rule)
+	return win.Record(int64(clk.sinceEpoch()), o, *m.tuning.rule.Load())
 }

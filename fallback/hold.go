@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 )
 
 // Manual control (SEMANTICS §8.5, GATEWAY §9.2): an operator's hold of the
@@ -193,9 +195,11 @@ func (c *machine) routeEnds() time.Time {
 // tuning holds the settings that the lock-free paths read, so that
 // Reconfigure can change them while turns run.
 type tuning struct {
-	probeTimeout atomic.Int64  // ns
-	hedgeAfter   atomic.Int64  // ns
-	hedgeBudget  atomic.Uint64 // float64 bits
+	probeTimeout atomic.Int64                    // ns
+	hedgeAfter   atomic.Int64                    // ns
+	hedgeBudget  atomic.Uint64                   // float64 bits
+	slowAfter    atomic.Int64                    // ns: §8.2, read by SuccessAfter
+	rule         atomic.Pointer[ratewindow.Rule] // §8.1, §8.2: read by the shared settlement
 }
 
 // store copies the lock-free settings of c.
@@ -203,4 +207,7 @@ func (t *tuning) store(c *config) {
 	t.probeTimeout.Store(int64(c.probeTimeout))
 	t.hedgeAfter.Store(int64(c.hedgeAfter))
 	t.hedgeBudget.Store(math.Float64bits(c.hedgeBudget))
+	t.slowAfter.Store(int64(c.slowAfter))
+	rule := c.rule
+	t.rule.Store(&rule)
 }

@@ -34,8 +34,8 @@ type Manager struct {
 	// latest state change.
 	changed atomic.Uint64
 	// win is the failure-rate window (§8.1, §8.2); nil when off. mc.win is
-	// the same window.
-	win *ratewindow.Window
+	// the same window (Reconfigure replaces both under mu).
+	win atomic.Pointer[ratewindow.Window]
 	// budgets are the retry budgets (§8.3): 0 the primary, i+1 chain entry i.
 	budgets []retrybudget.Bucket
 
@@ -120,9 +120,9 @@ func New(s Settings) (*Manager, error) {
 		m.budgets[i].Init(m.cfg.retryFeed, m.cfg.retryBurst)
 	}
 	if m.cfg.windowed() {
-		m.win = ratewindow.New(m.cfg.rateWindow)
+		m.win.Store(ratewindow.New(m.cfg.rateWindow))
 	}
-	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win}
+	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win.Load()}
 	m.publish()
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(s)

@@ -46,7 +46,7 @@ func TestPropertyCatchesRulesSwitchedOff(t *testing.T) {
 		off  func(*Manager)
 	}{
 		{"failure rate (§8.1)", func(m *Manager) { m.cfg.rule.FailureRate = 0 }},
-		{"slow calls (§8.2)", func(m *Manager) { m.cfg.slowAfter = 0 }},
+		{"slow calls (§8.2)", func(m *Manager) { m.cfg.slowAfter = 0; m.tuning.store(&m.cfg) }},
 		{"slow-call rate (§8.2)", func(m *Manager) { m.cfg.rule.SlowRate = 0 }}, // counted, never trips
 		{"retry budget spending (§8.3)", func(m *Manager) {
 			for i := range m.budgets {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 )
 
 // ErrChainChanged is matched (with errors.Is) by the [*ChainChangedError]
@@ -51,7 +53,13 @@ func (e *ChainChangedError) Is(target error) bool { return target == ErrChainCha
 // compared at the next failure or probe success (a change of settings
 // trips nothing by itself); a changed MaxFailCount changes which entries
 // are failed at once, and a Fallback -> Fallback transition fires if the
-// active entry changes. The hedge bucket keeps its level. Now, OnTransition
+// active entry changes. The hedge bucket keeps its level. The rev 4
+// settings (SEMANTICS §8) apply to the next verdict: the failure-rate
+// window keeps its counts under a new FailureRate, SlowCallRate,
+// SlowCallAfter or RateMinCalls, while a new RateWindow starts a fresh,
+// empty window (as does a window turned on; one turned off is dropped);
+// each retry budget keeps its tokens, capped at the new RetryBudgetBurst,
+// and is fed RetryBudget from the next turn on. Now, OnTransition
 // and Backend are those given to New; they are not read. With a Backend
 // the shared breaker takes the new settings for this process's events.
 func (m *Manager) Reconfigure(s Settings) error {
@@ -88,5 +96,28 @@ func (m *Manager) setNumbers(nc *config) {
 	m.cfg.tripThreshold, m.cfg.successesNeeded, m.cfg.maxFail = nc.tripThreshold, nc.successesNeeded, nc.maxFail
 	m.cfg.recoveryTimeout, m.cfg.probeTimeout, m.cfg.quotaCooldown = nc.recoveryTimeout, nc.probeTimeout, nc.quotaCooldown
 	m.cfg.hedgeAfter, m.cfg.hedgeBudget = nc.hedgeAfter, nc.hedgeBudget
+	m.setWindow(nc)
+	m.cfg.rule, m.cfg.slowAfter = nc.rule, nc.slowAfter
+	m.cfg.retryFeed, m.cfg.retryBurst = nc.retryFeed, nc.retryBurst
+	for i := range m.budgets {
+		m.budgets[i].Retune(nc.retryFeed, nc.retryBurst)
+	}
 	m.tuning.store(&m.cfg)
+}
+
+// setWindow gives the manager the window of nc (§8.1, §8.2); m.mu is held.
+// The window is kept when its span is unchanged (a new rule or minimum
+// applies to what it holds at the next verdict); a new span starts a fresh,
+// empty window, as does a window turned on; a window turned off is dropped.
+func (m *Manager) setWindow(nc *config) {
+	w := m.win.Load()
+	switch {
+	case !nc.windowed():
+		w = nil
+	case w == nil || nc.rateWindow != m.cfg.rateWindow:
+		w = ratewindow.New(nc.rateWindow)
+	}
+	m.cfg.rateWindow = nc.rateWindow
+	m.mc.win = w
+	m.win.Store(w)
 }

@@ -153,8 +153,8 @@ func (r *refModel) settleAfter(t *refTicket, d time.Duration, now time.Time) {
 
 // check4 compares the manager's window and budgets with the reference's.
 func check4(fail func(string, ...any), m *Manager, ref *refModel, now time.Time) {
-	if m.win != nil {
-		c := m.win.Counts(int64(now.Sub(t0)))
+	if win := m.win.Load(); win != nil {
+		c := win.Counts(int64(now.Sub(t0)))
 		v, f, slow := ref.r4.counts(now)
 		if c.Verdicts != int64(v) || c.Failures != int64(f) || c.Slow != int64(slow) {
 			fail("window %+v, reference %d verdicts, %d failures, %d slow", c, v, f, slow)

@@ -62,7 +62,7 @@ func TestRev4Defaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.cfg.rateWindow != 30*time.Second || m.cfg.rule.MinCalls != 20 || m.win.Span() != 30*time.Second {
+	if m.cfg.rateWindow != 30*time.Second || m.cfg.rule.MinCalls != 20 || m.win.Load().Span() != 30*time.Second {
 		t.Fatalf("RateWindow %v, RateMinCalls %d", m.cfg.rateWindow, m.cfg.rule.MinCalls)
 	}
 	if got := spendAll(m, "a"); got != 10 {
@@ -76,7 +76,7 @@ func TestRev4Defaults(t *testing.T) {
 		t.Fatalf("5 turns fed %d retries, want 1", got)
 	}
 	off, _ := New(Settings{Primary: "a"})
-	if off.win != nil {
+	if off.win.Load() != nil {
 		t.Fatal("FailureRate zero: the window is on")
 	}
 }
@@ -143,7 +143,7 @@ func TestWindowCountsOnlyThePrimarysOwnVerdicts(t *testing.T) {
 		t.Fatalf("Next = %q", tk.Model())
 	}
 	tk.Failure(Transient) // an entry serving a turn in Primary: nothing
-	if c := h.m.win.Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 3 || c.Failures != 2 {
+	if c := h.m.win.Load().Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 3 || c.Failures != 2 {
 		t.Fatalf("window %+v; want 3 verdicts, 2 failures", c)
 	}
 }
@@ -156,19 +156,19 @@ func TestWindowClearedOnTripAndQuietOutsidePrimary(t *testing.T) {
 	h := newHarness(t, s)
 	h.mix(5, 3)               // 1 of 5 failed, counted
 	h.fail(3, Transient, "a") // the consecutive rule trips
-	if c := h.m.win.Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 0 {
+	if c := h.m.win.Load().Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 0 {
 		t.Fatalf("window after the trip: %+v", c)
 	}
 	h.begin("b", false).Failure(Transient) // Fallback: a chain entry's failure, not counted
 	h.clk.Advance(time.Minute)
 	h.begin("a", true).Success() // the probe: not counted; recovered
 	h.expectState(Primary)
-	if c := h.m.win.Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 0 {
+	if c := h.m.win.Load().Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 0 {
 		t.Fatalf("window after recovery: %+v", c)
 	}
 	h.mix(9, 2) // 4 failures of 9: under RateMinCalls, if nothing from before counts
 	h.expectState(Primary)
-	if c := h.m.win.Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 9 || c.Failures != 4 {
+	if c := h.m.win.Load().Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 9 || c.Failures != 4 {
 		t.Fatalf("window after recovery and 9 turns: %+v", c)
 	}
 }
@@ -178,7 +178,7 @@ func TestResetClearsTheWindow(t *testing.T) {
 	h := newHarness(t, windowed())
 	h.mix(9, 2)
 	h.m.Reset()
-	if c := h.m.win.Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 0 {
+	if c := h.m.win.Load().Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 0 {
 		t.Fatalf("window after Reset: %+v", c)
 	}
 }
@@ -219,7 +219,7 @@ func TestWindowBucketsRollLazily(t *testing.T) {
 		if m.State() != Fallback {
 			t.Fatal("want tripped: 1 failure of 2 verdicts")
 		}
-		if c := m.win.Counts(int64(10 * time.Second)); c.Verdicts != 0 {
+		if c := m.win.Load().Counts(int64(10 * time.Second)); c.Verdicts != 0 {
 			t.Fatalf("cleared at the trip: %+v", c)
 		}
 	})

@@ -59,7 +59,7 @@ func TestSlowCallsNeedBothSettings(t *testing.T) {
 			h.begin("a", false).SuccessAfter(time.Hour)
 		}
 		h.expectState(Primary)
-		if h.m.win != nil {
+		if h.m.win.Load() != nil {
 			t.Fatalf("%+v: a window with no rule on", s)
 		}
 	}
@@ -71,7 +71,7 @@ func TestSlowCallsNeedBothSettings(t *testing.T) {
 	tk.Fail(Failure{Timeout: true}) // 1 failure, 0 slow of 1
 	tk, _ = h.m.Next(&a)
 	tk.SuccessAfter(time.Hour) // b serving a turn in Primary: not counted
-	if c := h.m.win.Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 1 || c.Slow != 0 {
+	if c := h.m.win.Load().Counts(int64(h.clk.Now().Sub(t0))); c.Verdicts != 1 || c.Slow != 0 {
 		t.Fatalf("window %+v", c)
 	}
 }
@@ -213,7 +213,7 @@ func TestWindowCountsConcurrentVerdicts(t *testing.T) {
 		<-done
 	}
 	clk := m.clock()
-	c := m.win.Counts(int64(clk.sinceEpoch()))
+	c := m.win.Load().Counts(int64(clk.sinceEpoch()))
 	if ok := goroutines*turns - fails.Load(); c.Verdicts-c.Failures != ok || c.Failures > fails.Load() || c.Failures == 0 {
 		t.Fatalf("window %+v; want %d successes, at most %d failures", c, ok, fails.Load())
 	}

@@ -115,7 +115,10 @@ func (t Turn) Success() { t.settle(success, Failure{}) }
 // verdicts ≥ SlowCallRate with at least RateMinCalls verdicts. The caller
 // measures firstContent on its own clock, so the manager reads none for it.
 func (t Turn) SuccessAfter(firstContent time.Duration) {
-	if t.m != nil && t.m.cfg.slowAfter > 0 && firstContent > t.m.cfg.slowAfter && t.entry() < 0 && t.probe() == 0 {
+	if t.m == nil {
+		return
+	}
+	if after := time.Duration(t.m.tuning.slowAfter.Load()); after > 0 && firstContent > after && t.entry() < 0 && t.probe() == 0 {
 		t.settle(slowSuccess, Failure{})
 		return
 	}
@@ -184,9 +187,9 @@ func (t Turn) settle(v verdict, f Failure) {
 			// recorded, and a success of the primary's own turn in Primary in
 			// the window, if any.
 			if t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
-				if v == success && m.win != nil && w&wPrimary != 0 && t.entry() < 0 && t.gen >= m.changed.Load() {
+				if win := m.win.Load(); v == success && win != nil && w&wPrimary != 0 && t.entry() < 0 && t.gen >= m.changed.Load() {
 					clk := m.clock()
-					m.win.Add(int64(clk.sinceEpoch()), ratewindow.Success)
+					win.Add(int64(clk.sinceEpoch()), ratewindow.Success)
 				}
 				m.release(t.slot)
 			}

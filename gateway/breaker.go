@@ -1,7 +1,10 @@
 package gateway
 
 import (
+	"time"
+
 	"github.com/loopctl/loopctl-go/fallback"
+	loopmetrics "github.com/loopctl/loopctl-go/metrics"
 )
 
 // ticket is one attempt's turn ticket of a route's breaker (a
@@ -27,9 +30,23 @@ func (t ticket) Fail(f fallback.Failure) { t.turn.Fail(f) }
 func (t ticket) Cancel()                 { t.turn.Cancel() }
 func (t ticket) Skip()                   { t.turn.Skip() }
 
+// SuccessAfter settles the turn as a success whose first content came
+// after firstContent (SEMANTICS §8.2).
+func (t ticket) SuccessAfter(firstContent time.Duration) { t.turn.SuccessAfter(firstContent) }
+
 // begin starts an attempt of the request a on the route's breaker: one
 // probe per request, past the models that failed it slowly (SEMANTICS §7).
 func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 	t, err := rt.mgr.Next(a)
 	return ticket{turn: t}, err
+}
+
+// settleSuccess records an attempt's success on its turn, with its time to
+// first content (SEMANTICS §8.2: a slow call past breaker.slow_call_after),
+// and in the metrics.
+func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {
+	t.SuccessAfter(firstContent)
+	if x.wire.verdict {
+		x.g.m.call(x.rt.name, loopmetrics.Success)
+	}
 }

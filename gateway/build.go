@@ -58,6 +58,7 @@ func newGateway(cfg Config, opt Options) *Gateway {
 		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
 		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
 		total:     orDefault(cfg.Timeouts.Total, DefaultTotal),
+		budget:    Retry{Budget: cfg.Retry.Budget, BudgetBurst: cfg.Retry.BudgetBurst},
 		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
 		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
 		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
@@ -309,6 +310,7 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	}
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.policy
+	rt.noRetry = g.budget.Budget == RetryBudgetNone
 	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
 	return rt, nil
 }
@@ -329,6 +331,13 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		QuotaCooldown:           b.QuotaCooldown,
 		HedgeAfter:              m.HedgeAfter,
 		HedgeBudget:             m.HedgeBudget,
+		FailureRate:             b.FailureRate,
+		RateWindow:              b.RateWindow,
+		RateMinCalls:            b.RateMinCalls,
+		SlowCallAfter:           b.SlowCallAfter,
+		SlowCallRate:            b.SlowCallRate,
+		RetryBudget:             retryFeed(g.budget),
+		RetryBudgetBurst:        g.budget.BudgetBurst,
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {

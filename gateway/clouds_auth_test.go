@@ -101,7 +101,7 @@ func TestVertexResourceExhausted(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		googleAnswer(rec, 429, "RESOURCE_EXHAUSTED", map[string]string{"quota": "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests", "rate-limit": "Resource exhausted, please try again later."}[want])
-		f := failure(gw.cloudAnswerError(c, rec.Result(), rec.Body.Bytes()))
+		f := failure(gw.cloudAnswerError(c, rec.Result(), rec.Body.Bytes()), time.Now())
 		if got := map[fallback.Kind]string{fallback.Quota: "quota", fallback.RateLimit: "rate-limit"}[f.Kind]; got != want {
 			t.Errorf("%s: verdict %+v, want %s", model, f, want)
 		}

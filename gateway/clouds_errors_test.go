@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/llmtest"
@@ -93,7 +94,7 @@ func TestBedrockErrorKinds(t *testing.T) {
 		} else {
 			err = streamErrorOf(t, tc.model)
 		}
-		f := failure(err)
+		f := failure(err, time.Now())
 		if f.Kind != tc.kind || f.Timeout != tc.timeout {
 			t.Errorf("%s: verdict %+v, want kind %v timeout %v (error %v)", tc.name, f, tc.kind, tc.timeout, err)
 		}

@@ -158,6 +158,13 @@ type Breaker struct {
 	MaxFailCount      int           // 0: 2
 	ProbeTimeout      time.Duration // 0: 5m
 	QuotaCooldown     time.Duration // 0: 10m (SEMANTICS §3 rev 3: open this long after a quota failure without a hint)
+	// The failure-rate window of SEMANTICS §8.1 and the slow calls of §8.2
+	// (rev 4, opt-in; see [fallback.Settings]).
+	FailureRate   float64       // 0: off; else in (0, 1]
+	RateWindow    time.Duration // 0: 30s
+	RateMinCalls  int           // 0: 20
+	SlowCallAfter time.Duration // 0: off (time to first content)
+	SlowCallRate  float64       // 0: off; else in (0, 1]
 }
 
 // Retry holds the retry ladder's settings (SEMANTICS §4); zero values are
@@ -174,7 +181,27 @@ type Retry struct {
 	// past it the request answers 429 with Retry-After. 0: 1s; negative:
 	// never wait (YAML rate_limit_wait: 0).
 	RateLimitWait time.Duration
+	// Budget is what each request adds to the retry budget of each model
+	// it reaches (SEMANTICS §8.3): a same-model retry or a rate-limited
+	// wait spends a token. 0: 0.2; [RetryBudgetOff] (YAML off): no budget;
+	// [RetryBudgetNone] (YAML 0): no same-model retries at all.
+	Budget float64
+	// BudgetBurst is the size of each model's retry budget, which starts
+	// full. 0: 10.
+	BudgetBurst float64
 }
+
+// Values of Retry.Budget that are not a number of tokens.
+const (
+	// RetryBudgetOff turns the retry budget off (YAML retry.budget: off):
+	// every retry of the ladder is made.
+	RetryBudgetOff = -1.0
+	// RetryBudgetNone is an explicit zero budget (YAML retry.budget: 0): no
+	// same-model retries and no rate-limited waits; an attempt that fails
+	// moves on to the next model at once. (A library budget cannot say
+	// this: its zero is the default, and its bucket starts full.)
+	RetryBudgetNone = -2.0
+)
 
 // Timeouts bound one upstream request.
 type Timeouts struct {

@@ -54,7 +54,7 @@ func TestParseSpecConfig(t *testing.T) {
 	case c.Listen != "127.0.0.1:4000", c.ClientKeys[0] != (ClientKey{Name: "team-a", KeyEnv: "LOOPCTL_KEY_TEAM_A"}),
 		!reflect.DeepEqual(c.Upstreams[1], Upstream{Name: "local", BaseURL: "http://127.0.0.1:8000/v1"}),
 		m.Name != "smart" || m.Primary != "openai/gpt-5" || len(m.Chain) != 1 || m.Chain[0] != "local/llama-3.1-8b",
-		m.Breaker != (Breaker{3, time.Minute, 2, 2, 5 * time.Minute, 0}),
+		m.Breaker != (Breaker{TripThreshold: 3, RecoveryTimeout: time.Minute, RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: 5 * time.Minute}),
 		c.Retry != (Retry{MaxRetries: 3, BaseDelay: 100 * time.Millisecond, MaxDelay: 10 * time.Second}),
 		c.Timeouts != (Timeouts{Request: 10 * time.Minute, FirstByte: time.Minute}),
 		c.Limits.MaxBody != 10<<20, c.Store != (Store{Redis: "redis://127.0.0.1:6379/0", Prefix: "loopctl"}):
@@ -123,6 +123,23 @@ store: {redis: "localhost:6379"}
 			`limits.max_body: "1.5MiB" is not a size`,
 			`store.redis: "localhost:6379" is not a redis:// or rediss:// URL`,
 		}},
+		{"rev 4 keys", `
+upstreams: [{name: u, base_url: 'http://h/v1'}]
+models:
+  - {name: a, primary: u/x, breaker: {failure_rate: 1.5, rate_window: 0s, rate_min_calls: 0, slow_call_rate: 0.5}}
+  - {name: b, primary: u/y, breaker: {failure_rate: 0, slow_call_after: soon}}
+  - {name: c, primary: u/z, breaker: {slow_call_after: 1s}}
+retry: {budget: -1, budget_burst: 0}
+`, []string{
+			`models[0].breaker.failure_rate: "1.5" is not a share above 0 and at most 1`,
+			`models[0].breaker.rate_window: must be above zero`,
+			`models[0].breaker.rate_min_calls: must be at least 1`,
+			`models[0].breaker.slow_call_rate: needs slow_call_after`,
+			`models[1].breaker.failure_rate: "0" is not a share above 0 and at most 1`,
+			`models[1].breaker.slow_call_after: "soon" is not a duration`,
+			`models[2].breaker.slow_call_after: needs slow_call_rate`,
+			`retry.budget: "-1" is not a number of at least 0 or off`,
+			`retry.budget_burst: "0" is not a number above zero`}},
 		{"wrong shapes", "models: {name: m}\nupstreams: [x]\nretry: 3", []string{"models: must be a list", "upstreams[0]: must be a mapping", "retry: must be a mapping"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

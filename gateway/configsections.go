@@ -100,6 +100,11 @@ func (d decoder) breaker(b *Breaker) func(string, *yaml.Node) {
 			"max_fail_count":     d.count(&b.MaxFailCount),
 			"probe_timeout":      d.positive(&b.ProbeTimeout),
 			"quota_cooldown":     d.positive(&b.QuotaCooldown),
+			"failure_rate":       d.rate(&b.FailureRate),
+			"rate_window":        d.positive(&b.RateWindow),
+			"rate_min_calls":     d.count(&b.RateMinCalls),
+			"slow_call_after":    d.positive(&b.SlowCallAfter),
+			"slow_call_rate":     d.rate(&b.SlowCallRate),
 		})
 	}
 }
@@ -113,6 +118,8 @@ func (d decoder) retry(r *Retry) func(string, *yaml.Node) {
 			"max_delay":          d.positive(&r.MaxDelay),
 			"rate_limit_retries": d.zeroMeans(&r.RateLimitRetries, -1, "no rate-limit waits"),
 			"rate_limit_wait":    d.zeroMeansDuration(&r.RateLimitWait, -1, "never wait out a rate limit"),
+			"budget":             d.budget(&r.Budget),
+			"budget_burst":       d.positiveFloat(&r.BudgetBurst),
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
@@ -62,6 +63,9 @@ type exchange struct {
 	// wire it came in, and the served answer's translation headers.
 	passed       map[string]bool
 	failedEntry  map[string]bool // chain entries that failed this request
+	failedOn     map[string]bool // models that failed an attempt of this request (§8.3)
+	refusedMu    sync.Mutex
+	refusedOn    map[string]bool // models whose retry budget refused a retry of this request
 	skipped      []string
 	skipParam    string
 	skipWhy      string // the first skip's reason, when the request did not decode
@@ -194,17 +198,18 @@ func (x *exchange) run(body []byte) {
 		actx, acancel := x.attemptContext(rctx, turn)
 		defer acancel() // a served stream is read under it until run returns
 		var res *result
+		var t0 time.Time // the attempt's start: a timeout is dated at it (§8.4)
 		if x.hedging() {
 			o := x.race(actx, turn, tg, body, stream)
 			defer o.cancel()
-			turn, tg, res, err = o.turn, o.tg, o.res, o.err
+			turn, tg, res, err, t0 = o.turn, o.tg, o.res, o.err, o.started
 			prev, x.served, x.servedHdr = tg.ref, tg.ref, tg.hdr
 		} else {
-			t0 := time.Now()
-			res, err = x.attempt(actx, tg, body, stream, x.otherUsable(tg.ref))
+			t0 = time.Now()
+			res, err = x.attempt(actx, turn, tg, body, stream, x.otherUsable(tg.ref))
 			x.upstream += time.Since(t0)
 		}
-		switch x.conclude(turn, tg, res, err) {
+		switch x.conclude(turn, tg, res, err, t0) {
 		case answered:
 			return
 		case failed:
@@ -266,6 +271,11 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
+	case x.retryRefused(turn, tg.ref):
+		// Back to a model that failed this request: a same-model retry,
+		// and the budget refuses it (SEMANTICS §8.3, budget.go).
+		x.skip(turn, tg, "")
+		return nil, passed
 	}
 	return tg, proceed
 }
@@ -274,8 +284,9 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 // nil), answers a client that went away, a local error or an upstream's
 // 400, 413 or 422 (answered); routes past an entry that cannot serve the
 // request or refused it translated (passed); or records the failure on the
-// turn (failed), for the next attempt.
-func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int {
+// turn (failed), for the next attempt. start is the attempt's start: a
+// timeout reports how long it ran (SEMANTICS §8.4).
+func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, start time.Time) int {
 	if err == nil {
 		if x.refusal(res) {
 			x.skip(turn, tg, "")
@@ -306,7 +317,8 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 		x.passThrough(turn, ue, err)
 		return answered
 	}
-	f := failure(err)
+	f := failure(err, start)
+	x.tried(tg.ref)
 	x.noteFailure(tg.ref, f)
 	x.rt.noteFailure(tg.ref, f, err, x.g.now())
 	x.settleFailure(turn, loopmetrics.Failure, f)
@@ -322,9 +334,11 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error) int
 // attempt sends one attempt to tg through the retry ladder, which fails
 // over at once on a rate limit or a timeout while another model is usable
 // and never waits past the request's deadline.
-// failover (SEMANTICS §7.1) says another model is usable. It may run on
-// its own goroutine (hedging): it reads nothing of x that changes.
-func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream, failover bool) (*result, error) {
+// failover (SEMANTICS §7.1) says another model is usable. Each same-model
+// retry of the ladder spends a token of the retry budget of turn's model
+// (SEMANTICS §8.3). It may run on its own goroutine (hedging): it reads
+// nothing of x that changes.
+func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []byte, stream, failover bool) (*result, error) {
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
@@ -345,6 +359,10 @@ func (x *exchange) attempt(ctx context.Context, tg *target, body []byte, stream,
 	}
 	pol := x.rt.policy
 	pol.Failover = failover
+	if failover && x.rt.settings.FailureRate > 0 {
+		pol.MaxRetries = -1 // each try a verdict for the window (budget.go)
+	}
+	pol.Budget = x.retryBudget(turn, tg.ref)
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
 		return g.send(ctx, tg, x.r, payload, stream, w, tr)
 	})
@@ -382,7 +400,7 @@ func (x *exchange) relay(turn ticket, tg *target, res *result) {
 		x.pump(turn, res)
 		return
 	}
-	x.settle(turn, loopmetrics.Success, 0)
+	x.settleSuccess(turn, res.content)
 	x.writeResult(res)
 	x.done(outcomeSuccess, res.resp.StatusCode, "")
 }

@@ -94,6 +94,7 @@ type Gateway struct {
 	maxBody    int64
 	request    time.Duration
 	total      time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
+	budget     Retry         // retry.budget and retry.budget_burst (SEMANTICS §8.3)
 	firstByte  time.Duration
 	idle       time.Duration
 	maxResp    int64
@@ -180,6 +181,7 @@ type route struct {
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target
 	policy   retry.Policy
+	noRetry  bool         // retry.budget: 0: no same-model retries (SEMANTICS §8.3)
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
 	notes    *routeNotes  // what the admin API adds (the last failure, the last transition); kept by a reload

@@ -38,7 +38,7 @@ func (x *exchange) launch(ctx context.Context, ch chan<- tried, t ticket, tg *ta
 	failover := x.otherUsable(tg.ref) // read here: x changes only on this goroutine
 	o := tried{turn: t, tg: tg, started: time.Now(), hedge: hedge, cancel: cancel}
 	go func() {
-		o.res, o.err = x.attempt(actx, tg, body, stream, failover)
+		o.res, o.err = x.attempt(actx, t, tg, body, stream, failover)
 		ch <- o
 	}()
 	return cancel
@@ -76,7 +76,8 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 	if first.err != nil && !final {
 		// The first to end failed: its verdict now, and the rival decides.
 		first.cancel()
-		f := failure(first.err)
+		f := failure(first.err, first.started)
+		x.tried(first.tg.ref)
 		x.noteFailure(first.tg.ref, f)
 		x.rt.noteFailure(first.tg.ref, f, first.err, x.g.now())
 		x.settleFailure(first.turn, loopmetrics.Failure, f)
@@ -117,7 +118,8 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 		}
 		x.settle(o.turn, loopmetrics.Cancel, 0)
 	default:
-		f := failure(o.err)
+		f := failure(o.err, o.started)
+		x.tried(o.tg.ref)
 		x.noteFailure(o.tg.ref, f)
 		x.rt.noteFailure(o.tg.ref, f, o.err, x.g.now())
 		x.settleFailure(o.turn, loopmetrics.Failure, f)

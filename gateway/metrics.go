@@ -24,6 +24,8 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
 	hedges    *prometheus.CounterVec
+	// exhausted counts same-model retries the retry budget refused (§8.3).
+	exhausted *prometheus.CounterVec
 	// translations counts translated answers by client and upstream wire.
 	translations *prometheus.CounterVec
 	first        *prometheus.HistogramVec
@@ -56,6 +58,10 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "loopctl_gateway_hedges_total",
 			Help: "Hedged attempts (SEMANTICS §7.4) by configured model and result: started, won (the hedge was served), lost (the first attempt was).",
 		}, []string{"model", "result"}),
+		exhausted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loopctl_retry_budget_exhausted_total",
+			Help: "Same-model retries (and rate-limited waits) not made because the upstream model's retry budget was empty (SEMANTICS §8.3).",
+		}, []string{"model"}),
 		translations: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_translations_total",
 			Help: "Requests served by an entry on another wire, translated (docs/GATEWAY.md §8), by client wire (from) and upstream wire (to): chat, responses, messages.",
@@ -71,7 +77,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .1},
 		}),
 	}
-	reg.MustRegister(m.requests, m.fallbacks, m.hedges, m.translations, m.first, m.overhead, m.breakers)
+	reg.MustRegister(m.requests, m.fallbacks, m.hedges, m.exhausted, m.translations, m.first, m.overhead, m.breakers)
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
 }
@@ -108,6 +114,9 @@ func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, mode
 // hedge counts a hedge of model's: started, won or lost.
 func (m *metrics) hedge(model, result string) { m.hedges.WithLabelValues(model, result).Inc() }
 
+// budgetExhausted counts a retry the retry budget of upstream model refused.
+func (m *metrics) budgetExhausted(model string) { m.exhausted.WithLabelValues(model).Inc() }
+
 func (m *metrics) firstByte(upstream string, d time.Duration) {
 	m.first.WithLabelValues(upstream).Observe(d.Seconds())
 }
@@ -124,6 +133,7 @@ func (m *metrics) forget(name string, configured bool) {
 	m.requests.DeletePartialMatch(prometheus.Labels{"model": name})
 	if !configured {
 		m.first.DeleteLabelValues(name)
+		m.exhausted.DeleteLabelValues(name)
 	}
 	m.cache.Range(func(k, _ any) bool {
 		if ck := k.(counterKey); ck.a == name {

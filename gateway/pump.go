@@ -44,7 +44,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 			return
 		}
 	}
-	x.settle(turn, loopmetrics.Success, 0)
+	x.settleSuccess(turn, res.content)
 	x.done(outcomeSuccess, http.StatusOK, "")
 }
 

@@ -192,3 +192,25 @@ func TestStoreNameDigest(t *testing.T) {
 		t.Errorf("a direct name's store name is %q", got)
 	}
 }
+
+// TestReloadTakesTheRetryBudget: retry.budget and retry.budget_burst are
+// read again on a reload, like the rest of the config (an explicit 0: no
+// same-model retries on every model).
+func TestReloadTakesTheRetryBudget(t *testing.T) {
+	cfg := Config{Upstreams: []Upstream{{Name: "up", BaseURL: "http://upstream.test/v1"}},
+		Models: []Model{{Name: "m", Primary: "up/a", Chain: []string{"up/b"}}}}
+	g, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	cfg.Retry.Budget, cfg.Retry.BudgetBurst = RetryBudgetNone, 3
+	next, _, err := g.Reload(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if next.budget.Budget != RetryBudgetNone || next.budget.BudgetBurst != 3 || !next.models["m"].noRetry {
+		t.Errorf("after the reload: budget %+v, no retries %v", next.budget, next.models["m"].noRetry)
+	}
+}

@@ -85,8 +85,9 @@ func clientTimeout(v string) (time.Duration, bool) {
 
 // failure is the verdict of a failed attempt (SEMANTICS §3, §4): its kind
 // (a quota, another rate limit, or transient), the provider's hint, and
-// whether the attempt timed out (dated at its ticket's issue).
-func failure(err error) fallback.Failure {
+// whether the attempt timed out, with how long it ran since start, so that
+// the breaker dates it at the attempt's start (SEMANTICS §1, §8.4).
+func failure(err error, start time.Time) fallback.Failure {
 	lim, hint := retry.LimitOf(streamLimit(err))
 	f := fallback.Failure{Hint: hint}
 	switch lim {
@@ -95,7 +96,9 @@ func failure(err error) fallback.Failure {
 	case retry.Throttle, retry.Overload:
 		f.Kind = fallback.RateLimit
 	default:
-		f.Timeout = retry.IsTimeout(err)
+		if f.Timeout = retry.IsTimeout(err); f.Timeout {
+			f.Elapsed = time.Since(start)
+		}
 	}
 	return f
 }

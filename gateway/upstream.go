@@ -48,6 +48,7 @@ type result struct {
 	ctx     context.Context // the attempt's context
 	cancel  context.CancelCauseFunc
 	first   time.Duration      // time to first byte
+	content time.Duration      // time to first content: the stream's first chunk, or the whole answer (§8.2)
 	held    *held              // where body's capacity is charged
 	charge  int64              // what body's capacity charged to held
 	clock   attemptClock       // the attempt's time bounds
@@ -133,6 +134,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 		}
 		res.clock.firstByte()
 		res.first = time.Since(start)
+		res.content = res.first
 		res.stream = st
 		return res, nil
 	}
@@ -141,6 +143,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 	if err := g.readWhole(res, tg); err != nil {
 		return fail(err)
 	}
+	res.content = time.Since(start)
 	if tr != nil {
 		if err := res.translate(); err != nil {
 			return fail(fmt.Errorf("%w (%s): %w", errMalformed, tg.ref, err))

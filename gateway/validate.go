@@ -20,6 +20,7 @@ func (c Config) Validate() error {
 	ups := ps.upstreams(c.Upstreams)
 	ps.models(c.Models, ups)
 	ps.retry(c.Retry)
+	ps.retryBudget(c.Retry)
 	ps.bounds(c.Timeouts, c.Limits)
 	ps.store(c.Store)
 	return ps.err()
@@ -132,6 +133,7 @@ func (ps *problems) models(list []Model, ups map[string]int) {
 		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", names, i)
 		ps.chain(p, m, ups)
 		ps.breaker(p+".breaker", m.Breaker)
+		ps.rev4(p+".breaker", m.Breaker)
 		ps.hedgeAndAttempts(p, m)
 	}
 }

@@ -24,40 +24,68 @@ const (
 // a Bucket must not be copied after first use. It is safe for concurrent use.
 type Bucket struct {
 	tokens atomic.Uint64 // float64 bits
-	feed   float64       // tokens per request; negative: off (every retry allowed)
-	burst  float64
+	feed   atomic.Uint64 // float64 bits: tokens per request; negative: off (every retry allowed)
+	burst  atomic.Uint64 // float64 bits
 }
 
-// Init makes b a full bucket of burst tokens fed feed tokens per request.
-// feed zero means [DefaultFeed] and negative turns the budget off; burst
-// zero (or negative) means [DefaultBurst]. Call it before b is shared.
-func (b *Bucket) Init(feed, burst float64) {
+// settings returns feed and burst with their defaults applied.
+func settings(feed, burst float64) (float64, float64) {
 	if feed == 0 {
 		feed = DefaultFeed
 	}
 	if !(burst > 0) {
 		burst = DefaultBurst
 	}
-	b.feed, b.burst = feed, burst
+	return feed, burst
+}
+
+// Init makes b a full bucket of burst tokens fed feed tokens per request.
+// feed zero means [DefaultFeed] and negative turns the budget off; burst
+// zero (or negative) means [DefaultBurst]. Call it before b is shared.
+func (b *Bucket) Init(feed, burst float64) {
+	feed, burst = settings(feed, burst)
+	b.feed.Store(math.Float64bits(feed))
+	b.burst.Store(math.Float64bits(burst))
 	b.tokens.Store(math.Float64bits(burst))
+}
+
+// Retune gives a bucket in use a new feed and burst (with Init's defaults):
+// it keeps its tokens, capped at the new burst (a budget turned off and on
+// again keeps the tokens it had). Safe while the bucket is in use; a Feed
+// that races it may leave the bucket above the new burst by less than one
+// request's feed, until the next Spend.
+func (b *Bucket) Retune(feed, burst float64) {
+	feed, burst = settings(feed, burst)
+	b.burst.Store(math.Float64bits(burst))
+	b.feed.Store(math.Float64bits(feed))
+	for {
+		old := b.tokens.Load()
+		t := math.Float64frombits(old)
+		if t <= burst || b.tokens.CompareAndSwap(old, math.Float64bits(burst)) {
+			return
+		}
+	}
 }
 
 // Off reports whether the budget is off (a negative feed): [Bucket.Spend]
 // always allows.
-func (b *Bucket) Off() bool { return b.feed < 0 }
+func (b *Bucket) Off() bool { return b.feedRate() < 0 }
+
+func (b *Bucket) feedRate() float64 { return math.Float64frombits(b.feed.Load()) }
 
 // Feed adds one request's tokens, up to the burst. A full bucket is only read.
 func (b *Bucket) Feed() {
-	if b.feed <= 0 {
+	feed := b.feedRate()
+	if feed <= 0 {
 		return
 	}
 	for {
 		old := b.tokens.Load()
-		t := math.Float64frombits(old)
-		if t >= b.burst {
+		t, burst := math.Float64frombits(old), math.Float64frombits(b.burst.Load())
+		if t >= burst {
 			return
 		}
-		if b.tokens.CompareAndSwap(old, math.Float64bits(math.Min(b.burst, t+b.feed))) {
+		if b.tokens.CompareAndSwap(old, math.Float64bits(math.Min(burst, t+feed))) {
 			return
 		}
 	}
@@ -67,7 +95,7 @@ func (b *Bucket) Feed() {
 // (taking nothing) when the bucket holds less than one: no retry. With the
 // budget off it always reports true.
 func (b *Bucket) Spend() bool {
-	if b.feed < 0 {
+	if b.feedRate() < 0 {
 		return true
 	}
 	for {
@@ -84,8 +112,8 @@ func (b *Bucket) Spend() bool {
 
 // Tokens returns the tokens the bucket holds now (the burst when off).
 func (b *Bucket) Tokens() float64 {
-	if b.feed < 0 {
-		return b.burst
+	if b.feedRate() < 0 {
+		return math.Float64frombits(b.burst.Load())
 	}
 	return math.Float64frombits(b.tokens.Load())
 }

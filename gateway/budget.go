@@ -1,0 +1,81 @@
+package gateway
+
+// The retry budget of SEMANTICS §8.3 in the gateway: each same-model retry
+// of an attempt's ladder (and each rate-limited wait on the same model)
+// spends a token of its model's budget, kept by the route's model breaker;
+// with none left the ladder stops, the attempt ends with its failure and
+// the request moves on to the next usable model (§7), or fails.
+//
+// "Moves on": once the budget has refused a retry on a model, a later
+// attempt of the request that the breaker routes back to that model is
+// skipped (Turn.Skip: no verdict, and the rest of the request is routed
+// past the model). Otherwise the refused retry would only come back as the
+// request's next attempt, on the same model.
+//
+// With a failure-rate window (breaker.failure_rate, §8.1) and another model
+// usable, the ladder makes no transient retries on the same model: the
+// failed try ends its attempt with its verdict, and the request's next
+// attempt (where the breaker routes: the same model until it trips, then
+// the backup) is the retry, and spends a token like one (none: skipped).
+// The window counts verdicts, one per attempt: a retry inside the attempt
+// would hide from it the failure it retries, and a model failing a third
+// of its calls, each retried once, would show the window a failure share
+// of a tenth.
+
+// mayRetry reports whether the request may retry on the ticket's model
+// (model, its upstream/model): the turn's budget, or for a ticket without
+// a verdict (count_tokens) the model's budget by name; retry.budget: 0
+// refuses every retry. A refusal is counted in
+// loopctl_retry_budget_exhausted_total{model} and remembered (under
+// refusedMu: a hedge's ladder calls it on its own goroutine).
+func (x *exchange) mayRetry(turn ticket, model string) bool {
+	ok := false
+	switch {
+	case x.rt.noRetry:
+	case turn.model != "":
+		ok = x.rt.mgr.Retry(turn.model)
+	default:
+		ok = turn.turn.Retry()
+	}
+	if !ok {
+		x.g.m.budgetExhausted(model)
+		x.refusedMu.Lock()
+		if x.refusedOn == nil {
+			x.refusedOn = make(map[string]bool, 1)
+		}
+		x.refusedOn[model] = true
+		x.refusedMu.Unlock()
+	}
+	return ok
+}
+
+// retryRefused reports whether a later attempt of the request on model,
+// which failed it, is a same-model retry that the budget refuses: it
+// refused one already, or (with a failure-rate window, where the ladder
+// makes none) it refuses this one.
+func (x *exchange) retryRefused(turn ticket, model string) bool {
+	if !x.failedOn[model] {
+		return false
+	}
+	x.refusedMu.Lock()
+	refused := x.refusedOn[model]
+	x.refusedMu.Unlock()
+	if refused {
+		return true
+	}
+	return x.rt.settings.FailureRate > 0 && !x.mayRetry(turn, model)
+}
+
+// retryBudget returns the ladder's Policy.Budget for an attempt of turn on
+// the upstream model model.
+func (x *exchange) retryBudget(turn ticket, model string) func() bool {
+	return func() bool { return x.mayRetry(turn, model) }
+}
+
+// tried records that model failed an attempt of this request.
+func (x *exchange) tried(model string) {
+	if x.failedOn == nil {
+		x.failedOn = make(map[string]bool, 2)
+	}
+	x.failedOn[model] = true
+}
