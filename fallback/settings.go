@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"strconv"
@@ -313,20 +314,6 @@ type config struct {
 // windowed reports whether the failure-rate window is on (§8.1 or §8.2).
 func (c *config) windowed() bool { return c.rule.FailureRate > 0 || c.rule.SlowRate > 0 }
 
-func orInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func orDur(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 func newConfig(s Settings) config {
 	models := make([]string, len(s.Chain))
 	copy(models, s.Chain)
@@ -335,7 +322,7 @@ func newConfig(s Settings) config {
 		hedgeBudget = DefaultHedgeBudget
 	}
 	rule := ratewindow.Rule{FailureRate: s.FailureRate,
-		MinCalls: int64(orInt(s.RateMinCalls, ratewindow.DefaultMinCalls))}
+		MinCalls: int64(cmp.Or(s.RateMinCalls, ratewindow.DefaultMinCalls))}
 	var slowAfter time.Duration
 	if s.SlowCallAfter > 0 && s.SlowCallRate > 0 {
 		rule.SlowRate, slowAfter = s.SlowCallRate, s.SlowCallAfter
@@ -343,16 +330,16 @@ func newConfig(s Settings) config {
 	return config{
 		primary:         s.Primary,
 		models:          models,
-		tripThreshold:   orInt(s.TripThreshold, DefaultTripThreshold),
-		successesNeeded: orInt(s.RecoverySuccessesNeeded, DefaultRecoverySuccessesNeeded),
-		maxFail:         orInt(s.MaxFailCount, DefaultMaxFailCount),
-		recoveryTimeout: orDur(s.RecoveryTimeout, DefaultRecoveryTimeout),
-		probeTimeout:    orDur(s.ProbeTimeout, DefaultProbeTimeout),
-		quotaCooldown:   orDur(s.QuotaCooldown, DefaultQuotaCooldown),
+		tripThreshold:   cmp.Or(s.TripThreshold, DefaultTripThreshold),
+		successesNeeded: cmp.Or(s.RecoverySuccessesNeeded, DefaultRecoverySuccessesNeeded),
+		maxFail:         cmp.Or(s.MaxFailCount, DefaultMaxFailCount),
+		recoveryTimeout: cmp.Or(s.RecoveryTimeout, DefaultRecoveryTimeout),
+		probeTimeout:    cmp.Or(s.ProbeTimeout, DefaultProbeTimeout),
+		quotaCooldown:   cmp.Or(s.QuotaCooldown, DefaultQuotaCooldown),
 		hedgeAfter:      s.HedgeAfter,
 		hedgeBudget:     hedgeBudget,
 		rule:            rule,
-		rateWindow:      orDur(s.RateWindow, ratewindow.DefaultSpan),
+		rateWindow:      cmp.Or(s.RateWindow, ratewindow.DefaultSpan),
 		slowAfter:       slowAfter,
 		retryFeed:       s.RetryBudget,
 		retryBurst:      s.RetryBudgetBurst,

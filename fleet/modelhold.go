@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,12 +60,12 @@ func (m *ModelBreaker) Reconfigure(fs fallback.Settings) error {
 		return err // the same validation and the same primary and chain
 	}
 	fs.Chain = append([]string(nil), fs.Chain...)
-	fs.TripThreshold = orInt(fs.TripThreshold, fallback.DefaultTripThreshold)
-	fs.RecoverySuccessesNeeded = orInt(fs.RecoverySuccessesNeeded, fallback.DefaultRecoverySuccessesNeeded)
-	fs.MaxFailCount = orInt(fs.MaxFailCount, fallback.DefaultMaxFailCount)
-	fs.RecoveryTimeout = orDur(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
-	fs.ProbeTimeout = orDur(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
-	fs.QuotaCooldown = orDur(fs.QuotaCooldown, fallback.DefaultQuotaCooldown)
+	fs.TripThreshold = cmp.Or(fs.TripThreshold, fallback.DefaultTripThreshold)
+	fs.RecoverySuccessesNeeded = cmp.Or(fs.RecoverySuccessesNeeded, fallback.DefaultRecoverySuccessesNeeded)
+	fs.MaxFailCount = cmp.Or(fs.MaxFailCount, fallback.DefaultMaxFailCount)
+	fs.RecoveryTimeout = cmp.Or(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
+	fs.ProbeTimeout = cmp.Or(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
+	fs.QuotaCooldown = cmp.Or(fs.QuotaCooldown, fallback.DefaultQuotaCooldown)
 	fs.OnTransition = m.set.OnTransition
 	m.tune.Store(m.newTune(fs))
 	m.mu.Lock()
@@ -76,20 +77,6 @@ func (m *ModelBreaker) Reconfigure(fs fallback.Settings) error {
 	}
 	m.publish(&nm, cur)
 	return nil
-}
-
-func orInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func orDur(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Hold holds the primary out of rotation for the whole fleet until until
