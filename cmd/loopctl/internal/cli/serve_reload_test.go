@@ -26,28 +26,19 @@ models:
   - {name: s, primary: up/slow}
 `
 
-// openSince returns model's state and tripped_at on the dashboard's
-// state.json.
-func openSince(t *testing.T, p *proc, model string) (string, string) {
+// openUntil returns model's state and open_until as GET /admin/breakers/{model}
+// shows them (GATEWAY.md §9.1).
+func openUntil(t *testing.T, p *proc, model string) (string, string) {
 	t.Helper()
-	code, body := p.request("GET", "/dashboard/state.json", "sk-admin", "")
-	var st struct {
-		Models []struct {
-			Name      string `json:"name"`
-			State     string `json:"state"`
-			TrippedAt string `json:"tripped_at"`
-		} `json:"models"`
+	code, body := p.request("GET", "/admin/breakers/"+model, "sk-admin", "")
+	var v struct {
+		State     string `json:"state"`
+		OpenUntil string `json:"open_until"`
 	}
-	if err := json.Unmarshal([]byte(body), &st); code != 200 || err != nil {
-		t.Fatalf("state.json: %d %v %s", code, err, body)
+	if err := json.Unmarshal([]byte(body), &v); code != 200 || err != nil {
+		t.Fatalf("/admin/breakers/%s: %d %v %s", model, code, err, body)
 	}
-	for _, m := range st.Models {
-		if m.Name == model {
-			return m.State, m.TrippedAt
-		}
-	}
-	t.Fatalf("state.json has no model %s: %s", model, body)
-	return "", ""
+	return v.State, v.OpenUntil
 }
 
 // TestServeReloadBinary: SIGHUP on the real binary with model a open and
@@ -87,9 +78,9 @@ func TestServeReloadBinary(t *testing.T) {
 	if code, _ := p.request("POST", "/v1/chat/completions", "sk-old", chatReq("a")); code != 200 {
 		t.Fatalf("a: %d", code)
 	}
-	state, since := openSince(t, p, "a")
-	if state != "fallback" || since == "" {
-		t.Fatalf("a is %s since %q, want tripped", state, since)
+	state, until := openUntil(t, p, "a")
+	if state != "fallback" || until == "" {
+		t.Fatalf("a is %s until %q, want open", state, until)
 	}
 	body, seen := p.stream("s", "sk-old")
 	defer body.Close()
@@ -98,8 +89,8 @@ func TestServeReloadBinary(t *testing.T) {
 	write("loopctl.yaml", strings.Replace(reloadYAML, "recovery_timeout: 1m", "recovery_timeout: 5m", 1))
 	p.signal(syscall.SIGHUP)
 	p.waitLog("config reloaded")
-	if s2, since2 := openSince(t, p, "a"); s2 != "fallback" || since2 != since {
-		t.Fatalf("after the reload a is %s since %q, was fallback since %q", s2, since2, since)
+	if s2, until2 := openUntil(t, p, "a"); s2 != "fallback" || until2 != until {
+		t.Fatalf("after the reload a is %s until %q, was open until %q", s2, until2, until)
 	}
 	if c1, _ := p.request("POST", "/v1/chat/completions", "sk-old", chatReq("b")); c1 != 401 {
 		t.Fatalf("the old client key: %d, want 401", c1)
