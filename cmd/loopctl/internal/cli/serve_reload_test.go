@@ -42,8 +42,8 @@ func openUntil(t *testing.T, p *proc, model string) (string, string) {
 }
 
 // TestServeReloadBinary: SIGHUP on the real binary with model a open and
-// only b's recovery_timeout changed: a is still open since the same
-// instant (so until the same time), a stream started before the reload
+// only b's recovery_timeout changed: a is still open until the same
+// instant (its open_until on /admin/breakers), a stream started before the reload
 // completes, and the client key rotated in its file works at once while the
 // old one is refused; a config with an unknown key is refused naming its
 // key path (in the log, and in POST /admin/reload's answer) and the config
