@@ -1,7 +1,6 @@
 package fallback
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,49 +146,14 @@ func (m *Manager) Next(a *Attempts) (Turn, error) {
 		return m.Begin()
 	}
 	if !a.begun.Load() && a.begun.CompareAndSwap(false, true) && m.tuning.hedgeAfter.Load() > 0 {
-		m.feedHedges()
+		m.hedges.Feed()
 	}
 	return m.begin(a)
 }
 
-// hedgeCap is the size of the hedge bucket.
+// hedgeCap is the size of the hedge bucket (SEMANTICS §7.4): it starts
+// full and is capped there.
 const hedgeCap = 10
-
-// feedHedges adds HedgeBudget to the hedge bucket, up to hedgeCap.
-func (m *Manager) feedHedges() {
-	for {
-		old := m.hedges.Load()
-		b := math.Min(hedgeCap, math.Float64frombits(old)+math.Float64frombits(m.tuning.hedgeBudget.Load()))
-		if m.hedges.CompareAndSwap(old, math.Float64bits(b)) {
-			return
-		}
-	}
-}
-
-// feedBack returns a hedge spent for nothing.
-func (m *Manager) feedBack() {
-	for {
-		old := m.hedges.Load()
-		b := math.Min(hedgeCap, math.Float64frombits(old)+1)
-		if m.hedges.CompareAndSwap(old, math.Float64bits(b)) {
-			return
-		}
-	}
-}
-
-// spendHedge takes 1 from the hedge bucket; false if it holds less.
-func (m *Manager) spendHedge() bool {
-	for {
-		old := m.hedges.Load()
-		b := math.Float64frombits(old)
-		if b < 1 {
-			return false
-		}
-		if m.hedges.CompareAndSwap(old, math.Float64bits(b-1)) {
-			return true
-		}
-	}
-}
 
 // Hedge returns the hedge ticket of SEMANTICS §7.4 for the turn a, whose
 // attempt running has waited HedgeAfter without its first content: a ticket
@@ -218,7 +182,7 @@ func (m *Manager) Hedge(a *Attempts, running Turn) (Turn, bool) {
 	m.mc.expireLease(&clk, &rec)
 	m.mc.expireDisables(&clk, &rec)
 	i := m.mc.usableEntry(a, skip)
-	ok := i >= 0 && m.spendHedge()
+	ok := i >= 0 && m.hedges.Spend()
 	var t Turn
 	if ok {
 		t = m.issue(&clk, route{entry: i, uncounted: m.mc.state == Primary}, a)

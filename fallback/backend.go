@@ -152,12 +152,12 @@ func (m *Manager) sharedTurn(st SharedTurn, a *Attempts) Turn {
 
 // sharedHedge is Hedge for a shared manager.
 func (m *Manager) sharedHedge(a *Attempts, skip int) (Turn, bool) {
-	if !m.spendHedge() {
+	if !m.hedges.Spend() {
 		return Turn{}, false
 	}
 	st, ok := m.shared.Hedge(a.slow, skip)
 	if !ok {
-		m.feedBack()
+		m.hedges.Refund() // spent for nothing
 		return Turn{}, false
 	}
 	return m.sharedTurn(st, a), true

@@ -1,7 +1,6 @@
 package fallback
 
 import (
-	"math"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -197,7 +196,6 @@ func (c *machine) routeEnds() time.Time {
 type tuning struct {
 	probeTimeout atomic.Int64                    // ns
 	hedgeAfter   atomic.Int64                    // ns
-	hedgeBudget  atomic.Uint64                   // float64 bits
 	slowAfter    atomic.Int64                    // ns: §8.2, read by SuccessAfter
 	rule         atomic.Pointer[ratewindow.Rule] // §8.1, §8.2: read by the shared settlement
 }
@@ -206,7 +204,6 @@ type tuning struct {
 func (t *tuning) store(c *config) {
 	t.probeTimeout.Store(int64(c.probeTimeout))
 	t.hedgeAfter.Store(int64(c.hedgeAfter))
-	t.hedgeBudget.Store(math.Float64bits(c.hedgeBudget))
 	t.slowAfter.Store(int64(c.slowAfter))
 	rule := c.rule
 	t.rule.Store(&rule)

@@ -1,7 +1,6 @@
 package fallback
 
 import (
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -27,8 +26,9 @@ type Manager struct {
 	word  atomic.Uint64
 	route atomic.Pointer[fallbackRoute] // in Fallback with a route: where Begin goes; else nil
 	slots sync.Pool                     // of *slot: settled tickets' slots, reused by Begin
-	// hedges is the hedge bucket (a float64's bits): Next feeds it, Hedge spends it.
-	hedges atomic.Uint64
+	// hedges is the hedge bucket (§7.4): Next feeds it HedgeBudget (its feed,
+	// which Reconfigure retunes), Hedge spends it.
+	hedges retrybudget.Bucket
 	// changed is mc.changed, published for the lock-free success path, which
 	// records a success in the window only for a ticket issued since the
 	// latest state change.
@@ -113,7 +113,7 @@ func New(s Settings) (*Manager, error) {
 	if m.onTransition != nil {
 		m.queue = new(notify.Queue[Transition])
 	}
-	m.hedges.Store(math.Float64bits(hedgeCap))
+	m.hedges.Init(m.cfg.hedgeBudget, hedgeCap) // hedgeBudget > 0: newConfig applied the default
 	m.tuning.store(&m.cfg)
 	m.budgets = make([]retrybudget.Bucket, len(m.cfg.models)+1)
 	for i := range m.budgets {

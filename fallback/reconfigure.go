@@ -96,6 +96,7 @@ func (m *Manager) setNumbers(nc *config) {
 	m.cfg.tripThreshold, m.cfg.successesNeeded, m.cfg.maxFail = nc.tripThreshold, nc.successesNeeded, nc.maxFail
 	m.cfg.recoveryTimeout, m.cfg.probeTimeout, m.cfg.quotaCooldown = nc.recoveryTimeout, nc.probeTimeout, nc.quotaCooldown
 	m.cfg.hedgeAfter, m.cfg.hedgeBudget = nc.hedgeAfter, nc.hedgeBudget
+	m.hedges.Retune(nc.hedgeBudget, hedgeCap) // keeps its level
 	m.setWindow(nc)
 	m.cfg.rule, m.cfg.slowAfter = nc.rule, nc.slowAfter
 	m.cfg.retryFeed, m.cfg.retryBurst = nc.retryFeed, nc.retryBurst

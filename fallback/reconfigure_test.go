@@ -152,7 +152,7 @@ func TestReconfigureConcurrent(t *testing.T) {
 	}
 	for i := range 200 {
 		s := Settings{Primary: "a", Chain: []string{"b"}, HedgeAfter: time.Duration(i%2) * time.Millisecond,
-			ProbeTimeout: time.Duration(i+1) * time.Millisecond, TripThreshold: 1 + i%3}
+			ProbeTimeout: time.Duration(i+1) * time.Millisecond, TripThreshold: 1 + i%3, HedgeBudget: float64(i%3) * 0.5}
 		if err := m.Reconfigure(s); err != nil {
 			t.Fatal(err)
 		}

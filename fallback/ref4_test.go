@@ -151,8 +151,12 @@ func (r *refModel) settleAfter(t *refTicket, d time.Duration, now time.Time) {
 	r.r4.pending = false
 }
 
-// check4 compares the manager's window and budgets with the reference's.
+// check4 compares the manager's window and budgets (the retry budgets and
+// the hedge bucket) with the reference's.
 func check4(fail func(string, ...any), m *Manager, ref *refModel, now time.Time) {
+	if got := m.hedges.Tokens(); got != ref.bucket {
+		fail("hedge bucket: %v tokens, reference %v", got, ref.bucket)
+	}
 	if win := m.win.Load(); win != nil {
 		c := win.Counts(int64(now.Sub(t0)))
 		v, f, slow := ref.r4.counts(now)

@@ -1,6 +1,8 @@
 // Package retrybudget is the retry budget of SEMANTICS §8.3: a token bucket
 // fed by requests and spent by same-model retries, shared by the model
 // breaker (package fallback) and the HTTP middleware (package transport).
+// The model breaker's hedge budget (SEMANTICS §7.4) is a Bucket too, of its
+// own: fed HedgeBudget per request, burst 10, spent by hedges.
 //
 // A [Bucket] holds a float64 number of tokens in one atomic word. It starts
 // full. Each request adds the feed (capped at the burst), a retry spends one
@@ -75,17 +77,29 @@ func (b *Bucket) feedRate() float64 { return math.Float64frombits(b.feed.Load())
 
 // Feed adds one request's tokens, up to the burst. A full bucket is only read.
 func (b *Bucket) Feed() {
-	feed := b.feedRate()
-	if feed <= 0 {
-		return
+	if feed := b.feedRate(); feed > 0 {
+		b.add(feed)
 	}
+}
+
+// Refund gives back the token of a [Bucket.Spend] that reported true for
+// something that was then not made, up to the burst. With the budget off
+// (where Spend takes nothing) it does nothing.
+func (b *Bucket) Refund() {
+	if b.feedRate() >= 0 {
+		b.add(1)
+	}
+}
+
+// add adds n tokens, up to the burst. A full bucket is only read.
+func (b *Bucket) add(n float64) {
 	for {
 		old := b.tokens.Load()
 		t, burst := math.Float64frombits(old), math.Float64frombits(b.burst.Load())
 		if t >= burst {
 			return
 		}
-		if b.tokens.CompareAndSwap(old, math.Float64bits(math.Min(burst, t+feed))) {
+		if b.tokens.CompareAndSwap(old, math.Float64bits(math.Min(burst, t+n))) {
 			return
 		}
 	}

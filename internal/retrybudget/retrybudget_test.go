@@ -74,3 +74,29 @@ func TestBucketConcurrent(t *testing.T) {
 		t.Fatalf("spent %d (at most %v), %v tokens left", spent, max, b.Tokens())
 	}
 }
+
+// TestBucketRefund: a refund gives back a spent token, up to the burst, and
+// does nothing with the budget off.
+func TestBucketRefund(t *testing.T) {
+	var b Bucket
+	b.Init(0.5, 2)
+	b.Refund()
+	if got := b.Tokens(); got != 2 {
+		t.Fatalf("a refund to a full bucket: %v tokens, want 2", got)
+	}
+	b.Spend()
+	b.Spend()
+	b.Refund()
+	if got := b.Tokens(); got != 1 {
+		t.Fatalf("a refund after two spends: %v tokens, want 1", got)
+	}
+	var off Bucket
+	off.Init(0.5, 3)
+	off.Spend()
+	off.Retune(-1, 3) // off: keeps its 2 tokens
+	off.Refund()
+	off.Retune(0.5, 3)
+	if got := off.Tokens(); got != 2 {
+		t.Fatalf("a refund while off changed the tokens: %v, want 2", got)
+	}
+}
