@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/retry"
 )
 
 // Sickness is how a browned-out service misbehaves while it is sick.
@@ -100,7 +101,7 @@ func (s BrownoutScenario) Validate() error {
 			return &FieldError{"FailureRate", err.Error()}
 		}
 	}
-	if err := newLadder(Scenario{Retries: s.Retries, RetryBase: s.RetryBase, RetryMax: s.RetryMax}).Validate(); err != nil {
+	if err := s.ladder().Validate(); err != nil {
 		return &FieldError{"RetryBase", err.Error()}
 	}
 	return nil
@@ -110,6 +111,11 @@ func (s BrownoutScenario) horizon() time.Duration { return s.Warmup + s.Sick + s
 func (s BrownoutScenario) fix() time.Duration     { return s.Warmup + s.Sick }
 func (s BrownoutScenario) sick(t time.Duration) bool {
 	return t >= s.Warmup && t < s.fix()
+}
+
+// ladder returns the retry policy of both sides (see [newLadder]).
+func (s BrownoutScenario) ladder() retry.Policy {
+	return newLadder(Scenario{Retries: s.Retries, RetryBase: s.RetryBase, RetryMax: s.RetryMax})
 }
 
 // settings returns the breaker settings of one side: consecutive-only, or

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 )
 
@@ -20,14 +19,9 @@ type BrownoutResult struct {
 // is invalid and ctx.Err() if ctx ends first; the result is a pure function
 // of s.
 func SimulateBrownout(ctx context.Context, s BrownoutScenario) (*BrownoutResult, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	c, err := runBrownout(ctx, s, false)
-	if err != nil {
-		return nil, err
-	}
-	w, err := runBrownout(ctx, s, true)
+	c, w, err := runSides(s.Validate(), func(window bool) (BrownoutMetrics, error) {
+		return runBrownout(ctx, s, window)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -113,12 +107,9 @@ func (r *BrownoutResult) Header() string {
 
 // WriteTable writes the header and the rows as an aligned text table.
 func (r *BrownoutResult) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, r.Header())
-	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "\t%s\t%s\twinner\n", ConsecutiveOnly, RateWindow)
+	var cells [][4]string
 	for _, row := range r.Rows() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Label, row.Consecutive, row.Window, row.Winner)
+		cells = append(cells, [4]string{row.Label, row.Consecutive, row.Window, row.Winner})
 	}
-	return tw.Flush()
+	return writeTable(w, r.Header(), ConsecutiveOnly, RateWindow, cells)
 }
