@@ -77,7 +77,7 @@ func DefaultBrownout(k Sickness) BrownoutScenario {
 
 // Validate returns a [*FieldError] for the first field out of range, or nil.
 func (s BrownoutScenario) Validate() error {
-	checks := []error{
+	err := firstError(
 		intRange("Callers", s.Callers, 1, 10_000),
 		durRange("Interval", s.Interval, false),
 		durRange("Warmup", s.Warmup, true),
@@ -87,11 +87,9 @@ func (s BrownoutScenario) Validate() error {
 		durRange("BackupLatency", s.BackupLatency, true),
 		durRange("SlowLatency", s.SlowLatency, false),
 		intRange("Retries", s.Retries, 0, maxRetries),
-	}
-	for _, err := range checks {
-		if err != nil {
-			return err
-		}
+	)
+	if err != nil {
+		return err
 	}
 	if n := int64(s.Callers) * int64(s.horizon()/s.Interval); n > maxScheduled {
 		return &FieldError{"Interval", fmt.Sprintf("is too short: %d calls scheduled (at most %d)", n, maxScheduled)}
@@ -121,8 +119,8 @@ func (s BrownoutScenario) ladder() retry.Policy {
 // settings returns the breaker settings of one side: consecutive-only, or
 // with the rate window (window).
 func (s BrownoutScenario) settings(window bool) breaker.Settings {
-	bs := breaker.Settings{Name: "service", FailureThreshold: s.FailureThreshold,
-		RecoveryDuration: s.Cooldown, ProbeTimeout: s.ProbeTimeout}
+	bs := Scenario{FailureThreshold: s.FailureThreshold, Cooldown: s.Cooldown,
+		ProbeTimeout: s.ProbeTimeout}.breakerSettings(nil)
 	if window {
 		bs.FailureRate, bs.RateWindow, bs.RateMinCalls = s.FailureRate, s.RateWindow, s.RateMinCalls
 		bs.SlowCallAfter, bs.SlowCallRate = s.SlowCallAfter, s.SlowCallRate
