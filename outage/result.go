@@ -237,9 +237,8 @@ func sooner(a, b time.Duration) Winner {
 // win; more successful calls win) name a winner; the others are [NotCompared].
 func (r *Result) Rows() []Row {
 	a, b := r.Plain.Metrics, r.Breaker.Metrics
-	var rows []Row
-	add := func(label, va, vb string, w Winner) { rows = append(rows, Row{label, va, vb, w}) }
-	num := func(label string, va, vb int, w Winner) { add(label, strconv.Itoa(va), strconv.Itoa(vb), w) }
+	var rows rowList
+	num, add := rows.num, rows.add
 	num("calls made", a.Calls, b.Calls, NotCompared)
 	num("ticks skipped (caller still waiting)", a.Skipped, b.Skipped, lower(a.Skipped, b.Skipped))
 	num("attempts that reached the service", a.Reached, b.Reached, NotCompared)
@@ -261,6 +260,17 @@ func (r *Result) Rows() []Row {
 	add("from the fix to the last hanging attempt's end", since(a.LastHang), since(b.LastHang), lower(a.LastHang, b.LastHang))
 	add("from the fix to full traffic (no hang, no refusal)", since(a.FullFlow), since(b.FullFlow), sooner(a.FullFlow, b.FullFlow))
 	return rows
+}
+
+// rowList collects the rows of a comparison table.
+type rowList []Row
+
+// add appends a row of figures already formatted.
+func (rs *rowList) add(label, a, b string, w Winner) { *rs = append(*rs, Row{label, a, b, w}) }
+
+// num appends a row of counts.
+func (rs *rowList) num(label string, a, b int, w Winner) {
+	rs.add(label, strconv.Itoa(a), strconv.Itoa(b), w)
 }
 
 // WriteTable writes the header and [Result.Rows] as an aligned text table: the
