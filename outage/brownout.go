@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/retry"
 )
 
 // Sickness is how a browned-out service misbehaves while it is sick.
@@ -76,7 +77,7 @@ func DefaultBrownout(k Sickness) BrownoutScenario {
 
 // Validate returns a [*FieldError] for the first field out of range, or nil.
 func (s BrownoutScenario) Validate() error {
-	checks := []error{
+	err := firstError(
 		intRange("Callers", s.Callers, 1, 10_000),
 		durRange("Interval", s.Interval, false),
 		durRange("Warmup", s.Warmup, true),
@@ -86,11 +87,9 @@ func (s BrownoutScenario) Validate() error {
 		durRange("BackupLatency", s.BackupLatency, true),
 		durRange("SlowLatency", s.SlowLatency, false),
 		intRange("Retries", s.Retries, 0, maxRetries),
-	}
-	for _, err := range checks {
-		if err != nil {
-			return err
-		}
+	)
+	if err != nil {
+		return err
 	}
 	if n := int64(s.Callers) * int64(s.horizon()/s.Interval); n > maxScheduled {
 		return &FieldError{"Interval", fmt.Sprintf("is too short: %d calls scheduled (at most %d)", n, maxScheduled)}
@@ -100,7 +99,7 @@ func (s BrownoutScenario) Validate() error {
 			return &FieldError{"FailureRate", err.Error()}
 		}
 	}
-	if err := newLadder(Scenario{Retries: s.Retries, RetryBase: s.RetryBase, RetryMax: s.RetryMax}).Validate(); err != nil {
+	if err := s.ladder().Validate(); err != nil {
 		return &FieldError{"RetryBase", err.Error()}
 	}
 	return nil
@@ -112,11 +111,16 @@ func (s BrownoutScenario) sick(t time.Duration) bool {
 	return t >= s.Warmup && t < s.fix()
 }
 
+// ladder returns the retry policy of both sides (see [newLadder]).
+func (s BrownoutScenario) ladder() retry.Policy {
+	return newLadder(Scenario{Retries: s.Retries, RetryBase: s.RetryBase, RetryMax: s.RetryMax})
+}
+
 // settings returns the breaker settings of one side: consecutive-only, or
 // with the rate window (window).
 func (s BrownoutScenario) settings(window bool) breaker.Settings {
-	bs := breaker.Settings{Name: "service", FailureThreshold: s.FailureThreshold,
-		RecoveryDuration: s.Cooldown, ProbeTimeout: s.ProbeTimeout}
+	bs := Scenario{FailureThreshold: s.FailureThreshold, Cooldown: s.Cooldown,
+		ProbeTimeout: s.ProbeTimeout}.breakerSettings(nil)
 	if window {
 		bs.FailureRate, bs.RateWindow, bs.RateMinCalls = s.FailureRate, s.RateWindow, s.RateMinCalls
 		bs.SlowCallAfter, bs.SlowCallRate = s.SlowCallAfter, s.SlowCallRate

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
-	"text/tabwriter"
-	"time"
 )
 
 // BrownoutResult is the comparison of the two breakers on one brownout.
@@ -20,14 +17,9 @@ type BrownoutResult struct {
 // is invalid and ctx.Err() if ctx ends first; the result is a pure function
 // of s.
 func SimulateBrownout(ctx context.Context, s BrownoutScenario) (*BrownoutResult, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	c, err := runBrownout(ctx, s, false)
-	if err != nil {
-		return nil, err
-	}
-	w, err := runBrownout(ctx, s, true)
+	c, w, err := runSides(s.Validate(), func(window bool) (BrownoutMetrics, error) {
+		return runBrownout(ctx, s, window)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -49,52 +41,43 @@ type BrownoutRow struct {
 	Winner              string
 }
 
-// brownWinner names who did better where less is better (a negative
-// duration, "never", is worst).
-func brownWinner(a, b time.Duration) string {
-	switch sooner(a, b) {
+// brownWinner names w as the brownout's rows do: a side, "tie" or "-".
+func brownWinner(w Winner) string {
+	switch w {
 	case PlainWins:
 		return ConsecutiveOnly
 	case BreakerWins:
 		return RateWindow
 	}
-	return "tie"
+	return w.String()
 }
 
-// Rows returns the comparison row by row, in the order of WriteTable.
+// Rows returns the comparison row by row, in the order of WriteTable. Less is
+// better on the rows that score (a negative duration, "never", is worst).
 func (r *BrownoutResult) Rows() []BrownoutRow {
 	a, b := r.Consecutive, r.Window
-	var rows []BrownoutRow
-	num := func(label string, x, y int, scored bool) {
-		w := "-"
-		if scored {
-			w = brownWinner(time.Duration(x), time.Duration(y))
-		}
-		rows = append(rows, BrownoutRow{label, strconv.Itoa(x), strconv.Itoa(y), w})
+	var rows rowList
+	num, add := rows.num, rows.add
+	num("calls made", a.Calls, b.Calls, NotCompared)
+	num("calls served by the service", a.Served, b.Served, NotCompared)
+	num("calls served by the backup (refused)", a.Backup, b.Backup, NotCompared)
+	num("calls failed", a.Failed, b.Failed, lower(a.Failed, b.Failed))
+	num("attempts that reached the sick service", a.SickAttempts, b.SickAttempts, lower(a.SickAttempts, b.SickAttempts))
+	num("attempts that failed there", a.SickFailures, b.SickFailures, lower(a.SickFailures, b.SickFailures))
+	num("attempts answered slowly there", a.Slow, b.Slow, lower(a.Slow, b.Slow))
+	num("same-service retries", a.Retries, b.Retries, lower(a.Retries, b.Retries))
+	add("caller time lost (failures, backoff, slowness)", hours(a.Waiting), hours(b.Waiting), sooner(a.Waiting, b.Waiting))
+	add("call latency p50 while sick", since(a.P50), since(b.P50), sooner(a.P50, b.P50))
+	add("call latency p99 while sick", since(a.P99), since(b.P99), sooner(a.P99, b.P99))
+	num("breaker trips", a.Trips, b.Trips, NotCompared)
+	num("probes sent", a.Probes, b.Probes, NotCompared)
+	add("from the start of the sickness to the first trip", since(a.FirstTrip), since(b.FirstTrip), NotCompared)
+	add("from the fix to the breaker closed for good", since(a.Closed), since(b.Closed), sooner(a.Closed, b.Closed))
+	out := make([]BrownoutRow, len(rows))
+	for i, row := range rows {
+		out[i] = BrownoutRow{row.Label, row.Plain, row.Breaker, brownWinner(row.Winner)}
 	}
-	dur := func(label string, x, y time.Duration, f func(time.Duration) string, scored bool) {
-		w := "-"
-		if scored {
-			w = brownWinner(x, y)
-		}
-		rows = append(rows, BrownoutRow{label, f(x), f(y), w})
-	}
-	num("calls made", a.Calls, b.Calls, false)
-	num("calls served by the service", a.Served, b.Served, false)
-	num("calls served by the backup (refused)", a.Backup, b.Backup, false)
-	num("calls failed", a.Failed, b.Failed, true)
-	num("attempts that reached the sick service", a.SickAttempts, b.SickAttempts, true)
-	num("attempts that failed there", a.SickFailures, b.SickFailures, true)
-	num("attempts answered slowly there", a.Slow, b.Slow, true)
-	num("same-service retries", a.Retries, b.Retries, true)
-	dur("caller time lost (failures, backoff, slowness)", a.Waiting, b.Waiting, hours, true)
-	dur("call latency p50 while sick", a.P50, b.P50, since, true)
-	dur("call latency p99 while sick", a.P99, b.P99, since, true)
-	num("breaker trips", a.Trips, b.Trips, false)
-	num("probes sent", a.Probes, b.Probes, false)
-	dur("from the start of the sickness to the first trip", a.FirstTrip, b.FirstTrip, since, false)
-	dur("from the fix to the breaker closed for good", a.Closed, b.Closed, since, true)
-	return rows
+	return out
 }
 
 // Header names the brownout in one line.
@@ -113,12 +96,9 @@ func (r *BrownoutResult) Header() string {
 
 // WriteTable writes the header and the rows as an aligned text table.
 func (r *BrownoutResult) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, r.Header())
-	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "\t%s\t%s\twinner\n", ConsecutiveOnly, RateWindow)
+	var cells [][4]string
 	for _, row := range r.Rows() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Label, row.Consecutive, row.Window, row.Winner)
+		cells = append(cells, [4]string{row.Label, row.Consecutive, row.Window, row.Winner})
 	}
-	return tw.Flush()
+	return writeTable(w, r.Header(), ConsecutiveOnly, RateWindow, cells)
 }

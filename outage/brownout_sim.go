@@ -2,7 +2,6 @@ package outage
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -36,9 +35,8 @@ type bcaller struct {
 
 // bsim is one side's run.
 type bsim struct {
+	loop
 	s       BrownoutScenario
-	q       eventQueue
-	now     time.Duration
 	callers []bcaller
 	b       *breaker.Breaker
 	ladder  retry.Policy
@@ -51,53 +49,33 @@ type bsim struct {
 
 // runBrownout runs one side.
 func runBrownout(ctx context.Context, s BrownoutScenario, window bool) (BrownoutMetrics, error) {
-	sm := &bsim{s: s, callers: make([]bcaller, s.Callers),
-		ladder: newLadder(Scenario{Retries: s.Retries, RetryBase: s.RetryBase, RetryMax: s.RetryMax})}
+	sm := &bsim{s: s, callers: make([]bcaller, s.Callers), ladder: s.ladder()}
 	bs := s.settings(window)
-	bs.Now = func() time.Time { return epoch.Add(sm.now) }
+	bs.Now = sm.clock
 	bs.OnStateChange = sm.onChange
 	b, err := breaker.New(bs)
 	if err != nil {
 		return BrownoutMetrics{}, err
 	}
 	sm.b, sm.m.FirstTrip = b, -1
-	phases := rand.New(rand.NewPCG(s.Seed, 1))
-	for i := range sm.callers {
-		sm.q.push(time.Duration(phases.Int64N(int64(s.Interval))), evTick, i)
-	}
-	for n := 0; sm.q.len() > 0; n++ {
-		if n&0xfff == 0 && ctx.Err() != nil {
-			return BrownoutMetrics{}, ctx.Err()
-		}
-		ev := sm.q.pop()
-		sm.now = ev.at
-		sm.step(ev)
+	if err := sm.drive(ctx, s.Callers, s.Seed, s.Interval, s.horizon(), sm, nil); err != nil {
+		return BrownoutMetrics{}, err
 	}
 	return sm.finish(), nil
 }
 
-// step handles one event.
-func (sm *bsim) step(ev event) {
-	i := int(ev.caller)
-	switch ev.kind {
-	case evTick:
-		if next := ev.at + sm.s.Interval; next < sm.s.horizon() {
-			sm.q.push(next, evTick, i)
-		}
-		if sm.callers[i].busy {
-			return
-		}
-		sm.callers[i] = bcaller{busy: true, start: ev.at}
-		sm.m.Calls++
-		sm.attempt(i)
-	case evAttempt:
-		sm.attempt(i)
-	case evAttemptEnd:
-		sm.attemptEnd(i)
-	case evCallEnd:
-		sm.callers[i].busy = false
+// call starts caller i's call at its tick at, unless one is in flight.
+func (sm *bsim) call(i int, at time.Duration) {
+	if sm.callers[i].busy {
+		return
 	}
+	sm.callers[i] = bcaller{busy: true, start: at}
+	sm.m.Calls++
+	sm.attempt(i)
 }
+
+// callEnd frees caller i: its call was answered.
+func (sm *bsim) callEnd(i int) { sm.callers[i].busy = false }
 
 // attempt starts an attempt of caller i's call: through the breaker to the
 // service, or to the backup if refused.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,19 +22,7 @@ func TestBrownoutGolden(t *testing.T) {
 		if err := res.WriteTable(&buf); err != nil {
 			t.Fatal(err)
 		}
-		golden := filepath.Join("testdata", "brownout-"+k.String()+".golden")
-		if *update {
-			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(buf.Bytes(), want) {
-			t.Errorf("%v: table differs from %s (run go test -update if intended):\n%s", k, golden, buf.Bytes())
-		}
+		checkGolden(t, k.String(), filepath.Join("testdata", "brownout-"+k.String()+".golden"), buf.Bytes())
 	}
 }
 

@@ -35,22 +35,30 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden := filepath.Join("testdata", goldenName(name))
-		if *update {
-			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(buf.Bytes(), want) {
-			t.Errorf("%s: table differs from %s (run go test -update if intended):\n%s", name, golden, buf.Bytes())
-		}
+		want := checkGolden(t, name, golden, buf.Bytes())
 		if !bytes.Contains(want, []byte("winner")) {
 			t.Errorf("%s has no winner column", golden)
 		}
 	}
+}
+
+// checkGolden reports an error (naming label) unless got matches the golden
+// file, which it first rewrites with got under -update; it returns the file.
+func checkGolden(t *testing.T, label, golden string, got []byte) []byte {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: table differs from %s (run go test -update if intended):\n%s", label, golden, got)
+	}
+	return want
 }
 
 // goldenName is the golden file of the named scenario.

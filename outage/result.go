@@ -143,18 +143,30 @@ type Result struct {
 // Simulate runs s under both policies. It returns a [*FieldError] if s is invalid and
 // ctx.Err() if ctx ends first. The result is a pure function of s.
 func Simulate(ctx context.Context, s Scenario) (*Result, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	plain, err := run(ctx, s, PlainRetries)
-	if err != nil {
-		return nil, err
-	}
-	br, err := run(ctx, s, WithBreaker)
+	plain, br, err := runSides(s.Validate(), func(second bool) (Outcome, error) {
+		if second {
+			return run(ctx, s, WithBreaker)
+		}
+		return run(ctx, s, PlainRetries)
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Scenario: s, Plain: plain, Breaker: br}, nil
+}
+
+// runSides runs the two sides of a comparison in order, the first then the
+// second, unless invalid (the scenario's validation) is not nil; it stops at
+// the first error.
+func runSides[T any](invalid error, side func(second bool) (T, error)) (first, second T, err error) {
+	if invalid != nil {
+		return first, second, invalid
+	}
+	if first, err = side(false); err != nil {
+		return first, second, err
+	}
+	second, err = side(true)
+	return first, second, err
 }
 
 // Header names the scenario in one line.
@@ -225,9 +237,8 @@ func sooner(a, b time.Duration) Winner {
 // win; more successful calls win) name a winner; the others are [NotCompared].
 func (r *Result) Rows() []Row {
 	a, b := r.Plain.Metrics, r.Breaker.Metrics
-	var rows []Row
-	add := func(label, va, vb string, w Winner) { rows = append(rows, Row{label, va, vb, w}) }
-	num := func(label string, va, vb int, w Winner) { add(label, strconv.Itoa(va), strconv.Itoa(vb), w) }
+	var rows rowList
+	num, add := rows.num, rows.add
 	num("calls made", a.Calls, b.Calls, NotCompared)
 	num("ticks skipped (caller still waiting)", a.Skipped, b.Skipped, lower(a.Skipped, b.Skipped))
 	num("attempts that reached the service", a.Reached, b.Reached, NotCompared)
@@ -251,15 +262,37 @@ func (r *Result) Rows() []Row {
 	return rows
 }
 
+// rowList collects the rows of a comparison table.
+type rowList []Row
+
+// add appends a row of figures already formatted.
+func (rs *rowList) add(label, a, b string, w Winner) { *rs = append(*rs, Row{label, a, b, w}) }
+
+// num appends a row of counts.
+func (rs *rowList) num(label string, a, b int, w Winner) {
+	rs.add(label, strconv.Itoa(a), strconv.Itoa(b), w)
+}
+
 // WriteTable writes the header and [Result.Rows] as an aligned text table: the
 // figures of both policies side by side and the winner of each row.
 func (r *Result) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, r.Header())
-	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "\t%s\t%s\twinner\n", PlainRetries, WithBreaker)
+	var cells [][4]string
 	for _, row := range r.Rows() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.Label, row.Plain, row.Breaker, row.Winner)
+		cells = append(cells, [4]string{row.Label, row.Plain, row.Breaker, row.Winner.String()})
+	}
+	return writeTable(w, r.Header(), PlainRetries.String(), WithBreaker.String(), cells)
+}
+
+// writeTable writes a comparison as an aligned text table: the header, a blank
+// line, the two sides' names over their columns and a winner column, then the
+// rows (label, the sides' figures, the winner).
+func writeTable(w io.Writer, header, a, b string, rows [][4]string) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, header)
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "\t%s\t%s\twinner\n", a, b)
+	for _, row := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row[0], row[1], row[2], row[3])
 	}
 	return tw.Flush()
 }

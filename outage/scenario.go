@@ -182,7 +182,7 @@ func durRange(field string, v time.Duration, zeroOK bool) error {
 // validateRanges checks each field on its own, in declaration order, and
 // returns the first out of range.
 func (s Scenario) validateRanges() error {
-	checks := []error{
+	return firstError(
 		intRange("Callers", s.Callers, 1, maxCallers),
 		durRange("Interval", s.Interval, false),
 		durRange("Warmup", s.Warmup, true),
@@ -199,8 +199,12 @@ func (s Scenario) validateRanges() error {
 		durRange("RetryBase", s.RetryBase, false),
 		durRange("RetryMax", s.RetryMax, false),
 		durRange("Bucket", s.Bucket, false),
-	}
-	for _, err := range checks {
+	)
+}
+
+// firstError returns the first of errs that is not nil, or nil.
+func firstError(errs ...error) error {
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}

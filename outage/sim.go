@@ -39,10 +39,9 @@ type callerState struct {
 
 // sim is one policy's run.
 type sim struct {
+	loop
 	s       Scenario
 	policy  Policy
-	q       eventQueue
-	now     time.Duration
 	callers []callerState
 	b       *breaker.Breaker
 	ladder  retry.Policy
@@ -105,7 +104,7 @@ func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 	}
 	if p == WithBreaker {
 		bs := s.breakerSettings(sm.onStateChange)
-		bs.Now = func() time.Time { return epoch.Add(sm.now) }
+		bs.Now = sm.clock
 		b, err := breaker.New(bs)
 		if err != nil {
 			return Outcome{}, err
@@ -113,42 +112,32 @@ func run(ctx context.Context, s Scenario, p Policy) (Outcome, error) {
 		sm.b = b
 		sm.band = []Segment{{From: 0, State: breaker.Closed}}
 	}
-	phases := rand.New(rand.NewPCG(s.Seed, 1))
-	for i := range sm.callers {
-		sm.q.push(time.Duration(phases.Int64N(int64(s.Interval))), evTick, i)
-	}
-	horizon := s.horizon()
-	for n := 0; sm.q.len() > 0; n++ {
-		if n&0xfff == 0 {
-			if err := ctx.Err(); err != nil {
-				return Outcome{}, err
-			}
-		}
-		ev := sm.q.pop()
-		sm.now = ev.at
-		i := int(ev.caller)
-		switch ev.kind {
-		case evTick:
-			if next := ev.at + s.Interval; next < horizon {
-				sm.q.push(next, evTick, i)
-			}
-			if sm.callers[i].busy {
-				sm.m.Skipped++
-				break
-			}
-			sm.callers[i] = callerState{busy: true, start: ev.at}
-			sm.m.Calls++
-			sm.attempt(i)
-		case evAttempt:
-			sm.attempt(i)
-		case evAttemptEnd:
-			sm.attemptEnd(i)
-		}
-		if sm.b != nil {
-			sm.sampleState()
-		}
+	if err := sm.drive(ctx, s.Callers, s.Seed, s.Interval, s.horizon(), sm, sm.sample); err != nil {
+		return Outcome{}, err
 	}
 	return sm.outcome(), nil
+}
+
+// call starts caller i's call at its tick at, unless one is in flight.
+func (sm *sim) call(i int, at time.Duration) {
+	if sm.callers[i].busy {
+		sm.m.Skipped++
+		return
+	}
+	sm.callers[i] = callerState{busy: true, start: at}
+	sm.m.Calls++
+	sm.attempt(i)
+}
+
+// callEnd frees caller i: its call ended (at once: sim schedules no
+// evCallEnd).
+func (sm *sim) callEnd(i int) { sm.callers[i].busy = false }
+
+// sample extends the state band after each event (WithBreaker only).
+func (sm *sim) sample() {
+	if sm.b != nil {
+		sm.sampleState()
+	}
 }
 
 // bucket returns the bucket holding the current instant.
@@ -225,7 +214,7 @@ func (sm *sim) refused(i int, err error) {
 	default:
 		sm.m.Failed++
 	}
-	c.busy = false
+	sm.callEnd(i)
 }
 
 // backoff schedules caller i's next attempt after the ladder's delay for its
@@ -289,7 +278,7 @@ func (sm *sim) attemptEnd(i int) {
 		if !sm.haveFirst && sm.now >= sm.s.fix() {
 			sm.firstSuccess, sm.haveFirst = sm.now, true
 		}
-		c.busy = false
+		sm.callEnd(i)
 		return
 	}
 	sm.bad()
@@ -299,7 +288,7 @@ func (sm *sim) attemptEnd(i int) {
 		return
 	}
 	sm.m.Failed++
-	c.busy = false
+	sm.callEnd(i)
 }
 
 // lateFailure counts what a failure of an attempt other than the probe did to

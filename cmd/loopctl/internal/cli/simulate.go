@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loopctl/loopctl-go/outage"
@@ -95,17 +96,31 @@ func applyScenario(fs *flag.FlagSet, name string, s outage.Scenario) (outage.Sce
 	if !ok {
 		return s, fmt.Errorf("--scenario %q is not one of %s", name, strings.Join(scenarioNames(), ", "))
 	}
+	err := overlayFlags(fs, s, &base, "svg")
+	return base, err
+}
+
+// overlayFlags copies onto *dst (a scenario struct) the fields of s whose
+// flags were set on the command line (s is what fs is bound to). A set flag
+// other than --scenario and the ignored ones that names no field of *dst is
+// an error naming the first such flag; the others are copied all the same.
+func overlayFlags(fs *flag.FlagSet, s outage.Scenario, dst any, ignored ...string) error {
 	fields := map[string]string{"seed": "Seed"}
 	for field, flagName := range simulateFlags {
 		fields[flagName] = field
 	}
-	src, dst := reflect.ValueOf(s), reflect.ValueOf(&base).Elem()
+	src, to := reflect.ValueOf(s), reflect.ValueOf(dst).Elem()
+	var err error
 	fs.Visit(func(f *flag.Flag) {
-		if field, ok := fields[f.Name]; ok {
-			dst.FieldByName(field).Set(src.FieldByName(field))
+		switch field, ok := fields[f.Name]; {
+		case f.Name == "scenario" || slices.Contains(ignored, f.Name):
+		case ok && to.FieldByName(field).IsValid():
+			to.FieldByName(field).Set(src.FieldByName(field))
+		case err == nil:
+			err = fmt.Errorf("--%s does not apply to --scenario %s", f.Name, fs.Lookup("scenario").Value.String())
 		}
 	})
-	return base, nil
+	return err
 }
 
 // scenarioNames are the --scenario names: outage's and the brownout.
@@ -129,26 +144,30 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 
 	res, err := outage.Simulate(ctx, s)
+	if err != nil {
+		return simulateError(fs, err, stderr)
+	}
+	if *svg != "" {
+		var buf bytes.Buffer
+		if err := res.WriteSVG(&buf); err != nil {
+			return simulateError(fs, fmt.Errorf("svg: %w", err), stderr)
+		}
+		if err := os.WriteFile(*svg, buf.Bytes(), 0o644); err != nil {
+			return simulateError(fs, err, stderr)
+		}
+	}
+	return simulateError(fs, res.WriteTable(stdout), stderr)
+}
+
+// simulateError returns the exit code of err (ExitOK if nil): a
+// [*outage.FieldError] is a usage error naming the flag that set the field,
+// any other error a failure.
+func simulateError(fs *flag.FlagSet, err error, stderr io.Writer) int {
 	var fe *outage.FieldError
 	switch {
 	case errors.As(err, &fe):
 		return UsageError(stderr, fs.Name(), fmt.Sprintf("--%s %s", simulateFlags[fe.Field], flagNames(fe.Reason)))
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-		return ExitFailure
-	}
-	if *svg != "" {
-		var buf bytes.Buffer
-		if err := res.WriteSVG(&buf); err != nil {
-			fmt.Fprintf(stderr, "%s: svg: %v\n", fs.Name(), err)
-			return ExitFailure
-		}
-		if err := os.WriteFile(*svg, buf.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-			return ExitFailure
-		}
-	}
-	if err := res.WriteTable(stdout); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
 		return ExitFailure
 	}

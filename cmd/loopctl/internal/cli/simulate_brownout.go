@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"reflect"
 
 	"github.com/loopctl/loopctl-go/outage"
 )
@@ -21,21 +19,7 @@ const brownoutScenario = "brownout"
 // --seed). Any other flag is an error naming it.
 func brownoutFor(fs *flag.FlagSet, k outage.Sickness, s outage.Scenario) (outage.BrownoutScenario, error) {
 	b := outage.DefaultBrownout(k)
-	fields := map[string]string{"seed": "Seed"}
-	for field, name := range simulateFlags {
-		fields[name] = field
-	}
-	src, dst := reflect.ValueOf(s), reflect.ValueOf(&b).Elem()
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		switch field, ok := fields[f.Name]; {
-		case f.Name == "scenario":
-		case ok && dst.FieldByName(field).IsValid():
-			dst.FieldByName(field).Set(src.FieldByName(field))
-		case err == nil:
-			err = fmt.Errorf("--%s does not apply to --scenario %s", f.Name, brownoutScenario)
-		}
-	})
+	err := overlayFlags(fs, s, &b)
 	return b, err
 }
 
@@ -49,20 +33,14 @@ func runBrownout(ctx context.Context, fs *flag.FlagSet, s outage.Scenario, stdou
 			return UsageError(stderr, fs.Name(), err.Error())
 		}
 		res, err := outage.SimulateBrownout(ctx, b)
-		var fe *outage.FieldError
-		switch {
-		case errors.As(err, &fe):
-			return UsageError(stderr, fs.Name(), fmt.Sprintf("--%s %s", simulateFlags[fe.Field], flagNames(fe.Reason)))
-		case err != nil:
-			fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-			return ExitFailure
+		if err != nil {
+			return simulateError(fs, err, stderr)
 		}
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
 		if err := res.WriteTable(stdout); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
-			return ExitFailure
+			return simulateError(fs, err, stderr)
 		}
 	}
 	return ExitOK
