@@ -125,30 +125,40 @@ func TestConcurrentTurns(t *testing.T) {
 	}
 	var live atomic.Int32 // probes granted and not yet settled
 	var probes atomic.Int64
+	// A Reset forgets a probe in flight, so a new one may be granted while
+	// the old ticket is still held: probes are counted only while no Reset
+	// can run (resets holds the write side).
+	var resets sync.RWMutex
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 1))
 			for i := range 2000 {
+				resets.RLock()
 				tk, err := m.Begin()
 				if err != nil {
+					resets.RUnlock()
 					if !errors.Is(err, ErrExhausted) {
 						t.Error(err)
 						return
 					}
+					resets.Lock()
 					m.Reset()
+					resets.Unlock()
 					continue
 				}
 				switch tk.Model() {
 				case "a", "b", "c", "d":
 				default:
 					t.Errorf("routed to %q", tk.Model())
+					resets.RUnlock()
 					return
 				}
 				if tk.IsProbe() {
 					probes.Add(1)
 					if n := live.Add(1); n != 1 {
 						t.Errorf("%d probes in flight", n)
+						resets.RUnlock()
 						return
 					}
 				}
@@ -158,6 +168,7 @@ func TestConcurrentTurns(t *testing.T) {
 				if tk.IsProbe() {
 					live.Add(-1)
 				}
+				resets.RUnlock()
 				switch v := rng.IntN(20); {
 				case v < 7:
 					tk.Success()
