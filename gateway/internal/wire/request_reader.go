@@ -18,6 +18,10 @@ type jsonReader struct {
 	bad   bool
 	first bool // the next key or element is the first of its object or array
 	depth int  // the nesting skip is in
+	// checked: b is a value a strict reader has already read (a request's
+	// content list, read a second time to decode it), so its strings are
+	// valid JSON: their ends are found without checking their bytes again.
+	checked bool
 }
 
 // fail marks the body as one for encoding/json.
@@ -190,6 +194,9 @@ func (r *jsonReader) skipNested(c byte) {
 // the closing quote and each backslash; the bytes between are checked in
 // one tight loop.
 func (r *jsonReader) stringEnd() (escaped, wide bool) {
+	if r.checked {
+		return r.checkedStringEnd(), true
+	}
 	b, j := r.b, r.i+1
 	q := indexFrom(b, j, '"')
 	for q >= 0 {
@@ -246,6 +253,27 @@ func plainText(seg []byte) (plain, wide bool) {
 		}
 	}
 	return ctl&highs == 0, or&highs != 0
+}
+
+// checkedStringEnd is stringEnd in a value already checked (r.checked):
+// only the closing quote and the backslashes are looked for. It reports
+// whether the string held an escape (wide is left to utf8.Valid).
+func (r *jsonReader) checkedStringEnd() (escaped bool) {
+	b, j := r.b, r.i+1
+	q := indexFrom(b, j, '"')
+	for q >= 0 {
+		k := bytes.IndexByte(b[j:q], '\\')
+		if k < 0 {
+			r.i = q + 1
+			return escaped
+		}
+		escaped = true
+		if j += k + 2; j > q { // the quote found was escaped
+			q = indexFrom(b, j, '"')
+		}
+	}
+	r.fail()
+	return false
 }
 
 // indexFrom is the index of the first c in b from i on, -1 if none.

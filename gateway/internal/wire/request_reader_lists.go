@@ -74,7 +74,7 @@ func readInto[T any](r *jsonReader, v *T, field func(r *jsonReader, key string, 
 // readList reads raw, a whole array of objects, as readObjects does, and
 // with raws each object's bytes.
 func readList[T any](raw []byte, size int, withRaws bool, field func(r *jsonReader, key string, v *T) bool) (list []T, raws []json.RawMessage, ok bool) {
-	ok = read(raw, func(r *jsonReader) {
+	ok = readChecked(raw, func(r *jsonReader) {
 		if r.peek() != '[' || !r.array() {
 			r.fail()
 			return

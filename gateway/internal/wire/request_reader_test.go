@@ -44,6 +44,23 @@ func checkReaders(t *testing.T, body []byte) {
 		_, ok := readRespRequest(b, &in)
 		return in, ok
 	})
+	// The list readers read a value a strict reader has read already
+	// (readChecked): on other bytes they must only not panic.
+	if !json.Valid(body) {
+		_, _, _ = readMsgBlocks(body)
+		_, _, _ = readChatParts(body)
+		_, _, _ = readRespItems(body)
+		_, _, _ = readRespParts(body)
+	} else {
+		checkListReaders(t, body)
+	}
+	if validJSON(body) != json.Valid(body) {
+		t.Fatalf("validJSON(%q) = %v", body, !json.Valid(body))
+	}
+}
+
+// checkListReaders is checkReaders for the list readers, on valid JSON.
+func checkListReaders(t *testing.T, body []byte) {
 	sameAsUnmarshal(t, "blocks", body, func(b []byte) ([]msgBlock, bool) {
 		blocks, _, ok := readMsgBlocks(b)
 		return blocks, ok
@@ -60,9 +77,6 @@ func checkReaders(t *testing.T, body []byte) {
 		parts, _, ok := readRespParts(b)
 		return parts, ok
 	})
-	if validJSON(body) != json.Valid(body) {
-		t.Fatalf("validJSON(%q) = %v", body, !json.Valid(body))
-	}
 }
 
 // FuzzReaders: the one-pass readers read what encoding/json reads, or

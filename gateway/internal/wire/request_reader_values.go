@@ -163,6 +163,16 @@ func read(body []byte, read func(r *jsonReader)) bool {
 	return !r.bad
 }
 
+// readChecked is read over raw, a value a strict reader has read already
+// (or encoding/json has: a json.RawMessage it decoded), such as a
+// request's content list read again to decode it.
+func readChecked(raw []byte, read func(r *jsonReader)) bool {
+	r := &jsonReader{b: raw, checked: true}
+	read(r)
+	r.end()
+	return !r.bad
+}
+
 // fieldNames interns the keys the readers look for: reading one allocates
 // nothing.
 var fieldNames = func() map[string]string {
