@@ -192,11 +192,9 @@ func (r *jsonReader) skipNested(c byte) {
 // reports whether the string held an escape and whether it held a byte
 // outside ASCII. bytes.IndexByte, which reads many bytes at a time, finds
 // the closing quote and each backslash; the bytes between are checked in
-// one tight loop.
+// one tight loop, unless a strict reader has checked them already
+// (r.checked: wide is then true, and left to utf8.Valid).
 func (r *jsonReader) stringEnd() (escaped, wide bool) {
-	if r.checked {
-		return r.checkedStringEnd(), true
-	}
 	b, j := r.b, r.i+1
 	q := indexFrom(b, j, '"')
 	for q >= 0 {
@@ -205,7 +203,10 @@ func (r *jsonReader) stringEnd() (escaped, wide bool) {
 		if k >= 0 {
 			seg = seg[:k]
 		}
-		plain, w := plainText(seg)
+		plain, w := r.checked, r.checked
+		if !r.checked {
+			plain, w = plainText(seg)
+		}
 		if !plain {
 			r.fail()
 			return false, false
@@ -253,27 +254,6 @@ func plainText(seg []byte) (plain, wide bool) {
 		}
 	}
 	return ctl&highs == 0, or&highs != 0
-}
-
-// checkedStringEnd is stringEnd in a value already checked (r.checked):
-// only the closing quote and the backslashes are looked for. It reports
-// whether the string held an escape (wide is left to utf8.Valid).
-func (r *jsonReader) checkedStringEnd() (escaped bool) {
-	b, j := r.b, r.i+1
-	q := indexFrom(b, j, '"')
-	for q >= 0 {
-		k := bytes.IndexByte(b[j:q], '\\')
-		if k < 0 {
-			r.i = q + 1
-			return escaped
-		}
-		escaped = true
-		if j += k + 2; j > q { // the quote found was escaped
-			q = indexFrom(b, j, '"')
-		}
-	}
-	r.fail()
-	return false
 }
 
 // indexFrom is the index of the first c in b from i on, -1 if none.

@@ -157,17 +157,18 @@ func (r *jsonReader) raw() json.RawMessage {
 // read runs read over body as one JSON document; false: it is not read
 // exactly as encoding/json would read it.
 func read(body []byte, read func(r *jsonReader)) bool {
-	r := &jsonReader{b: body}
-	read(r)
-	r.end()
-	return !r.bad
+	return readAll(&jsonReader{b: body}, read)
 }
 
 // readChecked is read over raw, a value a strict reader has read already
 // (or encoding/json has: a json.RawMessage it decoded), such as a
 // request's content list read again to decode it.
 func readChecked(raw []byte, read func(r *jsonReader)) bool {
-	r := &jsonReader{b: raw, checked: true}
+	return readAll(&jsonReader{b: raw, checked: true}, read)
+}
+
+// readAll runs read over r's bytes as one JSON document.
+func readAll(r *jsonReader, read func(r *jsonReader)) bool {
 	read(r)
 	r.end()
 	return !r.bad
