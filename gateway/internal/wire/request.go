@@ -326,7 +326,15 @@ func joinText(parts []Part) string {
 	if len(parts) == 1 {
 		return parts[0].Text
 	}
+	n := 0
+	for i, p := range parts {
+		n += len(p.Text)
+		if i > 0 {
+			n += 2
+		}
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for i, p := range parts {
 		if i > 0 {
 			b.WriteString("\n\n")

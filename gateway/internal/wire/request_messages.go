@@ -24,11 +24,22 @@ type msgRequest struct {
 	Metadata      *msgMetadata     `json:"metadata"`
 	Thinking      *msgThinking     `json:"thinking"`
 	OutputConfig  *msgOutputConfig `json:"output_config"`
+
+	systemList *msgList // System's blocks, when the fast reader read them
+}
+
+// msgList is a content list of blocks the fast reader decoded as it read
+// the request (request_messages_read.go), with each block's bytes: its
+// content is then not read a second time.
+type msgList struct {
+	blocks []msgBlock
+	raws   []json.RawMessage
 }
 
 type msgMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	list    *msgList        // Content's blocks, when the fast reader read them
 }
 
 type msgMetadata struct {
@@ -78,6 +89,7 @@ type msgBlock struct {
 	IsError      bool            `json:"is_error,omitempty"`
 	Signature    string          `json:"signature,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+	list         *msgList        // Content's blocks, when the fast reader read them
 }
 
 type msgSource struct {
@@ -106,13 +118,17 @@ func decodeMessages(body []byte) (*Request, error) {
 		TopP: in.TopP, Stop: in.StopSequences, Stream: in.Stream}
 	noteKeys(req, keys, msgKnown)
 	d := msgDecoder{req: req}
-	system, err := d.content(in.System, "system")
+	system, err := d.content(in.System, in.systemList, "system")
 	if err != nil {
 		return nil, err
 	}
 	req.System = system
 	for i, m := range in.Messages {
-		parts, err := d.content(m.Content, "messages."+strconv.Itoa(i)+".content")
+		param := "" // named only where it could be needed: content the fast reader did not read
+		if m.list == nil {
+			param = "messages." + strconv.Itoa(i) + ".content"
+		}
+		parts, err := d.content(m.Content, m.list, param)
 		if err != nil {
 			return nil, err
 		}
@@ -182,11 +198,20 @@ func (d *msgDecoder) tools(tools []msgTool, choice *msgToolChoice) {
 	}
 }
 
-// content decodes a string or a list of blocks into parts.
-func (d *msgDecoder) content(raw json.RawMessage, param string) ([]Part, error) {
-	text, blocks, raws, err := contentList(raw, param, readMsgBlocks)
-	if blocks == nil {
-		return text, err
+// content decodes a string or a list of blocks into parts: list, when
+// the fast reader has read raw's blocks already, or raw.
+func (d *msgDecoder) content(raw json.RawMessage, list *msgList, param string) ([]Part, error) {
+	var blocks []msgBlock
+	var raws []json.RawMessage
+	if list != nil {
+		blocks, raws = list.blocks, list.raws
+	} else {
+		var text []Part
+		var err error
+		text, blocks, raws, err = contentList(raw, param, readMsgBlocks)
+		if blocks == nil {
+			return text, err
+		}
 	}
 	parts := make([]Part, 0, len(blocks))
 	for i, b := range blocks {
@@ -231,10 +256,10 @@ func (d *msgDecoder) block(parts []Part, b msgBlock) []Part {
 	case "tool_use":
 		return append(parts, Part{Kind: ToolCall, CallID: b.ID, Name: b.Name, Input: argumentsObject(b.Input)})
 	case "tool_result":
-		content, _ := d.content(b.Content, "tool_result.content")
+		content, _ := d.content(b.Content, b.list, "tool_result.content")
 		return append(parts, Part{Kind: ToolResult, CallID: b.ToolUseID, Content: content, IsError: b.IsError})
 	case "search_result":
-		content, _ := d.content(b.Content, "search_result.content")
+		content, _ := d.content(b.Content, b.list, "search_result.content")
 		return append(parts, Part{Kind: Text, Text: strings.TrimSpace(b.Title + "\n" + joinText(content))})
 	}
 	if b.Type == "server_tool_use" || b.Type == "mcp_tool_use" || strings.HasSuffix(b.Type, "_tool_result") {
@@ -263,7 +288,7 @@ func (d *msgDecoder) media(parts []Part, b msgBlock) []Part {
 	case "text":
 		return append(parts, Part{Kind: Text, Text: src.Data})
 	case "content":
-		content, _ := d.content(src.Content, "document.source.content")
+		content, _ := d.content(src.Content, nil, "document.source.content")
 		return append(parts, content...)
 	}
 	skipFor(d.req, "file_id")

@@ -15,7 +15,7 @@ func readMsgField(r *jsonReader, key string, in *msgRequest) bool {
 	case "model":
 		in.Model = r.str()
 	case "system":
-		in.System = r.raw()
+		in.System, in.systemList = readMsgContent(r)
 	case "messages":
 		in.Messages = readMsgMessages(r)
 	case "tools":
@@ -50,7 +50,11 @@ func readMsgField(r *jsonReader, key string, in *msgRequest) bool {
 
 func readMsgMessages(r *jsonReader) []msgMessage {
 	return readObjects(r, 16, func(r *jsonReader, key string, m *msgMessage) bool {
-		return key == "role" && r.set(&m.Role) || key == "content" && r.setRaw((*[]byte)(&m.Content))
+		if key == "content" {
+			m.Content, m.list = readMsgContent(r)
+			return true
+		}
+		return key == "role" && r.set(&m.Role)
 	})
 }
 
@@ -108,6 +112,27 @@ func readMsgBlocks(raw []byte) (blocks []msgBlock, raws []json.RawMessage, ok bo
 	return readList(raw, 4, true, readMsgBlockField)
 }
 
+// readMsgContent reads a content value (a string, a list of blocks, or
+// null) and returns its bytes, and for a list its blocks, read in the same
+// pass.
+func readMsgContent(r *jsonReader) (json.RawMessage, *msgList) {
+	if r.peek() != '[' {
+		return r.raw(), nil
+	}
+	if r.depth++; r.depth > maxSkipDepth { // a tool result's content nests
+		r.fail()
+		return nil, nil
+	}
+	start := r.i
+	l := new(msgList)
+	l.blocks, l.raws = readListIn(r, 4, true, readMsgBlockField)
+	r.depth--
+	if r.bad {
+		return nil, nil
+	}
+	return r.b[start:r.i:r.i], l
+}
+
 func readMsgBlockField(r *jsonReader, key string, b *msgBlock) bool {
 	switch key {
 	case "type":
@@ -128,7 +153,8 @@ func readMsgBlockField(r *jsonReader, key string, b *msgBlock) bool {
 	case "tool_use_id":
 		return r.set(&b.ToolUseID)
 	case "content":
-		return r.setRaw((*[]byte)(&b.Content))
+		b.Content, b.list = readMsgContent(r)
+		return true
 	case "is_error":
 		return r.setBool(&b.IsError)
 	case "signature":

@@ -75,24 +75,34 @@ func readInto[T any](r *jsonReader, v *T, field func(r *jsonReader, key string, 
 // with raws each object's bytes.
 func readList[T any](raw []byte, size int, withRaws bool, field func(r *jsonReader, key string, v *T) bool) (list []T, raws []json.RawMessage, ok bool) {
 	ok = readChecked(raw, func(r *jsonReader) {
-		if r.peek() != '[' || !r.array() {
+		if r.peek() != '[' {
 			r.fail()
 			return
 		}
-		list = make([]T, 0, size)
-		if withRaws {
-			raws = make([]json.RawMessage, 0, size)
-		}
-		for r.next(']') {
-			r.peek()
-			start := r.i
-			list = readObjectIn(r, list, field)
-			if withRaws {
-				raws = append(raws, r.b[start:r.i:r.i])
-			}
-		}
+		list, raws = readListIn(r, size, withRaws, field)
 	})
 	return list, raws, ok
+}
+
+// readListIn is readList on the array at r's position.
+func readListIn[T any](r *jsonReader, size int, withRaws bool, field func(r *jsonReader, key string, v *T) bool) (list []T, raws []json.RawMessage) {
+	if !r.array() {
+		r.fail()
+		return nil, nil
+	}
+	list = make([]T, 0, size)
+	if withRaws {
+		raws = make([]json.RawMessage, 0, size)
+	}
+	for r.next(']') {
+		r.peek()
+		start := r.i
+		list = readObjectIn(r, list, field)
+		if withRaws {
+			raws = append(raws, r.b[start:r.i:r.i])
+		}
+	}
+	return list, raws
 }
 
 // set, setInt, setBool and setRaw read a field of their type; true, for

@@ -25,12 +25,44 @@ func sameAsUnmarshal[T any](t *testing.T, name string, body []byte, read func([]
 	}
 }
 
+// takeList checks the blocks a Messages reader decoded in its one pass
+// (a content list, a tool result's content) against json.Unmarshal of
+// raw, each block's bytes too, and clears them: encoding/json has no such
+// field.
+func takeList(t *testing.T, raw json.RawMessage, l **msgList) {
+	t.Helper()
+	if *l == nil {
+		if len(raw) > 0 && raw[0] == '[' {
+			t.Fatalf("a content list the reader left unread: %s", raw)
+		}
+		return
+	}
+	got := (*l).blocks
+	for i := range got {
+		takeList(t, got[i].Content, &got[i].list)
+	}
+	var want []msgBlock
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatalf("blocks %s read, json.Unmarshal: %v", raw, err)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual((*l).raws, rawElements(raw)) {
+		t.Fatalf("blocks of %s:\ngot  %#v %q\nwant %#v", raw, got, (*l).raws, want)
+	}
+	*l = nil
+}
+
 func checkReaders(t *testing.T, body []byte) {
 	sameAsUnmarshal(t, "messages", body, func(b []byte) (msgRequest, bool) {
 		var in msgRequest
 		keys, ok := readMsgRequest(b, &in)
 		if ok && !slices.Equal(keys, topLevelKeys(b)) {
 			t.Fatalf("keys %q, want %q", keys, topLevelKeys(b))
+		}
+		if ok {
+			takeList(t, in.System, &in.systemList)
+			for i := range in.Messages {
+				takeList(t, in.Messages[i].Content, &in.Messages[i].list)
+			}
 		}
 		return in, ok
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Request helpers over raw JSON: the top-level field names of a body, the
@@ -184,7 +185,9 @@ func rawString(raw []byte) string {
 	if !utf8.Valid(out) {
 		return strings.ToValidUTF8(string(out), "\uFFFD")
 	}
-	return string(out)
+	// out is never written again: the string shares its bytes rather than
+	// copying them a second time.
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // appendEscape appends the character of the escape at the start of esc
