@@ -244,6 +244,15 @@ func TestTranscoderStopReasons(t *testing.T) {
 		{name: "chat content_filter", upstream: "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"content_filter\"}]}\n\ndata: [DONE]\n\n", client: Responses, want: `"incomplete_details":{"reason":"content_filter"}`},
 		{name: "messages max_tokens", upstream: "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":9}}\n\ndata: {\"type\":\"message_stop\"}\n\n", client: Responses, want: `event: response.incomplete`},
 		{name: "messages refusal", upstream: "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\"},\"usage\":{\"output_tokens\":9}}\n\ndata: {\"type\":\"message_stop\"}\n\n", client: Chat, want: `"finish_reason":"content_filter"`},
+		{name: "messages end_turn with a tool call", upstream: "data: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":3}}}\n\n" +
+			"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{}}}\n\n" +
+			"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\ndata: {\"type\":\"message_stop\"}\n\n",
+			client: Chat, want: `"finish_reason":"tool_calls"`},
+		{name: "messages tool_use without a tool call", upstream: "data: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"usage\":{\"input_tokens\":3}}}\n\n" +
+			"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+			"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n" +
+			"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}\n\ndata: {\"type\":\"message_stop\"}\n\n",
+			client: Chat, want: `"finish_reason":"stop"`},
 		{name: "responses incomplete", upstream: "data: {\"type\":\"response.incomplete\",\"response\":{\"status\":\"incomplete\",\"incomplete_details\":{\"reason\":\"max_output_tokens\"}}}\n\n", client: Chat, want: `"finish_reason":"length"`},
 	}
 	wires := map[string]API{"data: {\"choices": Chat, "data: {\"type\":\"message": Messages, "data: {\"type\":\"response": Responses}
