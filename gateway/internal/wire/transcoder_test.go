@@ -393,3 +393,46 @@ func ExampleTranslation_Stream() {
 	// true []
 	// true [content_block_stop message_delta message_stop]
 }
+
+// TestTranscoderChatCallIndexes: each call of a chat stream reaches the
+// client whole and in order, also from servers that send every call at
+// index 0 (or with no index) or repeat a call's id on each fragment.
+func TestTranscoderChatCallIndexes(t *testing.T) {
+	call := func(fields string) string {
+		return `data: {"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{` + fields + `}]}}]}` + "\n\n"
+	}
+	end := []string{`data: {"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n", "data: [DONE]\n\n"}
+	two := []scenarioTool{{id: "a", name: "f", args: []string{`{"x":1}`}}, {id: "b", name: "g", args: []string{`{"y":2}`}}}
+	rows := []struct {
+		name   string
+		events []string
+		want   []scenarioTool
+	}{
+		{name: "every call at index 0", events: []string{
+			call(`"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}`),
+			call(`"index":0,"id":"b","type":"function","function":{"name":"g","arguments":"{\"y\":2}"}`)}, want: two},
+		{name: "no index", events: []string{
+			call(`"id":"a","type":"function","function":{"name":"f","arguments":"{\"x\":"}`),
+			call(`"function":{"arguments":"1}"}`),
+			call(`"id":"b","type":"function","function":{"name":"g","arguments":"{\"y\":2}"}`)}, want: two},
+		{name: "the id repeated on each fragment", events: []string{
+			call(`"index":0,"id":"a","type":"function","function":{"name":"f","arguments":"{\"x\""}`),
+			call(`"index":0,"id":"a","function":{"arguments":":1}"}`)}, want: two[:1]},
+	}
+	for _, row := range rows {
+		for _, client := range []API{Messages, Responses} {
+			t.Run(row.name+"/"+client.String(), func(t *testing.T) {
+				out := translateStream(t, testTranslation(client, Chat), append(row.events, end...))
+				got := decodeClient(t, client, out)
+				if len(got.calls) != len(row.want) {
+					t.Fatalf("calls %+v, want %+v\n%s", got.calls, row.want, out)
+				}
+				for i, want := range row.want {
+					if c := got.calls[i]; c.id != want.id || c.name != want.name || !jsonEqual(c.args[0], want.args[0]) {
+						t.Errorf("call %d = %+v, want %+v", i, c, want)
+					}
+				}
+			})
+		}
+	}
+}
