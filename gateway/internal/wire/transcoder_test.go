@@ -436,3 +436,34 @@ func TestTranscoderChatCallIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscoderBlankText: a Messages client never gets a text block of
+// whitespace only (its next request would carry it to Anthropic, which
+// refuses it); whitespace before other text is kept.
+func TestTranscoderBlankText(t *testing.T) {
+	call := []scenarioTool{{id: "call_1", name: "f", args: []string{`{}`}}}
+	rows := []struct {
+		name  string
+		sc    streamScenario
+		want  string
+		calls int
+	}{
+		{name: "whitespace before a tool call", sc: streamScenario{text: []string{"\n", "\n "}, tools: call, prompt: 3, output: 2}, calls: 1},
+		{name: "whitespace only", sc: streamScenario{text: []string{" "}, prompt: 3, output: 1}},
+		{name: "whitespace before text kept", sc: streamScenario{text: []string{"\n\n", "Hi"}, prompt: 3, output: 1}, want: "\n\nHi"},
+	}
+	for _, row := range rows {
+		for _, upstream := range []API{Chat, Responses} {
+			t.Run(row.name+"/"+upstream.String(), func(t *testing.T) {
+				out := translateStream(t, testTranslation(Messages, upstream), upstreamStream(upstream, row.sc))
+				got := decodeMessagesClient(t, out)
+				if got.text != row.want || len(got.calls) != row.calls || !got.ended {
+					t.Errorf("text %q, %d calls, ended %v; want %q, %d calls\n%s", got.text, len(got.calls), got.ended, row.want, row.calls, out)
+				}
+				if row.want == "" && bytes.Contains(out, []byte(`"type":"text"`)) {
+					t.Errorf("a whitespace-only text block:\n%s", out)
+				}
+			})
+		}
+	}
+}
