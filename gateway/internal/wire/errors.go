@@ -137,11 +137,14 @@ func errorCode(raw json.RawMessage) string {
 	return ""
 }
 
-// overflowPhrases are the phrases of a context-window error's message.
+// overflowPhrases are the phrases of a context-window error's message
+// (Anthropic's input and max_tokens over the window: "exceed context
+// limit"; llama.cpp: "exceeds the available context size").
 var overflowPhrases = []string{
 	"maximum context length", "context_length_exceeded", "context length exceeded",
 	"prompt is too long", "input is too long", "too many tokens",
-	"context window", "model_context_window_exceeded",
+	"context window", "model_context_window_exceeded", "exceed context limit",
+	"exceeds the available context size",
 }
 
 // ContextOverflow reports whether an upstream error body of wire api says

@@ -106,6 +106,8 @@ func TestContextOverflow(t *testing.T) {
 		{name: "openai message", api: Responses, body: `{"error":{"message":"This model's maximum context length is 128000 tokens."}}`, want: true},
 		{name: "anthropic", api: Messages, body: `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`, want: true},
 		{name: "input too long", api: Messages, body: `{"type":"error","error":{"type":"invalid_request_error","message":"Input is too long for requested model."}}`, want: true},
+		{name: "anthropic input and max_tokens over the window", api: Messages, body: `{"type":"error","error":{"type":"invalid_request_error","message":"input length and ` + "`max_tokens`" + ` exceed context limit: 188240 + 21333 > 200000, decrease input length or ` + "`max_tokens`" + ` and try again"}}`, want: true},
+		{name: "llama.cpp", api: Chat, body: `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`, want: true},
 		{name: "vllm", api: Chat, body: `{"object":"error","message":"Too many tokens in the prompt","code":400}`, want: true},
 		{name: "other 400", api: Chat, body: `{"error":{"message":"Invalid value for temperature","code":"invalid_value"}}`, want: false},
 		{name: "anthropic overload", api: Messages, body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, want: false},
