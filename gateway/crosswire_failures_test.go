@@ -25,6 +25,9 @@ func crossFailModels(f *crossFix) {
 		{Name: "unsafe", Primary: "an/refuse", Chain: []string{"up/tools"}},
 		{Name: "oa", Primary: "up/down500", Chain: []string{"an/tools"}},
 		{Name: "walk", Primary: "an/down529", Chain: []string{"up/down500", "up/tools"}},
+		{Name: "oa-overflow", Primary: "up/down500", Chain: []string{"an/overflow-an"}},
+		{Name: "oa-overloaded", Primary: "up/down500", Chain: []string{"an/down529"}},
+		{Name: "cc-limited", Primary: "an/down529", Chain: []string{"up/down429"}},
 	}}
 	gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
 	if err != nil {
@@ -39,10 +42,12 @@ func crossFailModels(f *crossFix) {
 func TestCrossFailures(t *testing.T) {
 	refusal := `{"id":"msg_r","type":"message","role":"assistant","model":"refuse","content":[],"stop_reason":"refusal","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}`
 	f := newCross(t, map[string]llmtest.Script{
-		"overflow": llmtest.Always(llmtest.Raw(400, `{"error":{"message":"This model's maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)),
-		"cut1":     llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 1, "first ", "never")),
-		"cut2":     llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 2, "first ", "never")),
-		"refuse":   llmtest.Always(llmtest.Raw(200, refusal)),
+		"overflow":    llmtest.Always(llmtest.Raw(400, `{"error":{"message":"This model's maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)),
+		"cut1":        llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 1, "first ", "never")),
+		"cut2":        llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 2, "first ", "never")),
+		"refuse":      llmtest.Always(llmtest.Raw(200, refusal)),
+		"overflow-an": llmtest.Always(llmtest.Raw(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`)),
+		"down429":     llmtest.Always(llmtest.Error(429)),
 	})
 	crossFailModels(f)
 	msg := func(model string, stream bool, extra string) string {
@@ -53,7 +58,7 @@ func TestCrossFailures(t *testing.T) {
 		status           int
 		want             []string // substrings of the body, in order
 		absent           string
-		header           [2]string
+		header           [2]string // a header present, holding [1]
 	}{
 		{name: "an entry that cannot express n is skipped; the client gets §4's answer", path: "/v1/chat/completions",
 			body: `{"model":"oa","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 502, want: []string{"upstream_error"},
@@ -66,6 +71,17 @@ func TestCrossFailures(t *testing.T) {
 			body: msg("cc", false, `,"top_k":5`), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Dropped", "top_k"}},
 		{name: "a backup's context overflow reaches Claude Code as prompt is too long", path: "/v1/messages",
 			body: msg("overflow", false, ""), status: 400, want: []string{`"invalid_request_error"`, "prompt is too long"}},
+		{name: "a Claude backup's prompt is too long reaches an OpenAI client as context_length_exceeded", path: "/v1/chat/completions",
+			body: `{"model":"oa-overflow","messages":[{"role":"user","content":"hi"}]}`, status: 400,
+			want: []string{`"error":{`, `"type":"invalid_request_error"`, `"code":"context_length_exceeded"`}},
+		{name: "and a Responses client the same", path: "/v1/responses",
+			body: `{"model":"oa-overflow","input":"hi"}`, status: 400, want: []string{`"error":{`, `"code":"context_length_exceeded"`}},
+		{name: "a Claude backup's 529 reaches an OpenAI client as 429 rate_limit_error", path: "/v1/chat/completions",
+			body: `{"model":"oa-overloaded","messages":[{"role":"user","content":"hi"}]}`, status: 429,
+			want: []string{`"error":{`, `"type":"rate_limit_error"`}, header: [2]string{"Retry-After", ""}},
+		{name: "an OpenAI backup's 429 reaches Claude Code as 429 rate_limit_error in Anthropic's shape", path: "/v1/messages",
+			body: msg("cc-limited", false, ""), status: 429,
+			want: []string{`"type":"error"`, `"error":{"type":"rate_limit_error"`}, header: [2]string{"Retry-After-Ms", ""}},
 		{name: "a translated stream cut before content fails over invisibly", path: "/v1/messages",
 			body: msg("early", true, ""), status: 200, want: []string{"message_start", "sunny ", "message_stop"}, absent: "event: error",
 			header: [2]string{"X-Loopctl-Model", "up/tools"}},
@@ -98,7 +114,7 @@ func TestCrossFailures(t *testing.T) {
 			if tc.absent != "" && strings.Contains(a.body, tc.absent) {
 				t.Errorf("has %q: %s", tc.absent, a.body)
 			}
-			if h := tc.header; h[0] != "" && !strings.Contains(a.header.Get(h[0]), h[1]) {
+			if h := tc.header; h[0] != "" && (a.header.Get(h[0]) == "" || !strings.Contains(a.header.Get(h[0]), h[1])) {
 				t.Errorf("%s = %q, want %q", h[0], a.header.Get(h[0]), h[1])
 			}
 		})
