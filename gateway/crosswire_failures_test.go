@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -159,5 +161,35 @@ func decodeJSON(t *testing.T, res *http.Response, v any) {
 	defer res.Body.Close()
 	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A Responses backup that says in its stream, not in a 400, that a
+// request overflows its context window (response.failed before any
+// content): Claude Code still gets prompt is too long, and the entry no
+// verdict (§8.6).
+func TestCrossStreamedOverflow(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"+
+			"\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"output\":[]}}\n\n"+
+			"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\","+
+			"\"status\":\"failed\",\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model.\"}}}\n\n")
+	}))
+	defer up.Close()
+	cfg := Config{Retry: Retry{MaxRetries: -1}, Models: []Model{{Name: "cc", Primary: "rs/gpt"}},
+		Upstreams: []Upstream{{Name: "rs", BaseURL: up.URL + "/v1", Wires: []string{"responses"}}}}
+	gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gw)
+	defer func() { srv.Close(); gw.Close() }()
+	a := postTo(t, srv, "/v1/messages", `{"model":"cc","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	if a.status != 400 || !strings.Contains(a.body, `"type":"invalid_request_error"`) || !strings.Contains(a.body, "prompt is too long") {
+		t.Errorf("%d %s, want 400 invalid_request_error prompt is too long", a.status, a.body)
+	}
+	if s := gw.Managers()["cc"].Snapshot(); s.ConsecutiveFailures != 0 {
+		t.Errorf("the entry got a verdict: %+v", s)
 	}
 }

@@ -3,8 +3,10 @@ package gateway
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
@@ -132,6 +134,20 @@ func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
 		return true
 	}
 	return false
+}
+
+// commitError is the failure of a stream of the upstream's wire w that
+// broke before its commit point. A translated stream's error event saying
+// the request did not fit the entry's context window (a Responses
+// response.failed with context_length_exceeded, say) is the 400 the entry
+// would have answered it with (§8.6): no verdict, the next entry, and when
+// none serves the client's own wire's overflow error.
+func commitError(err error, tr *xlate.Translation, w *wire, ref string, now time.Time) error {
+	var se *streamError
+	if tr != nil && errors.As(err, &se) && xlate.ContextOverflow(w.xl, []byte(se.payload)) {
+		return statusError(&upstreamError{status: http.StatusBadRequest, body: []byte(se.payload)}, now)
+	}
+	return streamLimit(fmt.Errorf("%w (%s)", err, ref))
 }
 
 // nullable is s, or nil (JSON null) when s is empty.
