@@ -167,29 +167,46 @@ func decodeJSON(t *testing.T, res *http.Response, v any) {
 // A Responses backup that says in its stream, not in a 400, that a
 // request overflows its context window (response.failed before any
 // content): Claude Code still gets prompt is too long, and the entry no
-// verdict (§8.6).
+// verdict (§8.6). A rate limit that speaks of tokens stays a rate limit.
 func TestCrossStreamedOverflow(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"+
-			"\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"output\":[]}}\n\n"+
-			"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\","+
-			"\"status\":\"failed\",\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model.\"}}}\n\n")
-	}))
-	defer up.Close()
-	cfg := Config{Retry: Retry{MaxRetries: -1}, Models: []Model{{Name: "cc", Primary: "rs/gpt"}},
-		Upstreams: []Upstream{{Name: "rs", BaseURL: up.URL + "/v1", Wires: []string{"responses"}}}}
-	gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gw)
-	defer func() { srv.Close(); gw.Close() }()
-	a := postTo(t, srv, "/v1/messages", `{"model":"cc","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
-	if a.status != 400 || !strings.Contains(a.body, `"type":"invalid_request_error"`) || !strings.Contains(a.body, "prompt is too long") {
-		t.Errorf("%d %s, want 400 invalid_request_error prompt is too long", a.status, a.body)
-	}
-	if s := gw.Managers()["cc"].Snapshot(); s.ConsecutiveFailures != 0 {
-		t.Errorf("the entry got a verdict: %+v", s)
+	created := "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0," +
+		"\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"output\":[]}}\n\n"
+	for _, tc := range []struct {
+		name, event string
+		status      int
+		want        []string
+		failures    int
+	}{
+		{name: "response.failed context_length_exceeded", status: 400, want: []string{`"type":"invalid_request_error"`, "prompt is too long"},
+			event: "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\"," +
+				"\"status\":\"failed\",\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model.\"}}}\n\n"},
+		{name: "a rate limit of too many tokens", status: 429, want: []string{`"type":"rate_limit_error"`}, failures: 1,
+			event: "event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,\"code\":\"rate_limit_exceeded\",\"message\":\"Too many tokens per minute\"}\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, created+tc.event)
+			}))
+			defer up.Close()
+			cfg := Config{Retry: Retry{MaxRetries: -1}, Models: []Model{{Name: "cc", Primary: "rs/gpt"}},
+				Upstreams: []Upstream{{Name: "rs", BaseURL: up.URL + "/v1", Wires: []string{"responses"}}}}
+			gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fastRateLimits(gw)
+			srv := httptest.NewServer(gw)
+			defer func() { srv.Close(); gw.Close() }()
+			a := postTo(t, srv, "/v1/messages", `{"model":"cc","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+			for _, w := range tc.want {
+				if a.status != tc.status || !strings.Contains(a.body, w) {
+					t.Errorf("%d %s, want %d with %s", a.status, a.body, tc.status, w)
+				}
+			}
+			if s := gw.Managers()["cc"].Snapshot(); s.ConsecutiveFailures != tc.failures {
+				t.Errorf("ConsecutiveFailures %d, want %d", s.ConsecutiveFailures, tc.failures)
+			}
+		})
 	}
 }
