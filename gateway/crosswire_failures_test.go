@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -25,6 +27,9 @@ func crossFailModels(f *crossFix) {
 		{Name: "unsafe", Primary: "an/refuse", Chain: []string{"up/tools"}},
 		{Name: "oa", Primary: "up/down500", Chain: []string{"an/tools"}},
 		{Name: "walk", Primary: "an/down529", Chain: []string{"up/down500", "up/tools"}},
+		{Name: "oa-overflow", Primary: "up/down500", Chain: []string{"an/overflow-an"}},
+		{Name: "oa-overloaded", Primary: "up/down500", Chain: []string{"an/down529"}},
+		{Name: "cc-limited", Primary: "an/down529", Chain: []string{"up/down429"}},
 	}}
 	gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
 	if err != nil {
@@ -39,10 +44,12 @@ func crossFailModels(f *crossFix) {
 func TestCrossFailures(t *testing.T) {
 	refusal := `{"id":"msg_r","type":"message","role":"assistant","model":"refuse","content":[],"stop_reason":"refusal","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":0}}`
 	f := newCross(t, map[string]llmtest.Script{
-		"overflow": llmtest.Always(llmtest.Raw(400, `{"error":{"message":"This model's maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)),
-		"cut1":     llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 1, "first ", "never")),
-		"cut2":     llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 2, "first ", "never")),
-		"refuse":   llmtest.Always(llmtest.Raw(200, refusal)),
+		"overflow":    llmtest.Always(llmtest.Raw(400, `{"error":{"message":"This model's maximum context length is 128000 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)),
+		"cut1":        llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 1, "first ", "never")),
+		"cut2":        llmtest.Always(llmtest.Streamed(llmtest.StreamCut, 2, "first ", "never")),
+		"refuse":      llmtest.Always(llmtest.Raw(200, refusal)),
+		"overflow-an": llmtest.Always(llmtest.Raw(400, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`)),
+		"down429":     llmtest.Always(llmtest.Error(429)),
 	})
 	crossFailModels(f)
 	msg := func(model string, stream bool, extra string) string {
@@ -53,7 +60,7 @@ func TestCrossFailures(t *testing.T) {
 		status           int
 		want             []string // substrings of the body, in order
 		absent           string
-		header           [2]string
+		header           [2]string // a header present, holding [1]
 	}{
 		{name: "an entry that cannot express n is skipped; the client gets §4's answer", path: "/v1/chat/completions",
 			body: `{"model":"oa","n":2,"messages":[{"role":"user","content":"hi"}]}`, status: 502, want: []string{"upstream_error"},
@@ -66,6 +73,17 @@ func TestCrossFailures(t *testing.T) {
 			body: msg("cc", false, `,"top_k":5`), status: 200, want: []string{"sunny in Paris"}, header: [2]string{"X-Loopctl-Dropped", "top_k"}},
 		{name: "a backup's context overflow reaches Claude Code as prompt is too long", path: "/v1/messages",
 			body: msg("overflow", false, ""), status: 400, want: []string{`"invalid_request_error"`, "prompt is too long"}},
+		{name: "a Claude backup's prompt is too long reaches an OpenAI client as context_length_exceeded", path: "/v1/chat/completions",
+			body: `{"model":"oa-overflow","messages":[{"role":"user","content":"hi"}]}`, status: 400,
+			want: []string{`"error":{`, `"type":"invalid_request_error"`, `"code":"context_length_exceeded"`}},
+		{name: "and a Responses client the same", path: "/v1/responses",
+			body: `{"model":"oa-overflow","input":"hi"}`, status: 400, want: []string{`"error":{`, `"code":"context_length_exceeded"`}},
+		{name: "a Claude backup's 529 reaches an OpenAI client as 429 rate_limit_error", path: "/v1/chat/completions",
+			body: `{"model":"oa-overloaded","messages":[{"role":"user","content":"hi"}]}`, status: 429,
+			want: []string{`"error":{`, `"type":"rate_limit_error"`}, header: [2]string{"Retry-After", ""}},
+		{name: "an OpenAI backup's 429 reaches Claude Code as 429 rate_limit_error in Anthropic's shape", path: "/v1/messages",
+			body: msg("cc-limited", false, ""), status: 429,
+			want: []string{`"type":"error"`, `"error":{"type":"rate_limit_error"`}, header: [2]string{"Retry-After-Ms", ""}},
 		{name: "a translated stream cut before content fails over invisibly", path: "/v1/messages",
 			body: msg("early", true, ""), status: 200, want: []string{"message_start", "sunny ", "message_stop"}, absent: "event: error",
 			header: [2]string{"X-Loopctl-Model", "up/tools"}},
@@ -98,7 +116,7 @@ func TestCrossFailures(t *testing.T) {
 			if tc.absent != "" && strings.Contains(a.body, tc.absent) {
 				t.Errorf("has %q: %s", tc.absent, a.body)
 			}
-			if h := tc.header; h[0] != "" && !strings.Contains(a.header.Get(h[0]), h[1]) {
+			if h := tc.header; h[0] != "" && (a.header.Get(h[0]) == "" || !strings.Contains(a.header.Get(h[0]), h[1])) {
 				t.Errorf("%s = %q, want %q", h[0], a.header.Get(h[0]), h[1])
 			}
 		})
@@ -143,5 +161,52 @@ func decodeJSON(t *testing.T, res *http.Response, v any) {
 	defer res.Body.Close()
 	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A Responses backup that says in its stream, not in a 400, that a
+// request overflows its context window (response.failed before any
+// content): Claude Code still gets prompt is too long, and the entry no
+// verdict (§8.6). A rate limit that speaks of tokens stays a rate limit.
+func TestCrossStreamedOverflow(t *testing.T) {
+	created := "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0," +
+		"\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"output\":[]}}\n\n"
+	for _, tc := range []struct {
+		name, event string
+		status      int
+		want        []string
+		failures    int
+	}{
+		{name: "response.failed context_length_exceeded", status: 400, want: []string{`"type":"invalid_request_error"`, "prompt is too long"},
+			event: "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\"," +
+				"\"status\":\"failed\",\"error\":{\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model.\"}}}\n\n"},
+		{name: "a rate limit of too many tokens", status: 429, want: []string{`"type":"rate_limit_error"`}, failures: 1,
+			event: "event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,\"code\":\"rate_limit_exceeded\",\"message\":\"Too many tokens per minute\"}\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, created+tc.event)
+			}))
+			defer up.Close()
+			cfg := Config{Retry: Retry{MaxRetries: -1}, Models: []Model{{Name: "cc", Primary: "rs/gpt"}},
+				Upstreams: []Upstream{{Name: "rs", BaseURL: up.URL + "/v1", Wires: []string{"responses"}}}}
+			gw, err := New(cfg, Options{Rand: func() float64 { return 0 }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fastRateLimits(gw)
+			srv := httptest.NewServer(gw)
+			defer func() { srv.Close(); gw.Close() }()
+			a := postTo(t, srv, "/v1/messages", `{"model":"cc","max_tokens":64,"stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+			for _, w := range tc.want {
+				if a.status != tc.status || !strings.Contains(a.body, w) {
+					t.Errorf("%d %s, want %d with %s", a.status, a.body, tc.status, w)
+				}
+			}
+			if s := gw.Managers()["cc"].Snapshot(); s.ConsecutiveFailures != tc.failures {
+				t.Errorf("ConsecutiveFailures %d, want %d", s.ConsecutiveFailures, tc.failures)
+			}
+		})
 	}
 }

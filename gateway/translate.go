@@ -3,11 +3,14 @@ package gateway
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
 	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/retry"
 )
 
 // Chains across wires (docs/GATEWAY.md §8): a model is served on the three
@@ -132,6 +135,23 @@ func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
 		return true
 	}
 	return false
+}
+
+// commitError is the failure of a stream of the upstream's wire w that
+// broke before its commit point. A translated stream's error event saying
+// the request did not fit the entry's context window (a Responses
+// response.failed with context_length_exceeded, say) is the 400 the entry
+// would have answered it with (§8.6): no verdict, the next entry, and when
+// none serves the client's own wire's overflow error. A rate limit or an
+// overload stays one.
+func commitError(err error, tr *xlate.Translation, w *wire, ref string, now time.Time) error {
+	err = streamLimit(fmt.Errorf("%w (%s)", err, ref))
+	var se *streamError
+	var limited *retry.StatusError
+	if tr != nil && !errors.As(err, &limited) && errors.As(err, &se) && xlate.ContextOverflow(w.xl, []byte(se.payload)) {
+		return statusError(&upstreamError{status: http.StatusBadRequest, body: []byte(se.payload)}, now)
+	}
+	return err
 }
 
 // nullable is s, or nil (JSON null) when s is empty.

@@ -130,7 +130,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 			st.tc = tr.Stream()
 		}
 		if err := st.commit(g.holdLimits()); err != nil {
-			return fail(streamLimit(fmt.Errorf("%w (%s)", err, tg.ref)))
+			return fail(commitError(err, tr, w, tg.ref, g.now()))
 		}
 		res.clock.firstByte()
 		res.first = time.Since(start)

@@ -83,7 +83,7 @@ type messagesAnswer struct {
 }
 
 // encodeMessagesAnswer writes the answer as a Messages message: text
-// blocks and tool_use blocks in order; thinking blocks and reasoning items
+// blocks (none of whitespace only) and tool_use blocks in order; thinking blocks and reasoning items
 // from another wire are dropped (a thinking block is never sent without
 // the signature its own upstream made).
 func encodeMessagesAnswer(resp Response) ([]byte, error) {
@@ -99,7 +99,7 @@ func encodeMessagesAnswer(resp Response) ([]byte, error) {
 	for _, p := range resp.Content {
 		switch p.Kind {
 		case Text:
-			if p.Text != "" {
+			if !blank(p.Text) { // the client's next request would carry it to Anthropic, which refuses it
 				out.Content = append(out.Content, messagesBlock{Type: "text", Text: p.Text})
 			}
 		case ToolCall:

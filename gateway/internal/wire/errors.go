@@ -74,13 +74,18 @@ func ErrorBody(api API, status int, typ, code, message string) []byte {
 	return body
 }
 
-// errorBodyIn reads both error shapes, and the flat one some OpenAI
-// compatible servers send ({"object": "error", "message", "type", "code"}).
+// errorBodyIn reads both error shapes, the flat one some OpenAI
+// compatible servers send ({"object": "error", "message", "type", "code"})
+// and a Responses stream's response.failed event ({"response": {"error":
+// {...}}}).
 type errorBodyIn struct {
-	Error   json.RawMessage `json:"error"`
-	Message string          `json:"message"`
-	Type    string          `json:"type"`
-	Code    json.RawMessage `json:"code"`
+	Error    json.RawMessage `json:"error"`
+	Message  string          `json:"message"`
+	Type     string          `json:"type"`
+	Code     json.RawMessage `json:"code"`
+	Response *struct {
+		Error json.RawMessage `json:"error"`
+	} `json:"response"`
 }
 
 // errorObjectIn is the error object of either shape.
@@ -92,8 +97,10 @@ type errorObjectIn struct {
 
 // ErrorMessage reads an upstream error body of either shape (OpenAI's
 // {"error": {...}}, Anthropic's {"type": "error", "error": {...}}, or a
-// flat object, or {"error": "text"}): its type, code (a number given as
-// its digits) and message. A body it cannot read gives its text, trimmed,
+// flat object, or {"error": "text"}), or a stream's error event (chat's
+// and Messages' in those shapes, Responses' error flat and its
+// response.failed): its type, code (a number given as its digits) and
+// message. A body it cannot read gives its text, trimmed,
 // as the message. api is the upstream's wire; both shapes are tried
 // whatever it is.
 func ErrorMessage(api API, body []byte) (typ, code, message string) {
@@ -104,6 +111,9 @@ func ErrorMessage(api API, body []byte) (typ, code, message string) {
 	}
 	var obj errorObjectIn
 	var text string
+	if !isSetJSON(in.Error) && in.Response != nil {
+		in.Error = in.Response.Error
+	}
 	switch first := firstByte(in.Error); {
 	case first == '{' && json.Unmarshal(in.Error, &obj) == nil:
 		return obj.Type, errorCode(obj.Code), obj.Message
@@ -137,11 +147,14 @@ func errorCode(raw json.RawMessage) string {
 	return ""
 }
 
-// overflowPhrases are the phrases of a context-window error's message.
+// overflowPhrases are the phrases of a context-window error's message
+// (Anthropic's input and max_tokens over the window: "exceed context
+// limit"; llama.cpp: "exceeds the available context size").
 var overflowPhrases = []string{
 	"maximum context length", "context_length_exceeded", "context length exceeded",
 	"prompt is too long", "input is too long", "too many tokens",
-	"context window", "model_context_window_exceeded",
+	"context window", "model_context_window_exceeded", "exceed context limit",
+	"exceeds the available context size",
 }
 
 // ContextOverflow reports whether an upstream error body of wire api says

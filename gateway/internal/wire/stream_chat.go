@@ -56,7 +56,7 @@ func (c *chatStreamEncoder) encode(dst []byte, ev *streamEvent) []byte {
 			return c.chunk(dst, c.argsDelta(t.index, ev.text), "")
 		}
 	case streamFinish:
-		c.stop = ev.stop
+		c.stop = settleStop(ev.stop, len(c.order))
 		return c.finish(dst)
 	case streamUsage:
 		c.usage = ev.usage

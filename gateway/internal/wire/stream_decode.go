@@ -9,7 +9,8 @@ import (
 // chatStreamDecoder decodes chat completion chunks.
 type chatStreamDecoder struct {
 	started bool
-	tools   map[int]bool    // the tool call indexes begun
+	calls   map[int]int     // the upstream's tool call index → the call's neutral index
+	ids     []string        // the calls begun, by neutral index: their ids
 	chunk   streamChatChunk // reused: its choices' storage is kept
 }
 
@@ -74,18 +75,32 @@ func (d *chatStreamDecoder) choice(ch *streamChatChoice, out []streamEvent) []st
 	out = appendStreamText(out, streamText, ch.Delta.Content)
 	out = appendStreamText(out, streamText, ch.Delta.Refusal)
 	for _, tc := range ch.Delta.ToolCalls {
-		if !d.tools[tc.Index] {
-			d.tools = addToIndexSet(d.tools, tc.Index)
-			out = append(out, streamEvent{kind: streamToolStart, index: tc.Index, id: tc.ID, name: tc.Function.Name})
+		n, ok := d.calls[tc.Index]
+		if !ok || tc.ID != "" && d.ids[n] != "" && tc.ID != d.ids[n] {
+			n = d.begin(tc.Index, tc.ID)
+			out = append(out, streamEvent{kind: streamToolStart, index: n, id: tc.ID, name: tc.Function.Name})
 		}
 		if tc.Function.Arguments != "" {
-			out = append(out, streamEvent{kind: streamToolArgs, index: tc.Index, text: tc.Function.Arguments})
+			out = append(out, streamEvent{kind: streamToolArgs, index: n, text: tc.Function.Arguments})
 		}
 	}
 	if ch.FinishReason != "" {
-		out = append(out, streamEvent{kind: streamFinish, stop: stopFromChat(ch.FinishReason, len(d.tools) > 0)})
+		out = append(out, streamEvent{kind: streamFinish, stop: stopFromChat(ch.FinishReason, len(d.ids) > 0)})
 	}
 	return out
+}
+
+// begin numbers a call that begins at the upstream's index: a fragment
+// with another call's id at an index already begun begins a new call too
+// (servers that send each call whole at index 0, or with no index).
+func (d *chatStreamDecoder) begin(index int, id string) int {
+	if d.calls == nil {
+		d.calls = map[int]int{}
+	}
+	n := len(d.ids)
+	d.calls[index] = n
+	d.ids = append(d.ids, id)
+	return n
 }
 
 // appendStreamText appends a text or thinking event unless text is empty.

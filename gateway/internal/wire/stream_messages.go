@@ -20,6 +20,10 @@ type messagesStreamEncoder struct {
 	stopped bool // the stop reason is known
 	usage   Usage
 	counted bool // the usage came from the upstream
+	// space is whitespace held before a text block opens: a block of
+	// whitespace only is never sent (the client's next request would carry
+	// it to Anthropic, which refuses it).
+	space string
 }
 
 // newMessagesStreamEncoder starts with no block open.
@@ -81,10 +85,16 @@ func (m *messagesStreamEncoder) start(dst []byte) []byte {
 	return appendNamedEvent(dst, "message_start", data)
 }
 
-// text writes a text delta, opening a text block first when needed.
+// text writes a text delta, opening a text block first when needed: at
+// the first text that is not whitespace only.
 func (m *messagesStreamEncoder) text(dst []byte, text string) []byte {
 	dst = m.start(dst)
 	if m.open < 0 || !m.openTxt {
+		if text = m.space + text; blank(text) {
+			m.space = text
+			return dst
+		}
+		m.space = ""
 		dst = m.closeBlock(dst)
 		dst = m.openBlock(dst, true, []byte(`{"type":"text","text":""}`))
 	}
@@ -101,6 +111,7 @@ func (m *messagesStreamEncoder) text(dst []byte, text string) []byte {
 func (m *messagesStreamEncoder) toolStart(dst []byte, ev *streamEvent) []byte {
 	dst = m.start(dst)
 	dst = m.closeBlock(dst)
+	m.space = ""
 	callID, tool := m.s.clientCall(ev.id, ev.name)
 	block := append([]byte(`{"type":"tool_use","id":`), appendJSONText(nil, callID)...)
 	block = append(block, `,"name":`...)
