@@ -172,6 +172,8 @@ func TestRateSettings(t *testing.T) {
 		{Settings{RateMinCalls: -1}, "RateMinCalls"},
 		{Settings{SlowCallAfter: -time.Second}, "SlowCallAfter"},
 		{Settings{SlowCallRate: 2}, "SlowCallRate"},
+		{Settings{SlowCallRate: -0.1}, "SlowCallRate"},
+		{Settings{SlowCallRate: nan()}, "SlowCallRate"},
 		{Settings{FailureRate: 0.5, Backend: nopBackend{}}, ""}, // FLEET rev 3: the window is kept per process
 		{Settings{FailureRate: 1, RateWindow: time.Second, RateMinCalls: 1, SlowCallAfter: 1, SlowCallRate: 1}, ""},
 		{Settings{SlowCallAfter: time.Second, Backend: nopBackend{}}, ""}, // the slow rule is off without a rate

@@ -110,6 +110,27 @@ const (
 	OutcomeTrip
 )
 
+// attachSettings is s as a Backend's Attach sees it: OnTransition also
+// clears this process's failure-rate window on every transition out of (and
+// into) Primary that the backend reports, before the caller's callback
+// (SEMANTICS §8.1: a recovered breaker starts with an empty window). It
+// wraps it whatever the settings, since Reconfigure may turn the window on
+// later.
+func (m *Manager) attachSettings(s Settings) Settings {
+	user := s.OnTransition
+	s.OnTransition = func(t Transition) {
+		if t.From == Primary || t.To == Primary {
+			if w := m.win.Load(); w != nil {
+				w.Reset()
+			}
+		}
+		if user != nil {
+			user(t)
+		}
+	}
+	return s
+}
+
 // sharedBegin is Begin (a clean) or Next for a shared manager.
 func (m *Manager) sharedBegin(a *Attempts) (Turn, error) {
 	var (
@@ -198,7 +219,8 @@ func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 // sharedWindow counts verdict v of t in this process's window (§8.1: with
 // a Backend the window is kept per process) and reports whether it trips.
 // Only the primary's own turns count, while the shared state is Primary; a
-// state other than Primary clears the window.
+// state other than Primary clears the window, as does every transition out
+// of or into Primary that the backend reports (attachSettings).
 func (m *Manager) sharedWindow(t *Turn, v verdict) bool {
 	win := m.win.Load()
 	if win == nil || t.entry() >= 0 || t.probe() != 0 || v == cancel {

@@ -125,7 +125,7 @@ func New(s Settings) (*Manager, error) {
 	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win.Load()}
 	m.publish()
 	if s.Backend != nil {
-		sh, err := s.Backend.Attach(s)
+		sh, err := s.Backend.Attach(m.attachSettings(s))
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package fallback
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -45,6 +46,11 @@ func TestRev4SettingsValidation(t *testing.T) {
 		{Settings{Primary: "a", SlowCallAfter: -time.Second}, "fallback: SlowCallAfter must not be negative"},
 		{Settings{Primary: "a", SlowCallRate: 2}, "fallback: SlowCallRate must be in (0, 1]"},
 		{Settings{Primary: "a", RetryBudgetBurst: -1}, "fallback: RetryBudgetBurst must not be negative (got -1)"},
+		{Settings{Primary: "a", FailureRate: math.NaN()}, "fallback: FailureRate must be in (0, 1], or 0 for off (got NaN)"},
+		{Settings{Primary: "a", SlowCallRate: -0.5}, "fallback: SlowCallRate must be in (0, 1], or 0 for off (got -0.5)"},
+		{Settings{Primary: "a", SlowCallRate: math.NaN()}, "fallback: SlowCallRate must be in (0, 1]"},
+		{Settings{Primary: "a", RetryBudget: math.NaN()}, "fallback: RetryBudget must be a number (got NaN)"},
+		{Settings{Primary: "a", RetryBudgetBurst: math.NaN()}, "fallback: RetryBudgetBurst must not be negative (got NaN)"},
 	} {
 		_, err := New(c.s)
 		if !errors.Is(err, ErrInvalidSettings) || !strings.Contains(err.Error(), c.want) {

@@ -80,3 +80,57 @@ func TestRetryBudgetPerProcess(t *testing.T) {
 		t.Fatal("process 0's retries spent process 1's budget")
 	}
 }
+
+// TestWindowClearedByFleetTransitions (SEMANTICS §8.1): every transition
+// out of Primary clears a process's window, also when the store made it
+// (this process's window trip, or another process's): after the trip and a
+// Reset back to Primary, one failure finds an empty window and trips
+// nothing, where the counts from before the trip would trip it again.
+func TestWindowClearedByFleetTransitions(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		tripper int // the process whose tenth verdict trips the fleet
+	}{
+		{"this process's window trip", 0},
+		{"another process's trip", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := redistest.Start(t)
+			var ms []*fallback.Manager
+			for range 2 {
+				s := startStore(t, srv, Options{})
+				m, err := fallback.New(fallback.Settings{Primary: "gpt-a", Chain: []string{"gpt-b"}, TripThreshold: 100,
+					FailureRate: 0.3, RateMinCalls: 10, RecoveryTimeout: time.Minute, Backend: s.ModelBackend("chat")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms = append(ms, m)
+			}
+			settle := func(m *fallback.Manager, fail bool) {
+				tk, err := m.Begin()
+				if err != nil || tk.Model() != "gpt-a" {
+					t.Fatalf("Begin = %q, %v", tk.Model(), err)
+				}
+				if fail {
+					tk.Failure(fallback.Transient)
+				} else {
+					tk.Success()
+				}
+			}
+			for i := range 9 { // 3 failures in 9 on each process
+				settle(ms[0], i%3 == 2)
+				settle(ms[1], i%3 == 2)
+			}
+			settle(ms[c.tripper], true) // 4 of 10: the fleet trips
+			for _, m := range ms {
+				eventually(t, time.Second, "fallback everywhere", func() bool { return m.State() == fallback.Fallback })
+			}
+			ms[1].Reset()
+			eventually(t, time.Second, "primary again", func() bool { return ms[0].State() == fallback.Primary })
+			settle(ms[0], true) // 1 of 1: under RateMinCalls unless the old counts stayed
+			if got := ms[0].State(); got != fallback.Primary {
+				t.Fatalf("one failure after the trip: %v; the window kept its counts from before the trip", got)
+			}
+		})
+	}
+}

@@ -56,6 +56,11 @@ type Options struct {
 	// shared state (up true). It runs on the Store's own goroutine or on the
 	// goroutine of the call that found the store down, outside every lock.
 	OnStoreChange func(up bool)
+	// Required makes [Dial] return an error when the store does not answer
+	// at start (FLEET rev 2). false: Dial returns a Store that is down at
+	// once (its breakers follow Policy) and joins when the store answers.
+	// [New] ignores it: its client is the caller's.
+	Required bool
 }
 
 // member is a shared breaker registered with its Store.
@@ -146,7 +151,10 @@ func newStore(o Options, fake func() int64) (*Store, error) {
 
 // Dial connects to the Redis at url (redis://host:port/db, rediss://, or
 // unix://; see rueidis.ParseURL) and returns a Store that owns the client:
-// Close closes it too. o.Client must be nil.
+// Close closes it too. o.Client must be nil. A store that does not answer
+// at start is no error unless o.Required (FLEET rev 2, "Starting without
+// the store"): the Store is down from the start, with a client to one node
+// that connects when it can, and joins when the store answers.
 func Dial(url string, o Options) (*Store, error) {
 	if o.Client != nil {
 		return nil, &OptionsError{"Client", "must be nil with Dial"}
@@ -157,8 +165,17 @@ func Dial(url string, o Options) (*Store, error) {
 	}
 	co.DisableCache = true
 	c, err := rueidis.NewClient(co)
+	down := false
 	if err != nil {
-		return nil, err
+		if o.Required {
+			return nil, err
+		}
+		// A cluster cannot be discovered before it answers: one node.
+		co.ForceSingleClient = true
+		if c, _ = rueidis.NewClient(co); c == nil {
+			return nil, err
+		}
+		down = true
 	}
 	o.Client = c
 	s, err := New(o)
@@ -167,6 +184,9 @@ func Dial(url string, o Options) (*Store, error) {
 		return nil, err
 	}
 	s.ownClient = true
+	if down {
+		s.storeDown()
+	}
 	return s, nil
 }
 

@@ -3,7 +3,9 @@ package fleet
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,4 +119,54 @@ func modeGauge(s *Store, name, kind, mode string) prometheus.Collector {
 		}
 	}
 	return g
+}
+
+// TestDialWithoutTheStore (FLEET rev 2, "Starting without the store"): Dial
+// to a store that does not answer is an error only with Options.Required;
+// without it the Store is down from the start (its breakers run locally)
+// and joins when the store answers.
+func TestDialWithoutTheStore(t *testing.T) {
+	srv := redistest.Start(t)
+	url := "redis://" + srv.Addr()
+	srv.Kill()
+	if s, err := Dial(url, Options{Prefix: "late", Required: true}); err == nil {
+		s.Close()
+		t.Fatal("Required with the store down: no error")
+	}
+	var changes []bool
+	var mu sync.Mutex
+	s, err := Dial(url, Options{Prefix: "late", RetryInterval: 20 * time.Millisecond,
+		OnStoreChange: func(up bool) { mu.Lock(); changes = append(changes, up); mu.Unlock() }})
+	if err != nil {
+		t.Fatalf("the store down at start, not Required: %v", err)
+	}
+	defer settleDelayedDials(t)
+	defer s.Close()
+	if s.Up() {
+		t.Fatal("the store reads up before it ever answered")
+	}
+	b, err := s.Tool(breaker.Settings{Name: "search"})
+	if err != nil || b.Mode() != LocalMode {
+		t.Fatalf("a breaker of a store down at start: %v, mode %v", err, b.Mode())
+	}
+	srv.Restart(false)
+	eventually(t, 10*time.Second, "joined", func() bool { return s.Up() && b.Mode() == Shared })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(changes) < 2 || changes[0] || !changes[len(changes)-1] {
+		t.Fatalf("OnStoreChange calls %v, want down first and up last", changes)
+	}
+}
+
+// settleDelayedDials waits (up to 5s) for the delayed retries that a
+// client's failed dials leave behind to end on their own, so that the leak
+// check at the end of the package sees none.
+func settleDelayedDials(t *testing.T) {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		b := make([]byte, 1<<20)
+		if !strings.Contains(string(b[:runtime.Stack(b, true)]), "rueidis.(*call).DelayDo") {
+			return
+		}
+	}
+	t.Log("rueidis's delayed dial retries still run after 5s")
 }

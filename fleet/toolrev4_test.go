@@ -118,3 +118,47 @@ func TestToolWindowTripWhileStoreDown(t *testing.T) {
 		t.Fatalf("state %v after 2 failures in 4 in Local mode, want Open", st)
 	}
 }
+
+// TestToolWindowClearedByFleetTransitions (SEMANTICS §8.1): every
+// transition out of Closed clears a process's window, also when the store
+// made it (this process's trip, or another's): after the trip and a Reset,
+// one failure finds an empty window and trips nothing.
+func TestToolWindowClearedByFleetTransitions(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		tripper int // the process whose tenth verdict trips the fleet
+	}{
+		{"this process's window trip", 0},
+		{"another process's trip", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bs := twoToolProcesses(t, redistest.Start(t), breaker.Settings{Name: "search", FailureThreshold: 100,
+				FailureRate: 0.3, RateMinCalls: 10, RecoveryDuration: time.Minute})
+			call := func(b *breaker.Breaker, fail bool) {
+				p, err := b.Allow()
+				if err != nil {
+					t.Fatalf("Allow: %v", err)
+				}
+				if fail {
+					p.Failure()
+				} else {
+					p.Success()
+				}
+			}
+			for i := range 9 { // 3 failures in 9 on each process
+				call(bs[0], i%3 == 2)
+				call(bs[1], i%3 == 2)
+			}
+			call(bs[c.tripper], true) // 4 of 10: the fleet trips
+			for _, b := range bs {
+				eventually(t, time.Second, "Open everywhere", func() bool { return b.State() == breaker.Open })
+			}
+			bs[1].Reset()
+			eventually(t, time.Second, "Closed again", func() bool { return bs[0].State() == breaker.Closed })
+			call(bs[0], true) // 1 of 1: under RateMinCalls unless the old counts stayed
+			if got := bs[0].State(); got != breaker.Closed {
+				t.Fatalf("one failure after the trip: %v; the window kept its counts from before the trip", got)
+			}
+		})
+	}
+}

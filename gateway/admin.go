@@ -76,6 +76,14 @@ type ThresholdsView struct {
 	MaxFailCount      int    `json:"max_fail_count"`
 	ProbeTimeout      string `json:"probe_timeout"`
 	QuotaCooldown     string `json:"quota_cooldown"`
+	// The rules of SEMANTICS §8.1 and §8.2 in force (breaker.failure_rate,
+	// slow_call_after, slow_call_rate), absent while off, and the window's
+	// span and minimum (defaults applied), absent while neither rule is on.
+	FailureRate   float64 `json:"failure_rate,omitempty"`
+	SlowCallAfter string  `json:"slow_call_after,omitempty"`
+	SlowCallRate  float64 `json:"slow_call_rate,omitempty"`
+	RateWindow    string  `json:"rate_window,omitempty"`
+	RateMinCalls  int     `json:"rate_min_calls,omitempty"`
 }
 
 // EntryView is one chain entry: its strikes (failed turns since the last

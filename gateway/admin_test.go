@@ -131,7 +131,7 @@ func TestAdminShowsTrip(t *testing.T) {
 	if lf := v.LastFailure; lf == nil || lf.Model != "up/a" || lf.Status != 503 || lf.Kind != fallback.Transient {
 		t.Errorf("last failure: %+v", lf)
 	}
-	if v.Thresholds != (ThresholdsView{2, "30s", 2, 2, "5m0s", "10m0s"}) || !v.Counters.FallbackActivated || v.Shared {
+	if v.Thresholds != (ThresholdsView{TripThreshold: 2, RecoveryTimeout: "30s", RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: "5m0s", QuotaCooldown: "10m0s"}) || !v.Counters.FallbackActivated || v.Shared {
 		t.Errorf("thresholds %+v, counters %+v, shared %v", v.Thresholds, v.Counters, v.Shared)
 	}
 	if len(v.Chain) != 2 || v.Chain[0].Model != "up/b" || v.Chain[0].Disabled {
@@ -145,6 +145,38 @@ func TestAdminShowsTrip(t *testing.T) {
 	var list struct{ Breakers []BreakerView }
 	if a := f.admin("/admin/breakers", "", ""); a.status != 200 || json.Unmarshal([]byte(a.body), &list) != nil || len(list.Breakers) != 1 {
 		t.Fatalf("list: %d %s", a.status, a.body)
+	}
+}
+
+// TestAdminThresholds: the view's thresholds are the settings in force,
+// defaults applied, SEMANTICS §8's rules included while on (§9.1).
+func TestAdminThresholds(t *testing.T) {
+	base := ThresholdsView{TripThreshold: 3, RecoveryTimeout: "1m0s", RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: "5m0s", QuotaCooldown: "10m0s"}
+	with := func(f func(*ThresholdsView)) ThresholdsView { v := base; f(&v); return v }
+	for _, tc := range []struct {
+		name string
+		b    Breaker
+		want ThresholdsView
+	}{
+		{"defaults", Breaker{}, base},
+		{"failure rate, window defaults", Breaker{FailureRate: 0.25}, with(func(v *ThresholdsView) {
+			v.FailureRate, v.RateWindow, v.RateMinCalls = 0.25, "30s", 20
+		})},
+		{"slow calls", Breaker{SlowCallAfter: time.Second, SlowCallRate: 0.5, RateWindow: time.Minute, RateMinCalls: 5}, with(func(v *ThresholdsView) {
+			v.SlowCallAfter, v.SlowCallRate, v.RateWindow, v.RateMinCalls = "1s", 0.5, "1m0s", 5
+		})},
+		{"a window's span and minimum without a rule: off", Breaker{RateWindow: time.Minute, RateMinCalls: 5}, base},
+		{"quota cooldown never below the recovery timeout", Breaker{RecoveryTimeout: time.Hour}, with(func(v *ThresholdsView) {
+			v.RecoveryTimeout, v.QuotaCooldown = "1h0m0s", "1h0m0s"
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := thresholds(fallback.Settings{Primary: "up/a", TripThreshold: tc.b.TripThreshold, RecoveryTimeout: tc.b.RecoveryTimeout,
+				FailureRate: tc.b.FailureRate, RateWindow: tc.b.RateWindow, RateMinCalls: tc.b.RateMinCalls,
+				SlowCallAfter: tc.b.SlowCallAfter, SlowCallRate: tc.b.SlowCallRate}); got != tc.want {
+				t.Errorf("thresholds %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }
 

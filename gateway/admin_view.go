@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/internal/ratewindow"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -62,14 +63,23 @@ func since(rt *route, snap fallback.Snapshot) *time.Time {
 
 // thresholds are s's thresholds with the defaults applied.
 func thresholds(s fallback.Settings) ThresholdsView {
-	return ThresholdsView{
+	t := ThresholdsView{
 		TripThreshold:     int(orDefault(int64(s.TripThreshold), fallback.DefaultTripThreshold)),
 		RecoveryTimeout:   orDefault(s.RecoveryTimeout, fallback.DefaultRecoveryTimeout).String(),
 		RecoverySuccesses: int(orDefault(int64(s.RecoverySuccessesNeeded), fallback.DefaultRecoverySuccessesNeeded)),
 		MaxFailCount:      int(orDefault(int64(s.MaxFailCount), fallback.DefaultMaxFailCount)),
 		ProbeTimeout:      orDefault(s.ProbeTimeout, fallback.DefaultProbeTimeout).String(),
 		QuotaCooldown:     max(orDefault(s.QuotaCooldown, fallback.DefaultQuotaCooldown), orDefault(s.RecoveryTimeout, fallback.DefaultRecoveryTimeout)).String(),
+		FailureRate:       s.FailureRate,
 	}
+	if s.SlowCallAfter > 0 && s.SlowCallRate > 0 { // either zero: off (SEMANTICS §8.2)
+		t.SlowCallAfter, t.SlowCallRate = s.SlowCallAfter.String(), s.SlowCallRate
+	}
+	if t.FailureRate > 0 || t.SlowCallRate > 0 {
+		t.RateWindow = orDefault(s.RateWindow, ratewindow.DefaultSpan).String()
+		t.RateMinCalls = int(orDefault(int64(s.RateMinCalls), ratewindow.DefaultMinCalls))
+	}
+	return t
 }
 
 // shared reports whether rt's state lives in the store now: it has a

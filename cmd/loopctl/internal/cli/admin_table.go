@@ -75,6 +75,9 @@ func writeBreaker(w io.Writer, v gateway.BreakerView, now time.Time) {
 	row("failures", "%d / %d (trip_threshold)", c.ConsecutiveFailures, t.TripThreshold)
 	row("probes", "%d / %d (recovery_successes)%s", c.ProbeSuccesses, t.RecoverySuccesses, map[bool]string{true: ", a probe in flight"}[c.ProbeInFlight])
 	row("cooldowns", "recovery_timeout %s, quota_cooldown %s, probe_timeout %s", t.RecoveryTimeout, t.QuotaCooldown, t.ProbeTimeout)
+	if t.RateWindow != "" {
+		row("window", "%s", windowText(t))
+	}
 	for _, e := range v.Chain {
 		state := "ok"
 		switch {
@@ -87,6 +90,19 @@ func writeBreaker(w io.Writer, v gateway.BreakerView, now time.Time) {
 	}
 	row("shared", "%s", yesNo(v.Shared))
 	tw.Flush()
+}
+
+// windowText describes the failure-rate window's rules in force
+// (SEMANTICS §8.1, §8.2).
+func windowText(t gateway.ThresholdsView) string {
+	var rules []string
+	if t.FailureRate > 0 {
+		rules = append(rules, fmt.Sprintf("failure_rate %g", t.FailureRate))
+	}
+	if t.SlowCallRate > 0 {
+		rules = append(rules, fmt.Sprintf("slow_call_rate %g after %s", t.SlowCallRate, t.SlowCallAfter))
+	}
+	return fmt.Sprintf("%s over %s (rate_min_calls %d)", strings.Join(rules, ", "), t.RateWindow, t.RateMinCalls)
 }
 
 func disabledText(e gateway.EntryView, now time.Time) string {

@@ -177,6 +177,36 @@ func viewOf(t *testing.T, addr string) gateway.BreakerView {
 	return v
 }
 
+// TestAdminWindowRow: one breaker's table shows the failure-rate window's
+// rules in force (GATEWAY §9.1's thresholds, SEMANTICS §8), and no row while
+// they are off.
+func TestAdminWindowRow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		th   gateway.ThresholdsView
+		want string // "": no window row
+	}{
+		{"off", gateway.ThresholdsView{}, ""},
+		{"failure rate", gateway.ThresholdsView{FailureRate: 0.25, RateWindow: "30s", RateMinCalls: 20}, "failure_rate 0.25 over 30s (rate_min_calls 20)"},
+		{"both rules", gateway.ThresholdsView{FailureRate: 0.5, SlowCallAfter: "1s", SlowCallRate: 0.3, RateWindow: "1m0s", RateMinCalls: 5},
+			"failure_rate 0.5, slow_call_rate 0.3 after 1s over 1m0s (rate_min_calls 5)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			writeBreaker(&b, gateway.BreakerView{Model: "m", Thresholds: tc.th}, time.Now())
+			row := ""
+			for _, l := range strings.Split(b.String(), "\n") {
+				if rest, ok := strings.CutPrefix(l, "window"); ok {
+					row = strings.TrimSpace(rest)
+				}
+			}
+			if row != tc.want {
+				t.Errorf("window row %q, want %q; table:\n%s", row, tc.want, b.String())
+			}
+		})
+	}
+}
+
 // TestAdminThroughBinary: a model tripped by scripted 503s on a real
 // `loopctl serve` process shows why and until when it is open (open_until =
 // trip + recovery_timeout ± 1 s); a write needs the admin key (401), a

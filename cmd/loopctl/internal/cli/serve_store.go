@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
-
-	"github.com/redis/rueidis"
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/fleet"
@@ -13,10 +10,10 @@ import (
 )
 
 // openStore connects to the breaker store of cfg. A store that does not
-// answer at start is no hard dependency (docs/GATEWAY.md §7): unless
-// store.required is true, serve starts with local breakers and the store
-// joins when it answers. Every change of the store's state is logged. The
-// returned function closes the store.
+// answer at start is no hard dependency (docs/GATEWAY.md §7, FLEET rev 2):
+// unless store.required is true, serve starts with local breakers and the
+// store joins when it answers (fleet.Options.Required). Every change of the
+// store's state is logged. The returned function closes the store.
 func openStore(cfg gateway.Store, log *slog.Logger) (*fleet.Store, func(), error) {
 	prefix := cfg.Prefix
 	if prefix == "" {
@@ -29,33 +26,11 @@ func openStore(cfg gateway.Store, log *slog.Logger) (*fleet.Store, func(), error
 			log.Warn("store down: breakers run locally until it answers", "store", prefix)
 		}
 	}
-	o := fleet.Options{Prefix: prefix, OnStoreChange: onChange}
-	store, err := fleet.Dial(cfg.Redis, o)
-	if err == nil {
-		return store, store.Close, nil
-	}
-	if cfg.Required || errors.Is(err, fleet.ErrInvalidOptions) {
-		return nil, nil, err
-	}
-	// The store does not answer: a client that connects when it can.
-	co, perr := rueidis.ParseURL(cfg.Redis)
-	if perr != nil {
-		return nil, nil, perr
-	}
-	co.DisableCache = true
-	co.ForceSingleClient = true
-	c, cerr := rueidis.NewClient(co)
-	if c == nil {
-		return nil, nil, cerr
-	}
-	log.Warn("store down at start: breakers run locally until it answers", "store", prefix, "err", err.Error())
-	o.Client = c
-	store, err = fleet.New(o)
+	store, err := fleet.Dial(cfg.Redis, fleet.Options{Prefix: prefix, OnStoreChange: onChange, Required: cfg.Required})
 	if err != nil {
-		c.Close()
 		return nil, nil, err
 	}
-	return store, func() { store.Close(); c.Close() }, nil
+	return store, store.Close, nil
 }
 
 // storeMode is /readyz's word on where the breakers' state lives.
