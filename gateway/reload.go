@@ -57,6 +57,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 		return nil, rep, err
 	}
 	keep := g.keepers(cfg.Models)
+	holds := g.holds(cfg.Models, keep) // read before retire releases the old breakers
 	rep.Dropped = g.retire(cfg.Models, keep)
 	for _, m := range cfg.Models {
 		rt, err := next.buildRoute(m, keep[m.Name])
@@ -70,6 +71,9 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 		if keep[m.Name] != nil {
 			rep.Kept = append(rep.Kept, m.Name)
 		} else {
+			if h, ok := holds[m.Name]; ok {
+				rt.mgr.Hold(h.HoldUntil, h.HoldReason)
+			}
 			rep.Started = append(rep.Started, m.Name)
 		}
 	}
@@ -122,6 +126,24 @@ func (g *Gateway) keepers(models []Model) map[string]*route {
 		}
 	}
 	return keep
+}
+
+// holds returns the holds in force on g's models that stay configured
+// with another primary or chain, by name: SEMANTICS §8.5, a hold survives
+// a reload unless its model is removed, so the model's new breaker (which
+// otherwise starts in Primary, GATEWAY §9.3) takes it on.
+func (g *Gateway) holds(models []Model, keep map[string]*route) map[string]fallback.Snapshot {
+	holds := map[string]fallback.Snapshot{}
+	for _, m := range models {
+		old := g.models[m.Name]
+		if old == nil || keep[m.Name] != nil {
+			continue
+		}
+		if s := old.mgr.Snapshot(); s.HoldUntil.After(g.now()) {
+			holds[m.Name] = s
+		}
+	}
+	return holds
 }
 
 // retire drops the breakers of g's models that are not kept: removed from

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +213,37 @@ func TestReloadTakesTheRetryBudget(t *testing.T) {
 	defer next.Close()
 	if next.budget.Budget != RetryBudgetNone || next.budget.BudgetBurst != 3 || !next.models["m"].noRetry {
 		t.Errorf("after the reload: budget %+v, no retries %v", next.budget, next.models["m"].noRetry)
+	}
+}
+
+// TestReloadKeepsAHold: a model held by an operator stays held across a
+// reload that changes its chain (SEMANTICS §8.5: a hold survives a reload
+// unless its model is removed), though its new breaker starts afresh
+// otherwise (GATEWAY §9.3); a removed model's hold goes with it.
+func TestReloadKeepsAHold(t *testing.T) {
+	cfg := Config{Upstreams: []Upstream{{Name: "up", BaseURL: "http://upstream.test/v1"}},
+		Models: []Model{{Name: "m", Primary: "up/a", Chain: []string{"up/b"}}, {Name: "n", Primary: "up/a"}}}
+	g, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	until := time.Now().Add(time.Hour).Truncate(time.Second)
+	g.models["m"].mgr.Hold(until, "INC-7 (by oncall)")
+	cfg.Models[0].Chain = []string{"up/c"}
+	next, rep, err := g.Reload(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if !slices.Contains(rep.Started, "m") {
+		t.Fatalf("m with a new chain was not started anew: %+v", rep)
+	}
+	s := next.models["m"].mgr.Snapshot()
+	if s.State != fallback.Fallback || !s.HoldUntil.Equal(until) || s.HoldReason != "INC-7 (by oncall)" {
+		t.Fatalf("after the reload m is %v, held until %v (%q); want held until %v", s.State, s.HoldUntil, s.HoldReason, until)
+	}
+	if s := next.models["n"].mgr.Snapshot(); s.State != fallback.Primary || !s.HoldUntil.IsZero() {
+		t.Fatalf("n, never held, is %v held until %v", s.State, s.HoldUntil)
 	}
 }
