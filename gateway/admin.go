@@ -151,7 +151,9 @@ func (g *Gateway) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case name == "":
 		views := []BreakerView{}
 		for _, lb := range g.LocalBreakers() {
-			views = append(views, g.view(g.routeOf(lb.Name)))
+			if rt := g.routeOf(lb.Name); rt != nil { // a direct route may be evicted meanwhile
+				views = append(views, g.view(rt))
+			}
 		}
 		writeJSON(w, http.StatusOK, struct {
 			Breakers []BreakerView `json:"breakers"`
