@@ -57,6 +57,7 @@ type chatMessage struct {
 	ToolCalls  []chatCallIn    `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Refusal    string          `json:"refusal"`
+	parts      []chatPart      // Content's parts, when the fast reader read them
 }
 
 type chatCallIn struct {
@@ -195,8 +196,11 @@ func stopList(raw json.RawMessage) ([]string, error) {
 // chatTurn decodes message i: leading system/developer messages are the
 // system prompt; a tool message is a tool result in a user turn.
 func chatTurn(req *Request, m chatMessage, i int) error {
-	param := "messages." + strconv.Itoa(i) + ".content"
-	parts, err := chatContent(req, m.Content, param)
+	param := "" // named only where it could be needed: a list the fast reader did not read
+	if m.parts == nil && contentNamed(m.Content) {
+		param = "messages." + strconv.Itoa(i) + ".content"
+	}
+	parts, err := chatContent(req, m.Content, m.parts, param)
 	if err != nil {
 		return err
 	}
@@ -250,9 +254,10 @@ func errorResult(p Part) Part {
 	return p
 }
 
-// chatContent decodes content: a string, null, or a list of parts.
-func chatContent(req *Request, raw json.RawMessage, param string) ([]Part, error) {
-	return contentParts(req, raw, param, readChatParts, chatPartIn)
+// chatContent decodes content: a string, null, or a list of parts (list,
+// when the fast reader read them).
+func chatContent(req *Request, raw json.RawMessage, list []chatPart, param string) ([]Part, error) {
+	return contentParts(req, raw, list, param, readChatParts, chatPartIn)
 }
 
 // chatPartIn appends one content part.

@@ -142,7 +142,8 @@ func readChatMessageField(r *jsonReader, key string, m *chatMessage) bool {
 	case "role":
 		return r.set(&m.Role)
 	case "content":
-		return r.setRaw((*[]byte)(&m.Content))
+		m.Content, m.parts, _ = readContentIn(r, 2, false, readChatPartField)
+		return true
 	case "tool_call_id":
 		return r.set(&m.ToolCallID)
 	case "refusal":

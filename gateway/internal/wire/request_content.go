@@ -23,6 +23,14 @@ func readRequestObject[T any](body []byte, in *T, fast func([]byte, *T) ([]strin
 	return topLevelKeys(body), nil
 }
 
+// contentNamed reports whether content read from raw can be rejected, and
+// so needs its param named: a list or a value of another type can, a
+// string or null cannot.
+func contentNamed(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return isSetJSON(raw) && raw[0] != '"'
+}
+
 // contentList decodes content: nothing for null, one text part for a
 // string, or for a list its elements, read by fast (with each one's
 // bytes where fast gives them) or, where fast cannot, by encoding/json
@@ -47,12 +55,16 @@ func contentList[T any](raw json.RawMessage, param string, fast func([]byte) ([]
 }
 
 // contentParts decodes content as contentList does, each element of a
-// list appended to the parts by partIn.
-func contentParts[T any](req *Request, raw json.RawMessage, param string, fast func([]byte) ([]T, []json.RawMessage, bool),
+// list appended to the parts by partIn: list, when the fast reader has
+// read raw's elements already (readContentIn), or raw.
+func contentParts[T any](req *Request, raw json.RawMessage, list []T, param string, fast func([]byte) ([]T, []json.RawMessage, bool),
 	partIn func(req *Request, parts []Part, v T) []Part) ([]Part, error) {
-	text, list, _, err := contentList(raw, param, fast)
 	if list == nil {
-		return text, err
+		var text []Part
+		var err error
+		if text, list, _, err = contentList(raw, param, fast); list == nil {
+			return text, err
+		}
 	}
 	parts := make([]Part, 0, len(list))
 	for _, v := range list {

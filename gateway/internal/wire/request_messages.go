@@ -124,8 +124,8 @@ func decodeMessages(body []byte) (*Request, error) {
 	}
 	req.System = system
 	for i, m := range in.Messages {
-		param := "" // named only where it could be needed: content the fast reader did not read
-		if m.list == nil {
+		param := "" // named only where it could be needed: a list the fast reader did not read
+		if m.list == nil && contentNamed(m.Content) {
 			param = "messages." + strconv.Itoa(i) + ".content"
 		}
 		parts, err := d.content(m.Content, m.list, param)

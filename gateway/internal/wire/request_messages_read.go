@@ -116,21 +116,11 @@ func readMsgBlocks(raw []byte) (blocks []msgBlock, raws []json.RawMessage, ok bo
 // null) and returns its bytes, and for a list its blocks, read in the same
 // pass.
 func readMsgContent(r *jsonReader) (json.RawMessage, *msgList) {
-	if r.peek() != '[' {
-		return r.raw(), nil
+	raw, blocks, raws := readContentIn(r, 4, true, readMsgBlockField)
+	if blocks == nil {
+		return raw, nil
 	}
-	if r.depth++; r.depth > maxSkipDepth { // a tool result's content nests
-		r.fail()
-		return nil, nil
-	}
-	start := r.i
-	l := new(msgList)
-	l.blocks, l.raws = readListIn(r, 4, true, readMsgBlockField)
-	r.depth--
-	if r.bad {
-		return nil, nil
-	}
-	return r.b[start:r.i:r.i], l
+	return raw, &msgList{blocks: blocks, raws: raws}
 }
 
 func readMsgBlockField(r *jsonReader, key string, b *msgBlock) bool {

@@ -105,6 +105,28 @@ func readListIn[T any](r *jsonReader, size int, withRaws bool, field func(r *jso
 	return list, raws
 }
 
+// readContentIn reads a content value at r's position (a string, a list
+// of objects, or null) and returns its bytes, and for a list its objects,
+// read in the same pass as readListIn reads them: list is nil unless the
+// value is a list. Content can nest (a tool result's content): each list
+// counts toward maxSkipDepth.
+func readContentIn[T any](r *jsonReader, size int, withRaws bool, field func(r *jsonReader, key string, v *T) bool) (raw json.RawMessage, list []T, raws []json.RawMessage) {
+	if r.peek() != '[' {
+		return r.raw(), nil, nil
+	}
+	if r.depth++; r.depth > maxSkipDepth {
+		r.fail()
+		return nil, nil, nil
+	}
+	start := r.i
+	list, raws = readListIn(r, size, withRaws, field)
+	r.depth--
+	if r.bad {
+		return nil, nil, nil
+	}
+	return r.b[start:r.i:r.i], list, raws
+}
+
 // set, setInt, setBool and setRaw read a field of their type; true, for
 // the field functions of readInto.
 func (r *jsonReader) set(s *string) bool {

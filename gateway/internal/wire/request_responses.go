@@ -31,6 +31,9 @@ type respRequest struct {
 	Background         bool            `json:"background"`
 	TopLogprobs        int             `json:"top_logprobs"`
 	Store              bool            `json:"store"`
+
+	items    []respItem        // Input's items, when the fast reader read them
+	itemRaws []json.RawMessage // and each item's bytes
 }
 
 type respReasoning struct {
@@ -67,6 +70,8 @@ type respItem struct {
 	Arguments string          `json:"arguments"`
 	Input     string          `json:"input"`
 	Output    json.RawMessage `json:"output"`
+	content   []respPart      // Content's parts, when the fast reader read them
+	output    []respPart      // Output's parts, likewise
 }
 
 // respPart is a content part of an item, decoded and encoded.
@@ -117,7 +122,7 @@ func decodeResponses(body []byte) (*Request, error) {
 	if in.Instructions != "" {
 		req.System = []Part{{Kind: Text, Text: in.Instructions}}
 	}
-	if err := respInput(req, in.Input); err != nil {
+	if err := respInput(req, &in); err != nil {
 		return nil, err
 	}
 	builtin := respTools(req, in.Tools, "")
@@ -151,8 +156,27 @@ func present(raw json.RawMessage) bool {
 	return isSetJSON(bytes.TrimSpace(raw))
 }
 
-// respInput decodes input: a string, or a list of items.
-func respInput(req *Request, raw json.RawMessage) error {
+// respInput decodes input: a string, or a list of items (in.items, when
+// the fast reader read them).
+func respInput(req *Request, in *respRequest) error {
+	if in.items == nil {
+		return respInputRaw(req, in.Input)
+	}
+	return respItemsIn(req, in.items, in.itemRaws)
+}
+
+// respItemsIn decodes a list of input items, raws each item's bytes.
+func respItemsIn(req *Request, items []respItem, raws []json.RawMessage) error {
+	for i, item := range items {
+		if err := respItemIn(req, item, raws[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// respInputRaw is respInput on input's bytes.
+func respInputRaw(req *Request, raw json.RawMessage) error {
 	raw = bytes.TrimSpace(raw)
 	if !present(raw) {
 		return nil
@@ -162,12 +186,7 @@ func respInput(req *Request, raw json.RawMessage) error {
 		return nil
 	}
 	if items, raws, ok := readRespItems(raw); ok {
-		for i, item := range items {
-			if err := respItemIn(req, item, raws[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return respItemsIn(req, items, raws)
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(raw, &raws); err != nil {
@@ -198,7 +217,7 @@ func respItemIn(req *Request, item respItem, raw json.RawMessage) error {
 		p := Part{Kind: ToolCall, CallID: item.CallID, Name: item.Name, Custom: true, Text: item.Input}
 		req.Messages = appendTurn(req.Messages, "assistant", []Part{p})
 	case "function_call_output", "custom_tool_call_output":
-		content, err := respContent(req, item.Output, "output")
+		content, err := respContent(req, item.Output, item.output, "output")
 		if err != nil {
 			return err
 		}
@@ -231,7 +250,7 @@ var respBuiltinItems = map[string]bool{
 // respMessage decodes a message item: leading system/developer items join
 // the system prompt.
 func respMessage(req *Request, item respItem) error {
-	parts, err := respContent(req, item.Content, "content")
+	parts, err := respContent(req, item.Content, item.content, "content")
 	if err != nil {
 		return err
 	}
@@ -250,9 +269,10 @@ func respMessage(req *Request, item respItem) error {
 	return nil
 }
 
-// respContent decodes content or output: a string or a list of parts.
-func respContent(req *Request, raw json.RawMessage, param string) ([]Part, error) {
-	return contentParts(req, raw, param, readRespParts, respPartIn)
+// respContent decodes content or output: a string or a list of parts
+// (list, when the fast reader read them).
+func respContent(req *Request, raw json.RawMessage, list []respPart, param string) ([]Part, error) {
+	return contentParts(req, raw, list, param, readRespParts, respPartIn)
 }
 
 // respPartIn appends one content part.

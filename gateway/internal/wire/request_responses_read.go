@@ -24,7 +24,7 @@ func readRespField(r *jsonReader, key string, in *respRequest) bool {
 	case "previous_response_id":
 		return r.set(&in.PreviousResponseID)
 	case "input":
-		return r.setRaw((*[]byte)(&in.Input))
+		in.Input, in.items, in.itemRaws = readContentIn(r, 32, true, readRespItemField)
 	case "tool_choice":
 		return r.setRaw((*[]byte)(&in.ToolChoice))
 	case "prompt":
@@ -115,7 +115,7 @@ func readRespItemField(r *jsonReader, key string, item *respItem) bool {
 	case "role":
 		return r.set(&item.Role)
 	case "content":
-		return r.setRaw((*[]byte)(&item.Content))
+		item.Content, item.content, _ = readContentIn(r, 2, false, readRespPartField)
 	case "call_id":
 		return r.set(&item.CallID)
 	case "name":
@@ -127,17 +127,21 @@ func readRespItemField(r *jsonReader, key string, item *respItem) bool {
 	case "input":
 		return r.set(&item.Input)
 	case "output":
-		return r.setRaw((*[]byte)(&item.Output))
+		item.Output, item.output, _ = readContentIn(r, 2, false, readRespPartField)
+	default:
+		return false
 	}
-	return false
+	return true
 }
 
 // readRespParts reads a list of content parts (no raws).
 func readRespParts(raw []byte) (parts []respPart, raws []json.RawMessage, ok bool) {
-	return readList(raw, 2, false, func(r *jsonReader, key string, p *respPart) bool {
-		field := respPartField(p, key)
-		return field != nil && r.set(field)
-	})
+	return readList(raw, 2, false, readRespPartField)
+}
+
+func readRespPartField(r *jsonReader, key string, p *respPart) bool {
+	field := respPartField(p, key)
+	return field != nil && r.set(field)
 }
 
 // respPartField is the field of p a key names; nil for another key.

@@ -273,6 +273,12 @@ func TestTranslateErrors(t *testing.T) {
 		{name: "messages not a list", from: Chat, to: Messages, body: `{"messages":"x"}`, wantParam: "messages"},
 		{name: "bad content", from: Messages, to: Chat, body: `{"messages":[{"role":"user","content":5}]}`, wantParam: "messages.0.content"},
 		{name: "bad input", from: Responses, to: Chat, body: `{"input":5}`, wantParam: "input"},
+		// A content list the one-pass reader cannot read sends the body to
+		// encoding/json; the decoder then names the list.
+		{name: "bad block", from: Messages, to: Chat, body: `{"messages":[{"role":"user","content":[{"type":"text","text":"a"},7]}]}`, wantParam: "messages.0.content"},
+		{name: "bad part", from: Chat, to: Messages, body: `{"messages":[{"role":"user","content":"a"},{"role":"user","content":[1]}]}`, wantParam: "messages.1.content"},
+		{name: "bad item part", from: Responses, to: Chat, body: `{"input":[{"role":"user","content":[{"type":"input_text","text":1}]}]}`, wantParam: "content"},
+		{name: "bad output", from: Responses, to: Messages, body: `{"input":[{"type":"function_call_output","call_id":"c","output":[true]}]}`, wantParam: "output"},
 		{name: "same wire", from: Chat, to: Chat, body: `{}`, same: true},
 	}
 	for _, tt := range tests {
