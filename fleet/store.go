@@ -92,13 +92,14 @@ type Store struct {
 	release func()
 	closed  bool
 
-	kick   chan struct{}
-	ready  chan struct{}
-	once   sync.Once
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	change sync.Mutex // serializes OnStoreChange calls
+	kick    chan struct{}
+	ready   chan struct{}
+	once    sync.Once
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+	change  sync.Mutex // serializes OnStoreChange calls
+	dialErr error      // why Dial found the store down at start; set before the Store is shared
 }
 
 // New returns a Store using o.Client and starts its watcher goroutine (the
@@ -165,7 +166,7 @@ func Dial(url string, o Options) (*Store, error) {
 	}
 	co.DisableCache = true
 	c, err := rueidis.NewClient(co)
-	down := false
+	var dialErr error // the store down at start: why
 	if err != nil {
 		if o.Required {
 			return nil, err
@@ -175,7 +176,7 @@ func Dial(url string, o Options) (*Store, error) {
 		if c, _ = rueidis.NewClient(co); c == nil {
 			return nil, err
 		}
-		down = true
+		dialErr = err
 	}
 	o.Client = c
 	s, err := New(o)
@@ -184,11 +185,17 @@ func Dial(url string, o Options) (*Store, error) {
 		return nil, err
 	}
 	s.ownClient = true
-	if down {
+	if dialErr != nil {
+		s.dialErr = dialErr
 		s.storeDown()
 	}
 	return s, nil
 }
+
+// DialError returns why a Store made by [Dial] found the store down at
+// start (it then runs locally and joins when the store answers); nil when
+// the store answered at start, or for a Store made by [New].
+func (s *Store) DialError() error { return s.dialErr }
 
 // Close stops the watcher goroutine and, for a Store made by [Dial], closes
 // the client. Breakers of a closed Store (and breakers created after Close)

@@ -142,8 +142,8 @@ func TestDialWithoutTheStore(t *testing.T) {
 	}
 	defer settleDelayedDials(t)
 	defer s.Close()
-	if s.Up() {
-		t.Fatal("the store reads up before it ever answered")
+	if s.Up() || s.DialError() == nil {
+		t.Fatalf("the store reads up (%v) or has no dial error (%v) before it ever answered", s.Up(), s.DialError())
 	}
 	b, err := s.Tool(breaker.Settings{Name: "search"})
 	if err != nil || b.Mode() != LocalMode {

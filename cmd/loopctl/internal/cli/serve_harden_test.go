@@ -179,7 +179,7 @@ func TestServeStartsWithoutTheStore(t *testing.T) {
 		_, m := get("/metrics")
 		return st == 200 && strings.Contains(body, "store: shared") && strings.Contains(m, "loopctl_store_up{store=\""+cfg.Store.Prefix+"\"} 1")
 	})
-	if l := logs.String(); !strings.Contains(l, "store down") || !strings.Contains(l, "store up") {
+	if l := logs.String(); !strings.Contains(l, "store down at start") || !strings.Contains(l, "connect: connection refused") || !strings.Contains(l, "store up") {
 		t.Errorf("logs:\n%s", l)
 	}
 	http.DefaultClient.CloseIdleConnections()

@@ -30,6 +30,9 @@ func openStore(cfg gateway.Store, log *slog.Logger) (*fleet.Store, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := store.DialError(); err != nil {
+		log.Warn("store down at start: breakers run locally until it answers", "store", prefix, "err", err.Error())
+	}
 	return store, store.Close, nil
 }
 
