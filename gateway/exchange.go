@@ -74,7 +74,16 @@ type exchange struct {
 	translated   string
 	dropped      []string
 	refused      string
-	unchecked    bool // the body has not been checked with json.Valid (translatesFirst)
+	unchecked    bool      // the body has not been checked with json.Valid (translatesFirst)
+	checkOnce    sync.Once // validBody's json.Valid, run once (attempts may run at once: hedging)
+	valid        bool
+}
+
+// validBody reports whether body, a body first translated, is valid JSON
+// before an attempt forwards it as it is: json.Valid runs once per request.
+func (x *exchange) validBody(body []byte) bool {
+	x.checkOnce.Do(func() { x.valid = json.Valid(body) })
+	return x.valid
 }
 
 // serveWire serves a POST on wire wi: it authenticates, reads and scans the
@@ -349,7 +358,7 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 	var payload []byte
 	if tr != nil {
 		payload = tr.Body
-	} else if x.unchecked && !json.Valid(body) {
+	} else if x.unchecked && !x.validBody(body) {
 		return nil, &xlate.RequestError{Message: errNotJSON.Error()}
 	} else {
 		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
