@@ -98,8 +98,8 @@ func Refused(api API, body []byte) bool {
 
 // toClient maps the answer's tool calls back to the client's tools: a
 // hashed or flattened name to the original (with its namespace on
-// Responses), a custom tool's call to its raw input string, and call ids
-// to ids the client's wire accepts.
+// Responses), a custom tool's call (Responses, chat) to its raw input
+// string, and call ids to ids the client's wire accepts.
 func (t *Translation) toClient(resp *Response) {
 	for i := range resp.Content {
 		p := &resp.Content[i]
@@ -107,9 +107,7 @@ func (t *Translation) toClient(resp *Response) {
 			continue
 		}
 		tool := t.clientTool(p.Name)
-		if t.From == Responses || (tool.Namespace == "" && !tool.Custom) {
-			p.Name, p.Namespace, p.Custom = tool.Name, tool.Namespace, tool.Custom
-		}
+		p.Name, p.Namespace, p.Custom = tool.Name, tool.Namespace, tool.Custom
 		if p.Custom {
 			p.Text = customInput(p.Input)
 		}

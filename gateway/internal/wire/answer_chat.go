@@ -93,14 +93,19 @@ func chatContentText(raw json.RawMessage) string {
 	return b.String()
 }
 
-// chatToolCall is one tool call of a chat answer.
+// chatToolCall is one tool call of a chat answer: a function call, or a
+// custom tool call with its raw input.
 type chatToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	ID       string            `json:"id"`
+	Type     string            `json:"type"`
+	Function *chatCallFunction `json:"function,omitempty"`
+	Custom   *chatCustomCall   `json:"custom,omitempty"`
+}
+
+// chatCustomCall is the custom field of a custom tool call.
+type chatCustomCall struct {
+	Name  string `json:"name"`
+	Input string `json:"input"`
 }
 
 // chatAnswerMessage is a chat answer's message.
@@ -131,8 +136,8 @@ type chatAnswer struct {
 
 // encodeChatAnswer writes the answer as a chat completion: text
 // concatenated into content (null when the answer is only tool calls),
-// tool calls with their arguments as a JSON string. Thinking blocks and
-// reasoning items are dropped.
+// tool calls with their arguments as a JSON string (custom tool calls with
+// their raw input). Thinking blocks and reasoning items are dropped.
 func encodeChatAnswer(resp Response) ([]byte, error) {
 	var text strings.Builder
 	msg := chatAnswerMessage{Role: "assistant"}
@@ -141,9 +146,11 @@ func encodeChatAnswer(resp Response) ([]byte, error) {
 		case Text:
 			text.WriteString(p.Text)
 		case ToolCall:
-			call := chatToolCall{ID: p.CallID, Type: "function"}
-			call.Function.Name = p.Name
-			call.Function.Arguments = string(toolInput(p.Input))
+			call := chatToolCall{ID: p.CallID, Type: "function",
+				Function: &chatCallFunction{Name: p.Name, Arguments: string(toolInput(p.Input))}}
+			if p.Custom {
+				call = chatToolCall{ID: p.CallID, Type: "custom", Custom: &chatCustomCall{Name: p.Name, Input: p.Text}}
+			}
 			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
 	}

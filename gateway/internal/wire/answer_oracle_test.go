@@ -101,11 +101,17 @@ func chatView(t *testing.T, body []byte, model string) answerView {
 		Total: c.Usage.TotalTokens,
 	}}
 	for _, call := range choice.Message.ToolCalls {
-		if call.Type != "function" {
-			t.Errorf("tool call type %q, want function", call.Type)
+		switch call.Type {
+		case "function":
+			fn := call.AsFunction()
+			v.Calls = append(v.Calls, callView{ID: fn.ID, Name: fn.Function.Name,
+				Args: compactString(t, []byte(fn.Function.Arguments))})
+		case "custom":
+			c := call.AsCustom()
+			v.Calls = append(v.Calls, callView{ID: c.ID, Name: c.Custom.Name, Input: c.Custom.Input, Custom: true})
+		default:
+			t.Errorf("tool call type %q, want function or custom", call.Type)
 		}
-		v.Calls = append(v.Calls, callView{ID: call.ID, Name: call.Function.Name,
-			Args: compactString(t, []byte(call.Function.Arguments))})
 	}
 	return v
 }

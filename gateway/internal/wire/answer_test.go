@@ -216,15 +216,7 @@ func TestResponseContent(t *testing.T) {
 	call := func(id, name, args string) string {
 		return `{"id":"` + id + `","type":"function","function":{"name":"` + name + `","arguments":` + args + `}}`
 	}
-	tests := []struct {
-		name  string
-		from  API
-		to    API
-		tools map[string]Tool
-		stops []string
-		body  string
-		want  answerView
-	}{
+	runResponseCases(t, []responseCase{
 		{name: "hashed name back to chat", from: Chat, to: Messages,
 			tools: map[string]Tool{toolName(long, Chat): {Name: long}},
 			body: `{"id":"m","type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"` +
@@ -276,8 +268,26 @@ func TestResponseContent(t *testing.T) {
 			body: `{"id":"m","type":"message","content":[{"type":"thinking","thinking":"t","signature":"s"},` +
 				`{"type":"redacted_thinking","data":"d"}],"stop_reason":"end_turn"}`,
 			want: answerView{Stop: "stop"}},
-	}
-	for _, tt := range tests {
+	})
+}
+
+// responseCase is a whole answer of the entry (wire to) and what the
+// client (wire from) reads from its translation.
+type responseCase struct {
+	name  string
+	from  API
+	to    API
+	tools map[string]Tool
+	stops []string
+	body  string
+	want  answerView
+}
+
+// runResponseCases translates each answer and decodes it with the client
+// wire's official SDK.
+func runResponseCases(t *testing.T, cases []responseCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := &Translation{From: tt.from, To: Target{API: tt.to, Model: "served"}, tools: tt.tools, stops: tt.stops}
 			out, err := tr.Response([]byte(tt.body))
@@ -289,6 +299,27 @@ func TestResponseContent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResponseChatCalls: a chat client's custom tool is called back as a
+// custom tool call with its raw input, whichever wire served it, and a
+// call id over chat's 40 bytes reaches it mapped (GATEWAY §8.2, ids).
+func TestResponseChatCalls(t *testing.T) {
+	runResponseCases(t, []responseCase{
+		{name: "custom tool back to chat", from: Chat, to: Messages,
+			tools: map[string]Tool{"apply_patch": {Name: "apply_patch", Custom: true}},
+			body: `{"id":"m","type":"message","content":[{"type":"tool_use","id":"toolu_2","name":"apply_patch",` +
+				`"input":{"input":"*** Begin Patch\n"}},{"type":"tool_use","id":"toolu_3","name":"f","input":{"a":1}}],"stop_reason":"tool_use"}`,
+			want: answerView{Calls: []callView{{ID: "toolu_2", Name: "apply_patch", Input: "*** Begin Patch\n", Custom: true},
+				{ID: "toolu_3", Name: "f", Args: `{"a":1}`}}, Stop: "tool_calls"}},
+		{name: "custom tool back to chat from responses", from: Chat, to: Responses,
+			tools: map[string]Tool{"apply_patch": {Name: "apply_patch", Custom: true}},
+			body:  `{"id":"r","status":"completed","output":[{"type":"function_call","call_id":"c1","name":"apply_patch","arguments":"{\"input\":\"x\"}"}]}`,
+			want:  answerView{Calls: []callView{{ID: "c1", Name: "apply_patch", Input: "x", Custom: true}}, Stop: "tool_calls"}},
+		{name: "call id too long for chat", from: Chat, to: Responses,
+			body: `{"id":"r","status":"completed","output":[{"type":"function_call","call_id":"` + strings.Repeat("d", 50) + `","name":"f","arguments":"{}"}]}`,
+			want: answerView{Calls: []callView{{ID: strings.Repeat("d", 31) + "_" + sha8(strings.Repeat("d", 50)), Name: "f", Args: `{}`}}, Stop: "tool_calls"}},
+	})
 }
 
 // TestResponseShape checks what the SDKs do not show: chat content is

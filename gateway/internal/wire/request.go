@@ -13,11 +13,12 @@ package wire
 //   - content: text, images (base64 ↔ data: URL, URLs as they are), PDF
 //     documents ↔ chat file / Responses input_file. Blank text never
 //     reaches Messages.
-//   - tools: function tools on every wire; a custom (freeform) tool is a
-//     function with one string field "input"; a namespace tool's function
-//     tools are named <namespace>__<name>; names and call ids a target
-//     refuses are hashed (ids.go). Translation.tools maps every name sent
-//     upstream back to the client's tool.
+//   - tools: function tools on every wire, each with an object schema
+//     (request_schema.go); a custom (freeform) tool is a function with one
+//     string field "input"; a namespace tool's function tools are named
+//     <namespace>__<name>; names and call ids a target refuses are hashed
+//     (ids.go). Translation.tools maps every name sent upstream back to
+//     the client's tool.
 //   - tool results follow the turn that called them: one role:tool message
 //     (chat) or function_call_output (Responses) each; one user turn of
 //     tool_result blocks (Messages). is_error ↔ "Error: " prefix.
@@ -136,15 +137,13 @@ func (e *encoding) toolName(name, namespace string, custom bool) string {
 }
 
 // toolSchema is the JSON schema a tool is sent with: a custom tool's one
-// string field "input", or an empty object schema when there is none.
+// string field "input", else the client's schema as an object schema
+// (objectSchema).
 func toolSchema(t Tool) json.RawMessage {
 	if t.Custom {
 		return customSchema
 	}
-	if s := bytes.TrimSpace(t.Schema); len(s) > 0 && s[0] == '{' {
-		return t.Schema
-	}
-	return emptySchema
+	return objectSchema(t.Schema)
 }
 
 var (

@@ -17,6 +17,8 @@ func FuzzTranslate(f *testing.F) {
 		{Responses, `{"model":"g","instructions":"i","input":[{"role":"user","content":"q"},{"type":"reasoning","id":"rs","encrypted_content":"e","summary":[]},{"type":"function_call","call_id":"c","namespace":"ns","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"r"},{"type":"custom_tool_call","call_id":"d","name":"p","input":"x"},{"type":"custom_tool_call_output","call_id":"d","output":"ok"},{"type":"web_search_call","action":{"query":"q"}}],"tools":[{"type":"namespace","name":"ns","tools":[{"type":"function","name":"f"}]},{"type":"custom","name":"p"},{"type":"web_search"}],"text":{"format":{"type":"json_schema","name":"o","schema":{}}}}`},
 		{Responses, `{"input":"hi"}`},
 		{Chat, `{"messages":[]}`},
+		{Chat, `{"messages":[{"role":"user","content":"q"}],"tools":[{"type":"function","function":{"name":"f","parameters":{}}},{"type":"function","function":{"name":"g","parameters":{"typ\u0065":["string"],"properties":{"type":{}}}}}]}`},
+		{Messages, `{"max_tokens":1,"messages":[{"role":"user","content":"q"}],"tools":[{"name":"f","input_schema":{ }},{"name":"g","input_schema":{"type":"array"}}]}`},
 	}
 	for _, s := range seeds {
 		f.Add(uint8(s.from), []byte(s.body))
@@ -39,6 +41,32 @@ func FuzzTranslate(f *testing.F) {
 			if !json.Valid(tr.Body) {
 				t.Fatalf("%s->%s: invalid JSON body %q", from, to, tr.Body)
 			}
+			checkObjectSchemas(t, to, tr.Body)
 		}
 	})
+}
+
+// checkObjectSchemas checks every tool of a translated body has an object
+// schema with "type":"object".
+func checkObjectSchemas(t *testing.T, to API, body []byte) {
+	t.Helper()
+	var req struct {
+		Tools []struct {
+			Parameters  map[string]json.RawMessage `json:"parameters"`
+			InputSchema map[string]json.RawMessage `json:"input_schema"`
+			Function    struct {
+				Parameters map[string]json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("->%s: tools: %v in %s", to, err, body)
+	}
+	for i, tool := range req.Tools {
+		schema := map[API]map[string]json.RawMessage{Chat: tool.Function.Parameters,
+			Responses: tool.Parameters, Messages: tool.InputSchema}[to]
+		if string(schema["type"]) != `"object"` && !jsonStringIs(schema["type"], "object") {
+			t.Fatalf("->%s: tool %d schema type %s in %s", to, i, schema["type"], body)
+		}
+	}
 }

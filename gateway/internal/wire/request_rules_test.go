@@ -45,6 +45,8 @@ func TestTranslateToolResults(t *testing.T) {
 
 func TestTranslateIDs(t *testing.T) {
 	longID := "call_" + strings.Repeat("9", 70)
+	id64 := "fc_" + strings.Repeat("6", 61)
+	chatID := id64[:31] + "_" + sha8(id64) // 40 bytes
 	runReqCases(t, []reqCase{
 		{name: "id with bytes messages refuses is mapped on call and result", from: Chat, to: Messages,
 			body: `{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"call.a/1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call.a/1","content":"r"}]}`,
@@ -53,6 +55,20 @@ func TestTranslateIDs(t *testing.T) {
 		{name: "long id is mapped for responses", from: Messages, to: Responses,
 			body: `{"max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"` + longID + `","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + longID + `","content":"r"}]}]}`,
 			want: map[string]string{"input.1.call_id": `"` + mapID(longID, Responses) + `"`, "input.2.call_id": `"` + mapID(longID, Responses) + `"`}},
+		{name: "id over 40 bytes is mapped for chat on call and result", from: Responses, to: Chat,
+			body: `{"input":[{"role":"user","content":"q"},{"type":"function_call","call_id":"` + id64 + `","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"` + id64 + `","output":"r"}]}`,
+			want: map[string]string{"messages.1.tool_calls.0.id": `"` + mapID(id64, Chat) + `"`, "messages.2.tool_call_id": `"` + mapID(id64, Chat) + `"`},
+			check: func(t *testing.T, tr *Translation) {
+				if len(mapID(id64, Chat)) != 40 {
+					t.Errorf("chat id %q: want 40 bytes", mapID(id64, Chat))
+				}
+			}},
+		{name: "messages id over 40 bytes is mapped for chat", from: Messages, to: Chat,
+			body: `{"max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"` + id64 + `","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id64 + `","content":"r"}]}]}`,
+			want: map[string]string{"messages.1.tool_calls.0.id": `"` + chatID + `"`, "messages.2.tool_call_id": `"` + chatID + `"`}},
+		{name: "id over 40 bytes unchanged for responses", from: Chat, to: Responses,
+			body: `{"messages":[{"role":"user","content":"q"},{"role":"assistant","tool_calls":[{"id":"` + id64 + `","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"` + id64 + `","content":"r"}]}`,
+			want: map[string]string{"input.1.call_id": `"` + id64 + `"`, "input.2.call_id": `"` + id64 + `"`}},
 		{name: "accepted id unchanged", from: Messages, to: Chat,
 			body: `{"max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01A","name":"f","input":{}}]}]}`,
 			want: map[string]string{"messages.1.tool_calls.0.id": `"toolu_01A"`}},

@@ -6,7 +6,11 @@ import (
 )
 
 // The chat client encoder: the role chunk, content and tool-call deltas,
-// the finish chunk, a usage chunk when the client asked, [DONE].
+// the finish chunk, a usage chunk when the client asked, [DONE]. A custom
+// tool's call is a type custom call: its first fragment has custom.name,
+// and its raw input (the "input" of the arguments the upstream streams,
+// kept whole) is one custom.input fragment before the finish chunk, as a
+// Responses client gets it in one delta when its item is done.
 
 // chatStreamEncoder writes a chat completion stream.
 type chatStreamEncoder struct {
@@ -22,8 +26,10 @@ type chatStreamEncoder struct {
 
 // streamChatTool is one tool call of the client's stream.
 type streamChatTool struct {
-	index   int  // the client's tool_calls index
-	hasArgs bool // an arguments fragment was sent
+	index   int    // the client's tool_calls index
+	hasArgs bool   // an arguments fragment was sent
+	custom  bool   // a custom tool call
+	args    []byte // a custom call's arguments, kept whole
 }
 
 // newChatStreamEncoder prepares the chunks' common opening.
@@ -50,7 +56,9 @@ func (c *chatStreamEncoder) encode(dst []byte, ev *streamEvent) []byte {
 	case streamToolStart:
 		return c.toolStart(dst, ev)
 	case streamToolArgs:
-		if t := c.tools[ev.index]; t != nil {
+		if t := c.tools[ev.index]; t != nil && t.custom {
+			t.args = append(t.args, ev.text...)
+		} else if t != nil {
 			c.s.committed = true
 			t.hasArgs = true
 			return c.chunk(dst, c.argsDelta(t.index, ev.text), "")
@@ -95,7 +103,7 @@ func (c *chatStreamEncoder) start(dst []byte) []byte {
 func (c *chatStreamEncoder) toolStart(dst []byte, ev *streamEvent) []byte {
 	dst = c.start(dst)
 	callID, tool := c.s.clientCall(ev.id, ev.name)
-	t := &streamChatTool{index: len(c.order)}
+	t := &streamChatTool{index: len(c.order), custom: tool.Custom}
 	if c.tools == nil {
 		c.tools = map[int]*streamChatTool{}
 	}
@@ -105,10 +113,25 @@ func (c *chatStreamEncoder) toolStart(dst []byte, ev *streamEvent) []byte {
 	delta := append([]byte(`{"tool_calls":[{"index":`), strconv.Itoa(t.index)...)
 	delta = append(delta, `,"id":`...)
 	delta = appendJSONText(delta, callID)
+	if t.custom {
+		delta = append(delta, `,"type":"custom","custom":{"name":`...)
+		delta = appendJSONText(delta, tool.Name)
+		return c.chunk(dst, append(delta, `,"input":""}}]}`...), "")
+	}
 	delta = append(delta, `,"type":"function","function":{"name":`...)
 	delta = appendJSONText(delta, tool.Name)
 	delta = append(delta, `,"arguments":""}}]}`...)
 	return c.chunk(dst, delta, "")
+}
+
+// customDelta is a tool_calls delta carrying a custom call's whole input.
+func (c *chatStreamEncoder) customDelta(index int, input string) []byte {
+	delta := make([]byte, 0, 64+len(input))
+	delta = append(delta, `{"tool_calls":[{"index":`...)
+	delta = strconv.AppendInt(delta, int64(index), 10)
+	delta = append(delta, `,"custom":{"input":`...)
+	delta = appendJSONText(delta, input)
+	return append(delta, "}}]}"...)
 }
 
 // argsDelta is a tool_calls delta carrying one arguments fragment.
@@ -122,7 +145,7 @@ func (c *chatStreamEncoder) argsDelta(index int, fragment string) []byte {
 }
 
 // finish writes the finish chunk once, after "{}" arguments for any call
-// that had none.
+// that had none and each custom call's input.
 func (c *chatStreamEncoder) finish(dst []byte) []byte {
 	if c.finished {
 		return dst
@@ -130,9 +153,14 @@ func (c *chatStreamEncoder) finish(dst []byte) []byte {
 	dst = c.start(dst)
 	c.finished = true
 	for _, t := range c.order {
-		if !t.hasArgs {
-			t.hasArgs = true
+		if t.hasArgs {
+			continue
+		}
+		t.hasArgs = true
+		if !t.custom {
 			dst = c.chunk(dst, c.argsDelta(t.index, "{}"), "")
+		} else if input := customInput(t.args); input != "" {
+			dst = c.chunk(dst, c.customDelta(t.index, input), "")
 		}
 	}
 	return c.chunk(dst, []byte(`{}`), c.stop.chat())

@@ -226,14 +226,9 @@ func addToIndexSet(m map[int]bool, i int) map[int]bool {
 
 // clientCall returns a tool call's id and tool as the client sees them:
 // the upstream's id when the client's wire accepts it, else mapped (one
-// minted when the upstream gave none), and the client's tool for the name
-// (namespace and custom tools exist only on Responses: other clients get
-// the name the upstream used).
+// minted when the upstream gave none), and the client's tool for the name.
 func (s *Transcoder) clientCall(id, name string) (string, Tool) {
 	tool := s.t.clientTool(name)
-	if s.t.From != Responses && (tool.Namespace != "" || tool.Custom) {
-		tool = Tool{Name: name}
-	}
 	switch {
 	case id == "" && s.t.From == Messages:
 		id = mintStreamID("toolu_")

@@ -7,13 +7,19 @@ import (
 	"testing"
 )
 
-// FuzzTranscoder feeds random events to every pair: no panic, and every
-// emitted event is framed and its data is JSON (or [DONE]).
+// FuzzTranscoder feeds random events to every pair (with stop sequences
+// cut locally, with custom client tools): no panic, and every emitted
+// event is framed and its data is JSON (or [DONE]).
 func FuzzTranscoder(f *testing.F) {
 	for i, pair := range crossPairs {
 		for _, ev := range upstreamStream(pair.to, weatherScenario) {
 			f.Add(uint8(i), ev)
 		}
+	}
+	for _, row := range argumentStreams {
+		f.Add(uint8(1), strings.Join(responsesCallStream(row.item, row.events), ""))
+		f.Add(uint8(3), strings.Join(responsesCallStream(row.item, row.events), ""))
+		f.Add(uint8(0x45), strings.Join(responsesCallStream(row.item, row.events), "")) // 0x45 % 6: chat client, custom tools
 	}
 	f.Add(uint8(0), "data: {\"type\":\"content_block_delta\",\"index\":7,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\\u0000\\ud800\"}}\n\n")
 	f.Add(uint8(3), "data: {\"choices\":[{\"delta\":{\"content\":\"\\u2028\\\"\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
@@ -22,6 +28,9 @@ func FuzzTranscoder(f *testing.F) {
 		tr := testTranslation(pair.from, pair.to)
 		if pairIndex&0x80 != 0 {
 			tr.stops = []string{"END", "\n\n"}
+		}
+		if pairIndex&0x40 != 0 {
+			tr.tools = map[string]Tool{"get": {Name: "get", Custom: true}, "get_weather": {Name: "get_weather", Custom: true}}
 		}
 		s := tr.Stream()
 		var out []byte

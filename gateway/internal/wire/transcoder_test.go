@@ -299,6 +299,8 @@ func TestTranscoderClientTools(t *testing.T) {
 			want: []string{`"type":"custom_tool_call"`, `response.custom_tool_call_input.delta`, `"input":"*** Begin Patch"`}},
 		{name: "id refused by messages", client: Messages, upstream: Chat, call: scenarioTool{id: "call:1/x", name: "f", args: []string{`{}`}},
 			want: []string{`"id":"` + mapID("call:1/x", Messages) + `"`}},
+		{name: "id too long for chat", client: Chat, upstream: Responses, call: scenarioTool{id: strings.Repeat("d", 50), name: "f", args: []string{`{}`}},
+			want: []string{`"id":"` + strings.Repeat("d", 31) + "_" + sha8(strings.Repeat("d", 50)) + `"`}},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

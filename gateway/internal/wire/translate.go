@@ -26,11 +26,13 @@ type Translation struct {
 }
 
 // clientTool returns the client's view of a tool name the upstream used:
-// its original name, namespace, and whether it is a custom tool. A name
+// its original name, namespace, and whether it is a custom tool (custom
+// tools exist on Responses and chat, namespaces on Responses only). A name
 // the request did not offer is returned as it is.
 func (t *Translation) clientTool(upstream string) Tool {
-	if tool, ok := t.tools[upstream]; ok {
-		return tool
+	tool, ok := t.tools[upstream]
+	if !ok || tool.Namespace != "" && t.From != Responses || tool.Custom && t.From == Messages {
+		return Tool{Name: upstream}
 	}
-	return Tool{Name: upstream}
+	return tool
 }
