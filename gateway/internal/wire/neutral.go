@@ -74,6 +74,11 @@ type Request struct {
 	// Builtins names the built-in tools offered (web_search, Anthropic
 	// server tools, ...): dropped for an entry that cannot host them.
 	Builtins []string
+
+	// lits are the JSON literals the decoder read the request's longer
+	// strings from: an encoder writes such a string, unchanged, as its
+	// literal (literals.go).
+	lits literals
 }
 
 // Thinking is a request's reasoning setting: a Messages budget or an

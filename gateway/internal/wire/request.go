@@ -63,11 +63,17 @@ func Translate(from API, body []byte, to Target) (*Translation, error) {
 	if err != nil {
 		return nil, err
 	}
+	return translate(from, req, len(body), to)
+}
+
+// translate encodes req, decoded from a body of size bytes on wire from,
+// for the chain entry to.
+func translate(from API, req *Request, size int, to Target) (*Translation, error) {
 	if len(req.Skip) > 0 {
 		return nil, &UnsupportedError{From: from, To: to.API, Field: req.Skip[0]}
 	}
 	req.Messages = lateSystemToUser(req.Messages)
-	enc := &encoding{req: req, to: to, tools: make(map[string]Tool, len(req.Tools)), size: len(body) + len(body)/8}
+	enc := &encoding{req: req, to: to, tools: make(map[string]Tool, len(req.Tools)), size: size + size/8}
 	for _, name := range req.Dropped {
 		enc.drop(name)
 	}

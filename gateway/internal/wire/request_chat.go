@@ -72,6 +72,7 @@ type chatFunction struct {
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 	Arguments   *string         `json:"arguments,omitempty"`
+	lit         []byte          // Description's literal, encoded (literals.go)
 }
 
 type chatCustom struct {
@@ -94,6 +95,7 @@ type chatPart struct {
 	ImageURL   *chatImageURL   `json:"image_url,omitempty"`
 	File       *chatFile       `json:"file,omitempty"`
 	InputAudio json.RawMessage `json:"input_audio,omitempty"`
+	lit        []byte          // Text's literal, encoded (literals.go)
 }
 
 type chatImageURL struct {
@@ -117,11 +119,12 @@ var chatKnown = map[string]bool{
 // decodeChat decodes a chat completions request.
 func decodeChat(body []byte) (*Request, error) {
 	var in chatRequest
-	keys, err := readRequestObject(body, &in, readChatRequest)
+	lits := literals{}
+	keys, err := readRequestObject(body, &in, lits, readChatRequest)
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{Model: in.Model, MaxTokens: cmp.Or(in.MaxCompletionTokens, in.MaxTokens),
+	req := &Request{lits: lits, Model: in.Model, MaxTokens: cmp.Or(in.MaxCompletionTokens, in.MaxTokens),
 		Temperature: in.Temperature, TopP: in.TopP, Stream: in.Stream,
 		User: cmp.Or(in.User, in.SafetyIdentifier), Parallel: in.ParallelToolCalls}
 	req.StreamUsage = in.Stream && in.StreamOptions != nil && in.StreamOptions.IncludeUsage

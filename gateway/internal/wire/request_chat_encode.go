@@ -26,6 +26,7 @@ type chatOutMessage struct {
 	Content    any          `json:"content"`
 	ToolCalls  []chatCallIn `json:"tool_calls,omitempty"`
 	ToolCallID string       `json:"tool_call_id,omitempty"`
+	lit        []byte       // a string Content's literal (literals.go)
 }
 
 type chatNamedChoice struct {
@@ -58,7 +59,8 @@ func (e *encoding) encodeChat() ([]byte, error) {
 			JSONSchema: &chatJSONSchema{Name: formatName(f), Schema: f.Schema, Strict: f.Strict}}
 	}
 	if len(req.System) > 0 {
-		out.Messages = append(out.Messages, chatOutMessage{Role: "system", Content: joinText(req.System)})
+		system, lit := e.joinedText(req.System)
+		out.Messages = append(out.Messages, chatOutMessage{Role: "system", Content: system, lit: lit})
 	}
 	for _, m := range req.Messages {
 		if m.Role == "assistant" {
@@ -83,7 +85,8 @@ func formatName(f *Format) string {
 func (e *encoding) chatTools(out *chatOut) {
 	for _, t := range e.req.Tools {
 		out.Tools = append(out.Tools, chatTool{Type: "function", Function: &chatFunction{
-			Name: e.toolName(t.Name, t.Namespace, t.Custom), Description: t.Description, Parameters: toolSchema(t)}})
+			Name: e.toolName(t.Name, t.Namespace, t.Custom), Description: t.Description, Parameters: toolSchema(t),
+			lit: e.lit(t.Description)}})
 	}
 	if len(out.Tools) == 0 {
 		out.ParallelToolCalls = nil
@@ -123,7 +126,7 @@ func (e *encoding) chatAssistant(parts []Part) chatOutMessage {
 		}
 	}
 	if len(text) > 0 {
-		m.Content = joinText(text)
+		m.Content, m.lit = e.joinedText(text)
 	}
 	return m
 }
@@ -148,10 +151,12 @@ func (e *encoding) chatUser(msgs []chatOutMessage, parts []Part) []chatOutMessag
 		if p.IsError {
 			text = markError(text, chatPart{Type: "text"}, func(p *chatPart) *string { return textIf(p.Type == "text", &p.Text) })
 		}
-		msgs = append(msgs, chatOutMessage{Role: "tool", ToolCallID: mapID(p.CallID, Chat), Content: chatContentOut(text)})
+		content, lit := e.chatContentOut(text)
+		msgs = append(msgs, chatOutMessage{Role: "tool", ToolCallID: mapID(p.CallID, Chat), Content: content, lit: lit})
 	}
 	if len(rest) > 0 {
-		msgs = append(msgs, chatOutMessage{Role: "user", Content: chatContentOut(rest)})
+		content, lit := e.chatContentOut(rest)
+		msgs = append(msgs, chatOutMessage{Role: "user", Content: content, lit: lit})
 	}
 	return msgs
 }
@@ -176,15 +181,20 @@ func textIf(isText bool, text *string) *string {
 	return nil
 }
 
-// chatContentOut is a string for one text part or none, else the parts.
-func chatContentOut(parts []chatPart) any {
+// chatContentOut is a string for one text part (with its literal) or
+// none, else the parts with their texts' literals: the texts are final
+// here (markError has prefixed an error's).
+func (e *encoding) chatContentOut(parts []chatPart) (any, []byte) {
 	switch {
 	case len(parts) == 0:
-		return ""
+		return "", nil
 	case len(parts) == 1 && parts[0].Type == "text":
-		return parts[0].Text
+		return parts[0].Text, e.lit(parts[0].Text)
 	}
-	return parts
+	for i := range parts {
+		parts[i].lit = e.lit(parts[i].Text)
+	}
+	return parts, nil
 }
 
 // chatPartOut appends the chat content part of a text, image or file.

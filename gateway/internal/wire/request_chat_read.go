@@ -6,9 +6,10 @@ import "encoding/json"
 // same chatRequest and chatPart values encoding/json would decode, or
 // false.
 
-// readChatRequest reads body into in and returns its top-level keys.
-func readChatRequest(body []byte, in *chatRequest) (keys []string, ok bool) {
-	return readRequestKeys(body, func(r *jsonReader, key string) bool {
+// readChatRequest reads body into in and returns its top-level keys; the
+// literals of the strings read are registered in lits.
+func readChatRequest(body []byte, in *chatRequest, lits literals) (keys []string, ok bool) {
+	return readRequestKeys(body, lits, func(r *jsonReader, key string) bool {
 		return readChatField(r, key, in) || readChatOption(r, key, in)
 	})
 }

@@ -53,7 +53,7 @@ func appendChatOptions(dst []byte, out *chatOut) []byte {
 
 func appendChatFunction(dst []byte, f *chatFunction) []byte {
 	dst = appendString(append(dst, `{"name":`...), f.Name)
-	dst = appendStringOpt(dst, "description", f.Description)
+	dst = appendTextOpt(dst, "description", f.Description, f.lit)
 	dst = appendRawOpt(dst, "parameters", f.Parameters)
 	if f.Arguments != nil {
 		dst = appendStringField(dst, "arguments", *f.Arguments)
@@ -76,7 +76,7 @@ func appendChatMessage(dst []byte, m *chatOutMessage) []byte {
 	case nil:
 		dst = append(dst, "null"...)
 	case string:
-		dst = appendString(dst, c)
+		dst = appendText(dst, c, m.lit)
 	case []chatPart:
 		dst = appendList(dst, c, appendChatPart)
 	}
@@ -97,7 +97,7 @@ func appendChatCall(dst []byte, c *chatCallIn) []byte {
 
 func appendChatPart(dst []byte, p *chatPart) []byte {
 	dst = appendTypeObject(dst, p.Type)
-	dst = appendStringOpt(dst, "text", p.Text)
+	dst = appendTextOpt(dst, "text", p.Text, p.lit)
 	dst = appendStringOpt(dst, "refusal", p.Refusal)
 	if p.ImageURL != nil {
 		dst = appendString(append(appendKey(dst, "image_url"), `{"url":`...), p.ImageURL.URL)

@@ -8,13 +8,15 @@ import (
 // What the three request decoders share: the request object read in one
 // pass or by encoding/json, and content that is a string or a list.
 
-// readRequestObject reads body into in with fast, the one-pass reader, or
-// with encoding/json where fast cannot; it returns the top-level keys.
-func readRequestObject[T any](body []byte, in *T, fast func([]byte, *T) ([]string, bool)) ([]string, error) {
-	keys, ok := fast(body, in)
+// readRequestObject reads body into in with fast, the one-pass reader,
+// which registers the literals of the strings it reads in lits, or with
+// encoding/json where fast cannot; it returns the top-level keys.
+func readRequestObject[T any](body []byte, in *T, lits literals, fast func([]byte, *T, literals) ([]string, bool)) ([]string, error) {
+	keys, ok := fast(body, in, lits)
 	if ok {
 		return keys, nil
 	}
+	clear(lits) // the strings of the read given up
 	var zero T
 	*in = zero
 	if err := json.Unmarshal(body, in); err != nil {
@@ -32,16 +34,17 @@ func contentNamed(raw json.RawMessage) bool {
 }
 
 // contentList decodes content: nothing for null, one text part for a
-// string, or for a list its elements, read by fast (with each one's
-// bytes where fast gives them) or, where fast cannot, by encoding/json
-// (without); an error names param. list is nil unless content is a list.
-func contentList[T any](raw json.RawMessage, param string, fast func([]byte) ([]T, []json.RawMessage, bool)) (text []Part, list []T, raws []json.RawMessage, err error) {
+// string (its literal registered in lits), or for a list its elements,
+// read by fast (with each one's bytes where fast gives them) or, where
+// fast cannot, by encoding/json (without); an error names param. list is
+// nil unless content is a list.
+func contentList[T any](raw json.RawMessage, lits literals, param string, fast func([]byte) ([]T, []json.RawMessage, bool)) (text []Part, list []T, raws []json.RawMessage, err error) {
 	raw = bytes.TrimSpace(raw)
 	if !isSetJSON(raw) {
 		return nil, nil, nil, nil
 	}
 	if raw[0] == '"' {
-		return []Part{{Kind: Text, Text: rawString(raw)}}, nil, nil, nil
+		return []Part{{Kind: Text, Text: lits.decode(raw)}}, nil, nil, nil
 	}
 	list, raws, ok := fast(raw)
 	if ok {
@@ -62,7 +65,7 @@ func contentParts[T any](req *Request, raw json.RawMessage, list []T, param stri
 	if list == nil {
 		var text []Part
 		var err error
-		if text, list, _, err = contentList(raw, param, fast); list == nil {
+		if text, list, _, err = contentList(raw, req.lits, param, fast); list == nil {
 			return text, err
 		}
 	}

@@ -6,7 +6,9 @@ import (
 )
 
 // FuzzTranslate translates any body from every wire to the two others:
-// no panic, and the body is valid JSON whenever there is no error.
+// no panic, and the body is valid JSON whenever there is no error; with
+// the literals its decoder read it decodes to what it decodes to without
+// them (sameWithLiterals).
 func FuzzTranslate(f *testing.F) {
 	seeds := []struct {
 		from API
@@ -22,6 +24,9 @@ func FuzzTranslate(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add(uint8(s.from), []byte(s.body))
+	}
+	for _, b := range literalBodies {
+		f.Add(uint8(b.from), []byte(b.body))
 	}
 	f.Fuzz(func(t *testing.T, fromByte uint8, body []byte) {
 		from := API(fromByte % 3)
@@ -42,6 +47,7 @@ func FuzzTranslate(f *testing.F) {
 				t.Fatalf("%s->%s: invalid JSON body %q", from, to, tr.Body)
 			}
 			checkObjectSchemas(t, to, tr.Body)
+			sameWithLiterals(t, from, body, to)
 		}
 	})
 }

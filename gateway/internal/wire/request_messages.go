@@ -52,6 +52,7 @@ type msgTool struct {
 	Description  string          `json:"description,omitempty"`
 	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+	lit          []byte          // Description's literal, encoded (literals.go)
 }
 
 type msgToolChoice struct {
@@ -90,6 +91,7 @@ type msgBlock struct {
 	Signature    string          `json:"signature,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 	list         *msgList        // Content's blocks, when the fast reader read them
+	lit          []byte          // Text's literal, encoded (literals.go)
 }
 
 type msgSource struct {
@@ -110,11 +112,12 @@ var msgKnown = map[string]bool{
 // decodeMessages decodes an Anthropic Messages request.
 func decodeMessages(body []byte) (*Request, error) {
 	var in msgRequest
-	keys, err := readRequestObject(body, &in, readMsgRequest)
+	lits := literals{}
+	keys, err := readRequestObject(body, &in, lits, readMsgRequest)
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{Model: in.Model, MaxTokens: in.MaxTokens, Temperature: in.Temperature,
+	req := &Request{lits: lits, Model: in.Model, MaxTokens: in.MaxTokens, Temperature: in.Temperature,
 		TopP: in.TopP, Stop: in.StopSequences, Stream: in.Stream}
 	noteKeys(req, keys, msgKnown)
 	d := msgDecoder{req: req}
@@ -208,7 +211,7 @@ func (d *msgDecoder) content(raw json.RawMessage, list *msgList, param string) (
 	} else {
 		var text []Part
 		var err error
-		text, blocks, raws, err = contentList(raw, param, readMsgBlocks)
+		text, blocks, raws, err = contentList(raw, d.req.lits, param, readMsgBlocks)
 		if blocks == nil {
 			return text, err
 		}

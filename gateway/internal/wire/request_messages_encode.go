@@ -54,7 +54,7 @@ func (e *encoding) encodeMessages() ([]byte, error) {
 	}
 	for _, p := range req.System {
 		if p.Kind == Text && !blank(p.Text) {
-			out.System = append(out.System, msgBlock{Type: "text", Text: p.Text})
+			out.System = append(out.System, msgBlock{Type: "text", Text: p.Text, lit: e.lit(p.Text)})
 		}
 	}
 	var toolTurnThinks bool
@@ -98,7 +98,7 @@ func (e *encoding) msgThinking(out *msgOut, toolTurnThinks bool) {
 func (e *encoding) msgTools(out *msgOut) {
 	for _, t := range e.req.Tools {
 		out.Tools = append(out.Tools, msgTool{Name: e.toolName(t.Name, t.Namespace, t.Custom),
-			Description: t.Description, InputSchema: toolSchema(t)})
+			Description: t.Description, InputSchema: toolSchema(t), lit: e.lit(t.Description)})
 	}
 	if len(out.Tools) == 0 {
 		return
@@ -201,7 +201,7 @@ func (e *encoding) msgPart(blocks []msgBlock, p Part) []msgBlock {
 	switch p.Kind {
 	case Text:
 		if !blank(p.Text) {
-			blocks = append(blocks, msgBlock{Type: "text", Text: p.Text})
+			blocks = append(blocks, msgBlock{Type: "text", Text: p.Text, lit: e.lit(p.Text)})
 		}
 	case Image, File:
 		blocks = append(blocks, msgMedia(p))

@@ -5,9 +5,10 @@ import "encoding/json"
 // The Messages request read in one pass (request_reader.go): the same
 // msgRequest and msgBlock values encoding/json would decode, or false.
 
-// readMsgRequest reads body into in and returns its top-level keys.
-func readMsgRequest(body []byte, in *msgRequest) (keys []string, ok bool) {
-	return readRequestKeys(body, func(r *jsonReader, key string) bool { return readMsgField(r, key, in) })
+// readMsgRequest reads body into in and returns its top-level keys; the
+// literals of the strings read are registered in lits.
+func readMsgRequest(body []byte, in *msgRequest, lits literals) (keys []string, ok bool) {
+	return readRequestKeys(body, lits, func(r *jsonReader, key string) bool { return readMsgField(r, key, in) })
 }
 
 func readMsgField(r *jsonReader, key string, in *msgRequest) bool {

@@ -76,7 +76,7 @@ func appendMsgTool(dst []byte, t *msgTool) []byte {
 	} else {
 		dst = appendString(append(dst, `{"name":`...), t.Name)
 	}
-	dst = appendStringOpt(dst, "description", t.Description)
+	dst = appendTextOpt(dst, "description", t.Description, t.lit)
 	dst = appendRawOpt(dst, "input_schema", t.InputSchema)
 	return append(appendRawOpt(dst, "cache_control", t.CacheControl), '}')
 }
@@ -99,7 +99,7 @@ func appendMsgBlocks(dst []byte, blocks []msgBlock) []byte {
 
 func appendMsgBlock(dst []byte, b *msgBlock) []byte {
 	dst = appendTypeObject(dst, b.Type)
-	dst = appendStringOpt(dst, "text", b.Text)
+	dst = appendTextOpt(dst, "text", b.Text, b.lit)
 	if s := b.Source; s != nil {
 		dst = appendTypeObject(appendKey(dst, "source"), s.Type)
 		dst = appendStringOpt(dst, "media_type", s.MediaType)

@@ -22,6 +22,8 @@ type jsonReader struct {
 	// content list, read a second time to decode it), so its strings are
 	// valid JSON: their ends are found without checking their bytes again.
 	checked bool
+	// lits registers the literals of the strings str decodes (nil: none).
+	lits literals
 }
 
 // fail marks the body as one for encoding/json.

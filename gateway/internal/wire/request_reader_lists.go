@@ -7,9 +7,9 @@ import "encoding/json"
 
 // readRequestKeys reads body, a request's top-level object, and returns
 // its keys: field reads a known field and reports true; any other field
-// is skipped.
-func readRequestKeys(body []byte, field func(r *jsonReader, key string) bool) (keys []string, ok bool) {
-	ok = read(body, func(r *jsonReader) {
+// is skipped. The literals of the strings read are registered in lits.
+func readRequestKeys(body []byte, lits literals, field func(r *jsonReader, key string) bool) (keys []string, ok bool) {
+	ok = read(body, lits, func(r *jsonReader) {
 		if r.peek() != '{' || !r.object() {
 			r.fail()
 			return

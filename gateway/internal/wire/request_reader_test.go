@@ -95,8 +95,10 @@ func sameKeys(t *testing.T, body []byte, keys []string) {
 func checkReaders(t *testing.T, body []byte) {
 	sameAsUnmarshal(t, "messages", body, func(b []byte) (msgRequest, bool) {
 		var in msgRequest
-		keys, ok := readMsgRequest(b, &in)
+		lits := literals{}
+		keys, ok := readMsgRequest(b, &in, lits)
 		if ok {
+			checkLiterals(t, lits)
 			sameKeys(t, b, keys)
 			takeList(t, in.System, &in.systemList)
 			for i := range in.Messages {
@@ -107,8 +109,10 @@ func checkReaders(t *testing.T, body []byte) {
 	})
 	sameAsUnmarshal(t, "chat", body, func(b []byte) (chatRequest, bool) {
 		var in chatRequest
-		keys, ok := readChatRequest(b, &in)
+		lits := literals{}
+		keys, ok := readChatRequest(b, &in, lits)
 		if ok {
+			checkLiterals(t, lits)
 			sameKeys(t, b, keys)
 			for i := range in.Messages {
 				takeChatParts(t, &in.Messages[i])
@@ -118,8 +122,10 @@ func checkReaders(t *testing.T, body []byte) {
 	})
 	sameAsUnmarshal(t, "responses", body, func(b []byte) (respRequest, bool) {
 		var in respRequest
-		keys, ok := readRespRequest(b, &in)
+		lits := literals{}
+		keys, ok := readRespRequest(b, &in, lits)
 		if ok {
+			checkLiterals(t, lits)
 			sameKeys(t, b, keys)
 			takeRead(t, in.Input, &in.items, &in.itemRaws, func(item *respItem) { takeItem(t, item) })
 		}
@@ -167,7 +173,8 @@ func checkListReaders(t *testing.T, body []byte) {
 }
 
 // FuzzReaders: the one-pass readers read what encoding/json reads, or
-// leave the body to it.
+// leave the body to it; the literals they register decode exactly to
+// their strings.
 func FuzzReaders(f *testing.F) {
 	for _, s := range []string{
 		`{"model":"m","max_tokens":5,"temperature":0.5,"stop_sequences":["a"],"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","data":"QQ=="}}]}],"tools":[{"name":"f","input_schema":{"A":1}}],"x":null}`,
@@ -181,6 +188,9 @@ func FuzzReaders(f *testing.F) {
 		`{"Model":"x"}`, `{"model":1}`, `{"max_tokens":1.5}`, `{"a":1,"a":2}`, `[1,]`, `{"model":"\xff"}`, ` {} `,
 	} {
 		f.Add([]byte(s))
+	}
+	for _, b := range literalBodies {
+		f.Add([]byte(b.body))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) { checkReaders(t, body) })
 }
@@ -210,11 +220,11 @@ func readsInOnePass(api API, body []byte) bool {
 	var ok bool
 	switch api {
 	case Messages:
-		_, ok = readMsgRequest(body, new(msgRequest))
+		_, ok = readMsgRequest(body, new(msgRequest), nil)
 	case Chat:
-		_, ok = readChatRequest(body, new(chatRequest))
+		_, ok = readChatRequest(body, new(chatRequest), nil)
 	case Responses:
-		_, ok = readRespRequest(body, new(respRequest))
+		_, ok = readRespRequest(body, new(respRequest), nil)
 	}
 	return ok
 }
@@ -252,6 +262,9 @@ func TestReadersTakeOnePass(t *testing.T) {
 			}
 			got, err := decodeRequest(tt.api, tt.body)
 			want, wantErr := decodeRequest(tt.api, slow)
+			if err == nil && wantErr == nil {
+				got.lits, want.lits = nil, nil // encoding/json reads no literals
+			}
 			if err != nil || wantErr != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("one pass: %v %#v\nencoding/json: %v %#v", err, got, wantErr, want)
 			}

@@ -19,7 +19,7 @@ func (r *jsonReader) str() string {
 		if raw == nil {
 			return ""
 		}
-		return rawString(raw)
+		return r.lits.decode(raw)
 	case 'n':
 		r.null()
 	default:
@@ -154,10 +154,11 @@ func (r *jsonReader) raw() json.RawMessage {
 	return r.skip()
 }
 
-// read runs read over body as one JSON document; false: it is not read
-// exactly as encoding/json would read it.
-func read(body []byte, read func(r *jsonReader)) bool {
-	return readAll(&jsonReader{b: body}, read)
+// read runs read over body as one JSON document, the strings it decodes
+// registered in lits; false: it is not read exactly as encoding/json
+// would read it.
+func read(body []byte, lits literals, read func(r *jsonReader)) bool {
+	return readAll(&jsonReader{b: body, lits: lits}, read)
 }
 
 // readChecked is read over raw, a value a strict reader has read already

@@ -84,6 +84,7 @@ type respPart struct {
 	FileData string `json:"file_data,omitempty"`
 	FileURL  string `json:"file_url,omitempty"`
 	Filename string `json:"filename,omitempty"`
+	lit      []byte // Text's literal, encoded (literals.go)
 }
 
 var respKnown = map[string]bool{
@@ -98,11 +99,12 @@ var respKnown = map[string]bool{
 // decodeResponses decodes a Responses request.
 func decodeResponses(body []byte) (*Request, error) {
 	var in respRequest
-	keys, err := readRequestObject(body, &in, readRespRequest)
+	lits := literals{}
+	keys, err := readRequestObject(body, &in, lits, readRespRequest)
 	if err != nil {
 		return nil, err
 	}
-	req := &Request{Model: in.Model, MaxTokens: in.MaxOutputTokens, Temperature: in.Temperature,
+	req := &Request{lits: lits, Model: in.Model, MaxTokens: in.MaxOutputTokens, Temperature: in.Temperature,
 		TopP: in.TopP, Stream: in.Stream, User: cmp.Or(in.User, in.SafetyIdentifier), Parallel: in.ParallelToolCalls}
 	respSkips(req, &in)
 	noteKeys(req, keys, respKnown)
@@ -182,7 +184,7 @@ func respInputRaw(req *Request, raw json.RawMessage) error {
 		return nil
 	}
 	if raw[0] == '"' {
-		req.Messages = []Message{{Role: "user", Parts: []Part{{Kind: Text, Text: rawString(raw)}}}}
+		req.Messages = []Message{{Role: "user", Parts: []Part{{Kind: Text, Text: req.lits.decode(raw)}}}}
 		return nil
 	}
 	if items, raws, ok := readRespItems(raw); ok {

@@ -19,6 +19,7 @@ type respOut struct {
 	User              string         `json:"user,omitempty"`
 	Reasoning         *respReasoning `json:"reasoning,omitempty"`
 	Text              *respText      `json:"text,omitempty"`
+	instructionsLit   []byte         // Instructions' literal (literals.go)
 }
 
 type respOutTool struct {
@@ -27,6 +28,7 @@ type respOutTool struct {
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters"`
 	Strict      bool            `json:"strict"`
+	lit         []byte          // Description's literal (literals.go)
 }
 
 // respOutItem is an input item, encoded: a message, a function_call or a
@@ -39,6 +41,7 @@ type respOutItem struct {
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
 	Output    any    `json:"output,omitempty"`
+	lit       []byte // a string Content's or Output's literal (literals.go)
 }
 
 // minOutputTokens is the smallest max_output_tokens Responses accepts.
@@ -46,8 +49,9 @@ const minOutputTokens = 16
 
 func (e *encoding) encodeResponses() ([]byte, error) {
 	req := e.req
-	out := respOut{Model: e.to.Model, Instructions: joinText(req.System), Temperature: req.Temperature,
+	out := respOut{Model: e.to.Model, Temperature: req.Temperature,
 		TopP: req.TopP, Stream: req.Stream, User: req.User, ParallelToolCalls: req.Parallel}
+	out.Instructions, out.instructionsLit = e.joinedText(req.System)
 	if req.MaxTokens > 0 {
 		out.MaxOutputTokens = max(req.MaxTokens, minOutputTokens)
 	}
@@ -74,7 +78,7 @@ func (e *encoding) encodeResponses() ([]byte, error) {
 func (e *encoding) respTools(out *respOut) {
 	for _, t := range e.req.Tools {
 		out.Tools = append(out.Tools, respOutTool{Type: "function", Name: e.toolName(t.Name, t.Namespace, t.Custom),
-			Description: t.Description, Parameters: toolSchema(t)})
+			Description: t.Description, Parameters: toolSchema(t), lit: e.lit(t.Description)})
 	}
 	if len(out.Tools) == 0 {
 		out.ParallelToolCalls = nil
@@ -94,7 +98,8 @@ func (e *encoding) respAssistant(items []any, parts []Part) []any {
 	var text []Part
 	flush := func() {
 		if len(text) > 0 {
-			items = append(items, respOutItem{Type: "message", Role: "assistant", Content: joinText(text)})
+			content, lit := e.joinedText(text)
+			items = append(items, respOutItem{Type: "message", Role: "assistant", Content: content, lit: lit})
 			text = nil
 		}
 	}
@@ -135,26 +140,37 @@ func (e *encoding) respUser(items []any, parts []Part) []any {
 				return textIf(p.Type == "input_text", &p.Text)
 			})
 		}
+		value, lit := e.respOutput(output)
 		items = append(items, respOutItem{Type: "function_call_output", CallID: mapID(p.CallID, Responses),
-			Output: respOutput(output)})
+			Output: value, lit: lit})
 	}
 	if len(rest) > 0 {
-		items = append(items, respOutItem{Type: "message", Role: "user", Content: rest})
+		items = append(items, respOutItem{Type: "message", Role: "user", Content: e.respLits(rest)})
 	}
 	return items
 }
 
-// respOutput is a tool result's output: a string when it is text only.
-func respOutput(parts []respPart) any {
+// respOutput is a tool result's output: a string when it is text only
+// (with its literal), else the parts with their texts' literals.
+func (e *encoding) respOutput(parts []respPart) (any, []byte) {
 	text := true
 	for _, p := range parts {
 		text = text && p.Type == "input_text"
 	}
 	switch {
 	case len(parts) == 0:
-		return ""
+		return "", nil
 	case text && len(parts) == 1:
-		return parts[0].Text
+		return parts[0].Text, e.lit(parts[0].Text)
+	}
+	return e.respLits(parts), nil
+}
+
+// respLits sets the literals of parts' texts, which are final here
+// (markError has prefixed an error's).
+func (e *encoding) respLits(parts []respPart) []respPart {
+	for i := range parts {
+		parts[i].lit = e.lit(parts[i].Text)
 	}
 	return parts
 }

@@ -6,9 +6,10 @@ import "encoding/json"
 // respRequest, respItem and respPart values encoding/json would decode,
 // or false.
 
-// readRespRequest reads body into in and returns its top-level keys.
-func readRespRequest(body []byte, in *respRequest) (keys []string, ok bool) {
-	return readRequestKeys(body, func(r *jsonReader, key string) bool { return readRespField(r, key, in) })
+// readRespRequest reads body into in and returns its top-level keys; the
+// literals of the strings read are registered in lits.
+func readRespRequest(body []byte, in *respRequest, lits literals) (keys []string, ok bool) {
+	return readRequestKeys(body, lits, func(r *jsonReader, key string) bool { return readRespField(r, key, in) })
 }
 
 func readRespField(r *jsonReader, key string, in *respRequest) bool {

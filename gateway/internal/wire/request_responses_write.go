@@ -10,7 +10,7 @@ import (
 func appendRespOut(dst []byte, out *respOut) []byte {
 	dst = append(dst, `{"model":`...)
 	dst = appendString(dst, out.Model)
-	dst = appendStringOpt(dst, "instructions", out.Instructions)
+	dst = appendTextOpt(dst, "instructions", out.Instructions, out.instructionsLit)
 	dst = appendListOrNull(appendKey(dst, "input"), out.Input, appendRespItem)
 	if len(out.Tools) > 0 {
 		dst = appendList(appendKey(dst, "tools"), out.Tools, appendRespTool)
@@ -52,7 +52,7 @@ func appendRespOptions(dst []byte, out *respOut) []byte {
 func appendRespTool(dst []byte, t *respOutTool) []byte {
 	dst = appendTypeObject(dst, t.Type)
 	dst = appendStringField(dst, "name", t.Name)
-	dst = appendStringOpt(dst, "description", t.Description)
+	dst = appendTextOpt(dst, "description", t.Description, t.lit)
 	dst = appendKey(dst, "parameters")
 	if t.Parameters == nil {
 		dst = append(dst, "null"...)
@@ -78,22 +78,23 @@ func appendRespOutItem(dst []byte, item *respOutItem) []byte {
 	dst = appendTypeObject(dst, item.Type)
 	dst = appendStringOpt(dst, "role", item.Role)
 	if item.Content != nil {
-		dst = appendRespValue(appendKey(dst, "content"), item.Content)
+		dst = appendRespValue(appendKey(dst, "content"), item.Content, item.lit)
 	}
 	dst = appendStringOpt(dst, "call_id", item.CallID)
 	dst = appendStringOpt(dst, "name", item.Name)
 	dst = appendStringOpt(dst, "arguments", item.Arguments)
 	if item.Output != nil {
-		dst = appendRespValue(appendKey(dst, "output"), item.Output)
+		dst = appendRespValue(appendKey(dst, "output"), item.Output, item.lit)
 	}
 	return append(dst, '}')
 }
 
-// appendRespValue writes content or output: a string or a list of parts.
-func appendRespValue(dst []byte, v any) []byte {
+// appendRespValue writes content or output: a string (lit its literal)
+// or a list of parts.
+func appendRespValue(dst []byte, v any, lit []byte) []byte {
 	switch v := v.(type) {
 	case string:
-		return appendString(dst, v)
+		return appendText(dst, v, lit)
 	case []respPart:
 		return appendListOrNull(dst, v, appendRespPart)
 	}
@@ -102,7 +103,7 @@ func appendRespValue(dst []byte, v any) []byte {
 
 func appendRespPart(dst []byte, p *respPart) []byte {
 	dst = appendTypeObject(dst, p.Type)
-	dst = appendStringOpt(dst, "text", p.Text)
+	dst = appendTextOpt(dst, "text", p.Text, p.lit)
 	dst = appendStringOpt(dst, "refusal", p.Refusal)
 	dst = appendStringOpt(dst, "image_url", p.ImageURL)
 	dst = appendStringOpt(dst, "file_id", p.FileID)

@@ -161,10 +161,13 @@ func writeResults(b *strings.Builder, raw json.RawMessage) bool {
 // rawString decodes a JSON string the caller knows is valid JSON (a
 // json.RawMessage field of a decoded body), as encoding/json would: escapes
 // decoded, a lone surrogate or invalid UTF-8 as U+FFFD. It spares long
-// prompts and tool results a second validation pass.
-func rawString(raw []byte) string {
+// prompts and tool results a second validation pass. exact is false when
+// a character was replaced by U+FFFD: raw then decodes otherwise in a
+// decoder that keeps what encoding/json replaces.
+func rawString(raw []byte) (s string, exact bool) {
 	inner := raw[1 : len(raw)-1]
 	var out []byte
+	exact = true
 	for {
 		j := bytes.IndexByte(inner, '\\')
 		if j < 0 {
@@ -175,58 +178,79 @@ func rawString(raw []byte) string {
 		}
 		out = append(out, inner[:j]...)
 		var n int
-		out, n = appendEscape(out, inner[j:])
+		var ok bool
+		out, n, ok = appendEscape(out, inner[j:])
+		exact = exact && ok
 		inner = inner[j+n:]
 	}
 	if out == nil && utf8.Valid(inner) {
-		return string(inner)
+		return string(inner), true
 	}
 	out = append(out, inner...)
 	if !utf8.Valid(out) {
-		return strings.ToValidUTF8(string(out), "\uFFFD")
+		return replaceInvalid(out), false
 	}
 	// out is never written again: the string shares its bytes rather than
 	// copying them a second time.
-	return unsafe.String(unsafe.SliceData(out), len(out))
+	return unsafe.String(unsafe.SliceData(out), len(out)), exact
+}
+
+// replaceInvalid is b with each byte of invalid UTF-8 as U+FFFD, as
+// encoding/json decodes it (strings.ToValidUTF8 would replace a run of
+// such bytes with one).
+func replaceInvalid(b []byte) string {
+	out := make([]byte, 0, len(b)+len(b)/2)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, r)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return string(out)
 }
 
 // appendEscape appends the character of the escape at the start of esc
-// and returns how many bytes it took.
-func appendEscape(out, esc []byte) ([]byte, int) {
+// and returns how many bytes it took; ok is false for a lone surrogate,
+// appended as U+FFFD.
+func appendEscape(out, esc []byte) (_ []byte, n int, ok bool) {
 	if len(esc) < 2 {
-		return out, len(esc)
+		return out, len(esc), true
 	}
 	switch c := esc[1]; c {
 	case 'b':
-		return append(out, '\b'), 2
+		return append(out, '\b'), 2, true
 	case 'f':
-		return append(out, '\f'), 2
+		return append(out, '\f'), 2, true
 	case 'n':
-		return append(out, '\n'), 2
+		return append(out, '\n'), 2, true
 	case 'r':
-		return append(out, '\r'), 2
+		return append(out, '\r'), 2, true
 	case 't':
-		return append(out, '\t'), 2
+		return append(out, '\t'), 2, true
 	case 'u':
-		r, n := escapedRune(esc)
-		return utf8.AppendRune(out, r), n
+		r, n, ok := escapedRune(esc)
+		return utf8.AppendRune(out, r), n, ok
 	default: // '"', '\\', '/'
-		return append(out, c), 2
+		return append(out, c), 2, true
 	}
 }
 
-// escapedRune decodes \uXXXX, joining a surrogate pair.
-func escapedRune(esc []byte) (rune, int) {
-	r := hexRune(esc[2:])
+// escapedRune decodes \uXXXX, joining a surrogate pair; ok is false for a
+// lone surrogate, decoded as U+FFFD.
+func escapedRune(esc []byte) (r rune, n int, ok bool) {
+	r = hexRune(esc[2:])
 	if !utf16.IsSurrogate(r) {
-		return r, 6
+		return r, 6, true
 	}
 	if len(esc) >= 12 && esc[6] == '\\' && esc[7] == 'u' {
 		if pair := utf16.DecodeRune(r, hexRune(esc[8:])); pair != utf8.RuneError {
-			return pair, 12
+			return pair, 12, true
 		}
 	}
-	return utf8.RuneError, 6
+	return utf8.RuneError, 6, false
 }
 
 func hexRune(h []byte) rune {

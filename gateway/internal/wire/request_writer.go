@@ -78,6 +78,15 @@ func appendQuoted(dst []byte, s string, esc *jsonEscapes) []byte {
 	return append(dst, '"')
 }
 
+// appendText appends s as appendString does, or lit, the JSON literal the
+// request's reader decoded s from (literals.go), as it is.
+func appendText(dst []byte, s string, lit []byte) []byte {
+	if lit != nil {
+		return append(dst, lit...)
+	}
+	return appendString(dst, s)
+}
+
 // appendRaw appends a valid JSON value as it is: a request's raw values
 // (tool schemas, tool inputs, blocks kept whole) reach the upstream with
 // the client's own spelling, white space and escapes, as a same-wire
@@ -120,6 +129,13 @@ func appendStringOpt(dst []byte, key, value string) []byte {
 		return dst
 	}
 	return appendString(appendKey(dst, key), value)
+}
+
+func appendTextOpt(dst []byte, key, value string, lit []byte) []byte {
+	if value == "" {
+		return dst
+	}
+	return appendText(appendKey(dst, key), value, lit)
 }
 
 func appendRawOpt(dst []byte, key string, raw []byte) []byte {
