@@ -103,6 +103,21 @@ type msgSource struct {
 	Content   json.RawMessage `json:"content,omitempty"`
 }
 
+// sourceString is the Type of a source given as a string: a search_result
+// block's source (its URL, in URL), where an image or a document has an
+// object.
+const sourceString = "string"
+
+// UnmarshalJSON reads a source object, or a source string as sourceString.
+func (s *msgSource) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*s = msgSource{Type: sourceString}
+		return json.Unmarshal(b, &s.URL)
+	}
+	type object msgSource // without this method
+	return json.Unmarshal(b, (*object)(s))
+}
+
 var msgKnown = map[string]bool{
 	"model": true, "messages": true, "system": true, "tools": true, "tool_choice": true,
 	"max_tokens": true, "temperature": true, "top_p": true, "stop_sequences": true,
@@ -263,7 +278,11 @@ func (d *msgDecoder) block(parts []Part, b msgBlock) []Part {
 		return append(parts, Part{Kind: ToolResult, CallID: b.ToolUseID, Content: content, IsError: b.IsError})
 	case "search_result":
 		content, _ := d.content(b.Content, b.list, "search_result.content")
-		return append(parts, Part{Kind: Text, Text: strings.TrimSpace(b.Title + "\n" + joinText(content))})
+		head := b.Title
+		if src := b.Source; src != nil && src.Type == sourceString && src.URL != "" {
+			head += "\n" + src.URL
+		}
+		return append(parts, Part{Kind: Text, Text: strings.TrimSpace(head + "\n" + joinText(content))})
 	}
 	if b.Type == "server_tool_use" || b.Type == "mcp_tool_use" || strings.HasSuffix(b.Type, "_tool_result") {
 		raw, _ := json.Marshal(b)
@@ -293,6 +312,9 @@ func (d *msgDecoder) media(parts []Part, b msgBlock) []Part {
 	case "content":
 		content, _ := d.content(src.Content, nil, "document.source.content")
 		return append(parts, content...)
+	case sourceString:
+		skipFor(d.req, "source") // a string source is a search result's
+		return parts
 	}
 	skipFor(d.req, "file_id")
 	return parts

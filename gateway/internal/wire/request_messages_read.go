@@ -131,6 +131,10 @@ func readMsgBlockField(r *jsonReader, key string, b *msgBlock) bool {
 	case "text":
 		return r.set(&b.Text)
 	case "source":
+		if r.peek() == '"' { // a search_result's source (msgSource.UnmarshalJSON)
+			b.Source = &msgSource{Type: sourceString, URL: r.str()}
+			return true
+		}
 		b.Source = readObject(r, readMsgSourceField)
 		return true
 	case "title":

@@ -205,6 +205,11 @@ func TestTranslateOther(t *testing.T) {
 		{name: "server_tool_use and its result as text", from: Messages, to: Chat,
 			body: `{"max_tokens":10,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"server_tool_use","id":"srv_1","name":"web_search","input":{"query":"go"}},{"type":"web_search_tool_result","tool_use_id":"srv_1","content":[{"type":"web_search_result","title":"Go","url":"https://go.dev","encrypted_content":"zz"}]},{"type":"text","text":"ok"}]}]}`,
 			want: map[string]string{"messages.1": `{"role":"assistant","content":"[server_tool_use web_search]\ninput: {\"query\":\"go\"}\n\n[web_search_tool_result]\nresult: Go https://go.dev\n\nok"}`}},
+		{name: "search_result with its source string as text", from: Messages, to: Chat,
+			body: `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"search_result","source":"https://go.dev/doc","title":"Go docs","content":[{"type":"text","text":"Go 1.26"}],"citations":{"enabled":true}},{"type":"text","text":"q"}]}]}`,
+			want: map[string]string{"messages.0.content": `[{"type":"text","text":"Go docs\nhttps://go.dev/doc\nGo 1.26"},{"type":"text","text":"q"}]`}},
+		{name: "an image with a source string is not served", from: Messages, to: Chat,
+			body: `{"max_tokens":10,"messages":[{"role":"user","content":[{"type":"image","source":"https://x/y.png"}]}]}`, skip: "source"},
 	})
 }
 
