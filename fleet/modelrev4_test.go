@@ -8,12 +8,11 @@ import (
 	"github.com/loopctl/loopctl-go/internal/redistest"
 )
 
-// TestWindowTripGoesThroughTheStore (SEMANTICS §8.1, FLEET rev 3): the
-// failure-rate window is kept per process, and a trip it causes is written
-// through the store like any trip, so the fleet opens as one. A process whose
-// own window holds too few calls does not trip; the other's trip opens it.
-func TestWindowTripGoesThroughTheStore(t *testing.T) {
-	srv := redistest.Start(t)
+// twoWindowProcesses returns one shared model breaker as two processes
+// see it, each with its own store: a failure-rate window of 10 calls at 0.3
+// and a consecutive threshold that never trips.
+func twoWindowProcesses(t *testing.T, srv *redistest.Server) []*fallback.Manager {
+	t.Helper()
 	var ms []*fallback.Manager
 	for range 2 {
 		s := startStore(t, srv, Options{})
@@ -24,17 +23,31 @@ func TestWindowTripGoesThroughTheStore(t *testing.T) {
 		}
 		ms = append(ms, m)
 	}
-	turn := func(m *fallback.Manager, fail bool) {
-		tk, err := m.Begin()
-		if err != nil || tk.Model() != "gpt-a" {
-			t.Fatalf("Begin = %q, %v", tk.Model(), err)
-		}
-		if fail {
-			tk.Failure(fallback.Transient)
-		} else {
-			tk.SuccessAfter(time.Millisecond)
-		}
+	return ms
+}
+
+// primaryTurn begins a turn, which must go to the primary, and settles it
+// as a failure or a success.
+func primaryTurn(t *testing.T, m *fallback.Manager, fail bool) {
+	t.Helper()
+	tk, err := m.Begin()
+	if err != nil || tk.Model() != "gpt-a" {
+		t.Fatalf("Begin = %q, %v", tk.Model(), err)
 	}
+	if fail {
+		tk.Failure(fallback.Transient)
+	} else {
+		tk.SuccessAfter(time.Millisecond)
+	}
+}
+
+// TestWindowTripGoesThroughTheStore (SEMANTICS §8.1, FLEET rev 3): the
+// failure-rate window is kept per process, and a trip it causes is written
+// through the store like any trip, so the fleet opens as one. A process whose
+// own window holds too few calls does not trip; the other's trip opens it.
+func TestWindowTripGoesThroughTheStore(t *testing.T) {
+	ms := twoWindowProcesses(t, redistest.Start(t))
+	turn := func(m *fallback.Manager, fail bool) { primaryTurn(t, m, fail) }
 	for i := range 9 { // 3 failures in 9 on each process: under RateMinCalls
 		turn(ms[0], i%3 == 2)
 		turn(ms[1], i%3 == 2)
@@ -95,28 +108,8 @@ func TestWindowClearedByFleetTransitions(t *testing.T) {
 		{"another process's trip", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv := redistest.Start(t)
-			var ms []*fallback.Manager
-			for range 2 {
-				s := startStore(t, srv, Options{})
-				m, err := fallback.New(fallback.Settings{Primary: "gpt-a", Chain: []string{"gpt-b"}, TripThreshold: 100,
-					FailureRate: 0.3, RateMinCalls: 10, RecoveryTimeout: time.Minute, Backend: s.ModelBackend("chat")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ms = append(ms, m)
-			}
-			settle := func(m *fallback.Manager, fail bool) {
-				tk, err := m.Begin()
-				if err != nil || tk.Model() != "gpt-a" {
-					t.Fatalf("Begin = %q, %v", tk.Model(), err)
-				}
-				if fail {
-					tk.Failure(fallback.Transient)
-				} else {
-					tk.Success()
-				}
-			}
+			ms := twoWindowProcesses(t, redistest.Start(t))
+			settle := func(m *fallback.Manager, fail bool) { primaryTurn(t, m, fail) }
 			for i := range 9 { // 3 failures in 9 on each process
 				settle(ms[0], i%3 == 2)
 				settle(ms[1], i%3 == 2)

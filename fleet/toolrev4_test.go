@@ -9,6 +9,21 @@ import (
 	"github.com/loopctl/loopctl-go/internal/redistest"
 )
 
+// toolCall makes one call through b's gate and settles it as a failure or
+// a success.
+func toolCall(t *testing.T, b *breaker.Breaker, fail bool) {
+	t.Helper()
+	p, err := b.Allow()
+	if err != nil {
+		t.Fatalf("Allow: %v", err)
+	}
+	if fail {
+		p.Failure()
+	} else {
+		p.SuccessAfter(time.Millisecond)
+	}
+}
+
 // twoToolProcesses returns two breakers named name with settings s, each on
 // its own Store (one simulated process each) of srv, through ToolBackend.
 func twoToolProcesses(t *testing.T, srv *redistest.Server, s breaker.Settings) []*breaker.Breaker {
@@ -35,17 +50,7 @@ func TestToolWindowTripGoesThroughTheStore(t *testing.T) {
 	srv := redistest.Start(t)
 	bs := twoToolProcesses(t, srv, breaker.Settings{Name: "search", FailureThreshold: 100,
 		FailureRate: 0.3, RateMinCalls: 10, RecoveryDuration: time.Minute})
-	call := func(b *breaker.Breaker, fail bool) {
-		p, err := b.Allow()
-		if err != nil {
-			t.Fatalf("Allow: %v", err)
-		}
-		if fail {
-			p.Failure()
-		} else {
-			p.SuccessAfter(time.Millisecond)
-		}
-	}
+	call := func(b *breaker.Breaker, fail bool) { toolCall(t, b, fail) }
 	for i := range 9 { // 3 failures in 9 on each process: under RateMinCalls
 		call(bs[0], i%3 == 2)
 		call(bs[1], i%3 == 2)
@@ -134,17 +139,7 @@ func TestToolWindowClearedByFleetTransitions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			bs := twoToolProcesses(t, redistest.Start(t), breaker.Settings{Name: "search", FailureThreshold: 100,
 				FailureRate: 0.3, RateMinCalls: 10, RecoveryDuration: time.Minute})
-			call := func(b *breaker.Breaker, fail bool) {
-				p, err := b.Allow()
-				if err != nil {
-					t.Fatalf("Allow: %v", err)
-				}
-				if fail {
-					p.Failure()
-				} else {
-					p.Success()
-				}
-			}
+			call := func(b *breaker.Breaker, fail bool) { toolCall(t, b, fail) }
 			for i := range 9 { // 3 failures in 9 on each process
 				call(bs[0], i%3 == 2)
 				call(bs[1], i%3 == 2)

@@ -13,12 +13,7 @@ import (
 // whose arguments arrive as the events say (after output_item.added),
 // then response.completed.
 func responsesCallStream(item obj, events func(ev eventFunc) []string) []string {
-	seq := 0
-	ev := func(typ string, fields obj) string {
-		fields["type"], fields["sequence_number"] = typ, seq
-		seq++
-		return namedEvent(typ, fields)
-	}
+	ev := sequencedEvents()
 	resp := obj{"id": "resp_up", "object": "response", "status": "in_progress", "model": "gpt-up", "output": []obj{}}
 	out := []string{ev("response.created", obj{"response": resp}),
 		ev("response.output_item.added", obj{"output_index": 0, "item": item})}

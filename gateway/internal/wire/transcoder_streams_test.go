@@ -127,13 +127,19 @@ func messagesUpstream(sc streamScenario) []string {
 	return append(evs, namedEvent("message_stop", obj{"type": "message_stop"}))
 }
 
-func responsesUpstream(sc streamScenario) []string {
+// sequencedEvents returns a writer of Responses stream events, each with
+// its type and the next sequence_number.
+func sequencedEvents() func(typ string, fields obj) string {
 	seq := 0
-	ev := func(typ string, fields obj) string {
+	return func(typ string, fields obj) string {
 		fields["type"], fields["sequence_number"] = typ, seq
 		seq++
 		return namedEvent(typ, fields)
 	}
+}
+
+func responsesUpstream(sc streamScenario) []string {
+	ev := sequencedEvents()
 	resp := obj{"id": "resp_up", "object": "response", "status": "in_progress", "model": "gpt-up", "output": []obj{}}
 	evs := []string{ev("response.created", obj{"response": resp}), ev("response.in_progress", obj{"response": resp})}
 	index := 0
