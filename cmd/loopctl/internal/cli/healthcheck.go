@@ -11,8 +11,10 @@ import (
 const healthcheckUsage = `usage: loopctl healthcheck [--url URL]
 
 Asks a running gateway whether it is ready: exit 0 when its /readyz answers
-200, 1 otherwise (not ready, draining, down, or no answer within 2 s). It
-needs no shell, for an exec-form HEALTHCHECK in a container image:
+200, 1 otherwise (not ready, draining, down, or no answer within 2 s). URL
+is the readiness URL, or the gateway's base URL (with no path, /readyz is
+asked, as loopctl admin --url takes it). It needs no shell, for an
+exec-form HEALTHCHECK in a container image:
   HEALTHCHECK CMD ["/loopctl", "healthcheck"]`
 
 // healthcheckTimeout bounds the whole check.
@@ -31,6 +33,9 @@ func runHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return UsageError(stderr, fs.Name(), fmt.Sprintf("--url: %v", err))
 	}
+	if req.URL.Path == "" || req.URL.Path == "/" { // a base URL
+		req.URL.Path = "/readyz"
+	}
 	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()
 	res, err := (&http.Client{Transport: tr}).Do(req)
@@ -41,7 +46,7 @@ func runHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	if res.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "loopctl healthcheck: %s: %s %s\n", *url, res.Status, body)
+		fmt.Fprintf(stderr, "loopctl healthcheck: %s: %s %s\n", req.URL, res.Status, body)
 		return ExitFailure
 	}
 	fmt.Fprintf(stdout, "%s", body)

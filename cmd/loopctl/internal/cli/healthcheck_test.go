@@ -14,12 +14,14 @@ func TestHealthcheck(t *testing.T) {
 	hang := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/ready":
+		case "/ready", "/readyz":
 			_, _ = w.Write([]byte("ready\n"))
 		case "/draining":
 			http.Error(w, "not ready: draining", http.StatusServiceUnavailable)
 		case "/hang":
 			<-hang
+		default:
+			http.NotFound(w, r)
 		}
 	}))
 	defer srv.Close()
@@ -29,6 +31,8 @@ func TestHealthcheck(t *testing.T) {
 		code      int
 	}{
 		{"ready", srv.URL + "/ready", ExitOK},
+		{"base url", srv.URL, ExitOK},
+		{"base url with a slash", srv.URL + "/", ExitOK},
 		{"draining", srv.URL + "/draining", ExitFailure},
 		{"down", "http://" + freeAddr(t) + "/readyz", ExitFailure},
 		{"no answer", srv.URL + "/hang", ExitFailure},
