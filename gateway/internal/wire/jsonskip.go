@@ -1,5 +1,7 @@
 package wire
 
+import "bytes"
+
 // Skipping over raw JSON without decoding it, for the gateway's request scan
 // (its model, stream and previous_response_id) and the translator's list of
 // a body's top-level keys. Each takes valid JSON.
@@ -13,17 +15,26 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
-// SkipString returns the index after the string starting at b[i] == '"'.
+// SkipString returns the index after the string starting at b[i] == '"',
+// or len(b)+1 when the string does not end. bytes.IndexByte finds each
+// quote many bytes at a time; a quote after an odd run of backslashes is
+// escaped, since a run of backslashes pairs up from its first.
 func SkipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			break
 		}
+		q, n := j+k, 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
-	return i
+	return len(b) + 1
 }
 
 // SkipValue returns the index after the (valid) JSON value starting at i.
