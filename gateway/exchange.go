@@ -79,13 +79,6 @@ type exchange struct {
 	valid        bool
 }
 
-// validBody reports whether body, a body first translated, is valid JSON
-// before an attempt forwards it as it is: json.Valid runs once per request.
-func (x *exchange) validBody(body []byte) bool {
-	x.checkOnce.Do(func() { x.valid = json.Valid(body) })
-	return x.valid
-}
-
 // serveWire serves a POST on wire wi: it authenticates, reads and scans the
 // body, routes the model and runs the attempt loop.
 func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
@@ -124,18 +117,6 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 	if x.route() {
 		x.run(body)
 	}
-}
-
-// translatesFirst reports whether the request's model is a configured one
-// whose active entry is on another wire than the client's: its first
-// attempt is translated.
-func (x *exchange) translatesFirst() bool {
-	rt := x.g.models[x.req.model]
-	if rt == nil || !x.wire.translated {
-		return false
-	}
-	tg := rt.targets[rt.mgr.ActiveModel()]
-	return tg != nil && tg.up.wireFor(x.wire) != x.wire
 }
 
 // begin starts an attempt's turn. A wire without verdicts (count_tokens)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -217,4 +218,23 @@ func (x *exchange) translationHeaders(h http.Header) {
 	if x.refused != "" {
 		h.Set("X-Loopctl-Refused", x.refused)
 	}
+}
+
+// translatesFirst reports whether the request's model is a configured one
+// whose active entry is on another wire than the client's: its first
+// attempt is translated.
+func (x *exchange) translatesFirst() bool {
+	rt := x.g.models[x.req.model]
+	if rt == nil || !x.wire.translated {
+		return false
+	}
+	tg := rt.targets[rt.mgr.ActiveModel()]
+	return tg != nil && tg.up.wireFor(x.wire) != x.wire
+}
+
+// validBody reports whether body, a body first translated, is valid JSON
+// before an attempt forwards it as it is: json.Valid runs once per request.
+func (x *exchange) validBody(body []byte) bool {
+	x.checkOnce.Do(func() { x.valid = json.Valid(body) })
+	return x.valid
 }
