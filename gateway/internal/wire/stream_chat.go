@@ -61,7 +61,7 @@ func (c *chatStreamEncoder) encode(dst []byte, ev *streamEvent) []byte {
 		} else if t != nil {
 			c.s.committed = true
 			t.hasArgs = true
-			return c.chunk(dst, c.argsDelta(t.index, ev.text), "")
+			return c.chunk(dst, c.toolDelta(t.index, argsField, ev.text), "")
 		}
 	case streamFinish:
 		c.stop = settleStop(ev.stop, len(c.order))
@@ -124,23 +124,21 @@ func (c *chatStreamEncoder) toolStart(dst []byte, ev *streamEvent) []byte {
 	return c.chunk(dst, delta, "")
 }
 
-// customDelta is a tool_calls delta carrying a custom call's whole input.
-func (c *chatStreamEncoder) customDelta(index int, input string) []byte {
-	delta := make([]byte, 0, 64+len(input))
-	delta = append(delta, `{"tool_calls":[{"index":`...)
-	delta = strconv.AppendInt(delta, int64(index), 10)
-	delta = append(delta, `,"custom":{"input":`...)
-	delta = appendJSONText(delta, input)
-	return append(delta, "}}]}"...)
-}
+// The fields a tool_calls delta carries its text in: a function call's
+// arguments fragment, or a custom call's whole input.
+const (
+	argsField  = `,"function":{"arguments":`
+	inputField = `,"custom":{"input":`
+)
 
-// argsDelta is a tool_calls delta carrying one arguments fragment.
-func (c *chatStreamEncoder) argsDelta(index int, fragment string) []byte {
-	delta := make([]byte, 0, 64+len(fragment))
+// toolDelta is a tool_calls delta for the call at index carrying text in
+// field (argsField or inputField).
+func (c *chatStreamEncoder) toolDelta(index int, field, text string) []byte {
+	delta := make([]byte, 0, 64+len(text))
 	delta = append(delta, `{"tool_calls":[{"index":`...)
 	delta = strconv.AppendInt(delta, int64(index), 10)
-	delta = append(delta, `,"function":{"arguments":`...)
-	delta = appendJSONText(delta, fragment)
+	delta = append(delta, field...)
+	delta = appendJSONText(delta, text)
 	return append(delta, "}}]}"...)
 }
 
@@ -158,9 +156,9 @@ func (c *chatStreamEncoder) finish(dst []byte) []byte {
 		}
 		t.hasArgs = true
 		if !t.custom {
-			dst = c.chunk(dst, c.argsDelta(t.index, "{}"), "")
+			dst = c.chunk(dst, c.toolDelta(t.index, argsField, "{}"), "")
 		} else if input := customInput(t.args); input != "" {
-			dst = c.chunk(dst, c.customDelta(t.index, input), "")
+			dst = c.chunk(dst, c.toolDelta(t.index, inputField, input), "")
 		}
 	}
 	return c.chunk(dst, []byte(`{}`), c.stop.chat())
