@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -70,11 +70,11 @@ func (x *exchange) exhausted(err error) {
 	x.headers(x.w.Header())
 	retryHeaders(x.w.Header(), int64(wait))
 	status := http.StatusServiceUnavailable
-	if x.wire.xl == xlate.Messages {
+	if x.endpoint.wire == wire.Messages {
 		status = 529
 	}
 	e := apiError{Message: err.Error(), Type: "fallback_exhausted", Code: "fallback_exhausted"}
-	x.wire.writeError(x.w, status, e)
+	x.endpoint.writeError(x.w, status, e)
 	x.done(outcomeExhausted, status, e.Message)
 }
 
@@ -84,7 +84,7 @@ func (x *exchange) exhausted(err error) {
 // the request is answered at once with Retry-After until the model may be
 // probed, as an exhausted chain is (GATEWAY.md §3, §6).
 func (x *exchange) refuseOpen() bool {
-	if !x.rt.direct || !x.wire.verdict {
+	if !x.rt.direct || !x.endpoint.settles {
 		return false
 	}
 	s := x.rt.mgr.Snapshot()
@@ -92,7 +92,7 @@ func (x *exchange) refuseOpen() bool {
 	if s.State != fallback.Fallback || !now.Before(s.CooldownEnds) {
 		return false
 	}
-	x.g.m.call(x.rt.name, loopmetrics.Refused)
+	x.g.m.call(x.rt.name, metrics.Refused)
 	x.exhausted(&fallback.ExhaustedError{Primary: x.rt.settings.Primary, State: s.State,
 		ProbeAt: s.CooldownEnds, RetryIn: s.CooldownEnds.Sub(now)})
 	return true
@@ -121,7 +121,7 @@ func (x *exchange) fail(err error) {
 	var ue *upstreamError
 	lim, wait := limitOf(err, x.g.now())
 	switch {
-	case lim == retry.Overload && x.wire.xl == xlate.Messages:
+	case lim == retry.Overload && x.endpoint.wire == wire.Messages:
 		status, outcome = 529, outcomeRateLimit
 	case lim != retry.NoLimit:
 		status, e.Type, outcome = http.StatusTooManyRequests, "rate_limit_error", outcomeRateLimit
@@ -148,7 +148,7 @@ func (x *exchange) fail(err error) {
 		}
 		retryHeaders(h, int64(wait))
 	}
-	x.wire.writeError(x.w, status, e)
+	x.endpoint.writeError(x.w, status, e)
 	x.done(outcome, status, e.Message)
 }
 
@@ -159,7 +159,7 @@ func (x *exchange) done(outcome string, status int, msg string) {
 	if x.rt != nil {
 		model = x.rt.name
 	}
-	x.g.m.request(x.wire.api, model, x.served, outcome, total-x.upstream)
+	x.g.m.request(x.endpoint.label, model, x.served, outcome, total-x.upstream)
 	if x.g.log == nil {
 		return
 	}
@@ -171,7 +171,7 @@ func (x *exchange) done(outcome string, status int, msg string) {
 		level = slog.LevelWarn
 	}
 	attrs := []slog.Attr{
-		slog.String("api", x.wire.api),
+		slog.String("api", x.endpoint.label),
 		slog.String("model", model),
 		slog.String("served", x.served),
 		slog.Int("attempts", x.attempts),

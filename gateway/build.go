@@ -12,7 +12,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/dashboard"
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -31,7 +31,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := g.buildPolicy(cfg.Retry, opt.Rand); err != nil {
 		return nil, err
 	}
-	g.m = newMetrics(opt.Registry)
+	g.m = newMeters(opt.Registry)
 	g.m.reg.MustRegister(openUntil{g})
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
@@ -311,7 +311,7 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.policy
 	rt.noRetry = g.budget.Budget == RetryBudgetNone
-	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
+	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, metrics.Model)
 	return rt, nil
 }
 

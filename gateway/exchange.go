@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // Outcomes of a request, the outcome label of loopctl_gateway_requests_total.
@@ -34,7 +34,7 @@ type exchange struct {
 	g        *Gateway
 	w        http.ResponseWriter
 	r        *http.Request
-	wire     *wire
+	endpoint *endpoint
 	rt       *route
 	req      request
 	budget   int // attempts (breaker turns) this request may take
@@ -70,7 +70,7 @@ type exchange struct {
 	skipParam    string
 	skipWhy      string // the first skip's reason, when the request did not decode
 	rejected     *upstreamError
-	rejectedWire *wire
+	rejectedWire *endpoint
 	translated   string
 	dropped      []string
 	refused      string
@@ -81,8 +81,8 @@ type exchange struct {
 
 // serveWire serves a POST on wire wi: it authenticates, reads and scans the
 // body, routes the model and runs the attempt loop.
-func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
-	x := exchange{g: g, w: w, r: r, wire: wi, start: time.Now()}
+func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *endpoint) {
+	x := exchange{g: g, w: w, r: r, endpoint: wi, start: time.Now()}
 	name, ok := g.clientName(r)
 	if !ok {
 		x.refuse(http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
@@ -122,28 +122,28 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 // begin starts an attempt's turn. A wire without verdicts (count_tokens)
 // takes the routed model and settles nothing.
 func (x *exchange) begin() (ticket, error) {
-	if !x.wire.verdict {
+	if !x.endpoint.settles {
 		return ticket{model: x.rt.mgr.ActiveModel()}, nil
 	}
 	return x.rt.begin(&x.att)
 }
 
 // settle records an attempt's verdict on its turn and in the metrics.
-func (x *exchange) settle(t ticket, o loopmetrics.Outcome, k fallback.Kind) {
+func (x *exchange) settle(t ticket, o metrics.Outcome, k fallback.Kind) {
 	x.settleFailure(t, o, fallback.Failure{Kind: k})
 }
 
 // settleFailure is settle with a failure's whole report (kind, hint, timeout).
-func (x *exchange) settleFailure(t ticket, o loopmetrics.Outcome, f fallback.Failure) {
+func (x *exchange) settleFailure(t ticket, o metrics.Outcome, f fallback.Failure) {
 	switch o {
-	case loopmetrics.Success:
+	case metrics.Success:
 		t.Success()
-	case loopmetrics.Failure:
+	case metrics.Failure:
 		t.Fail(f)
 	default:
 		t.Cancel()
 	}
-	if x.wire.verdict {
+	if x.endpoint.settles {
 		x.g.m.call(x.rt.name, o)
 	}
 }
@@ -156,7 +156,7 @@ func (x *exchange) run(body []byte) {
 	g, rt := x.g, x.rt
 	var last error
 	prev := ""
-	stream := x.req.stream && x.wire.streams
+	stream := x.req.stream && x.endpoint.streams
 	x.dctx = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.start)}
 	rctx := &x.dctx
 	for x.attempts < x.budget {
@@ -165,7 +165,7 @@ func (x *exchange) run(body []byte) {
 		}
 		turn, err := x.begin()
 		if err != nil {
-			g.m.call(rt.name, loopmetrics.Refused)
+			g.m.call(rt.name, metrics.Refused)
 			if x.attempts == 0 || last == nil {
 				x.exhausted(err)
 				return
@@ -245,7 +245,7 @@ const (
 func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	tg := x.rt.targets[turn.Model()]
 	switch {
-	case x.wire == wireCountTokens && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
+	case x.endpoint == countTokensEndpoint && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
 		x.estimateTokens(body, tg)
 		return nil, answered
 	case x.slow[tg.ref] || x.passed[tg.ref]:
@@ -258,7 +258,7 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 		// would only repeat the first. The request goes to the next entry.
 		x.skip(turn, tg, "")
 		return nil, passed
-	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
+	case x.endpoint == embeddingsEndpoint && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
 	case x.retryRefused(turn, tg.ref):
@@ -292,7 +292,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 		return answered
 	}
 	if x.clientGone() {
-		x.settle(turn, loopmetrics.Cancel, 0)
+		x.settle(turn, metrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")
 		return answered
 	}
@@ -311,7 +311,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 	x.tried(tg.ref)
 	x.noteFailure(tg.ref, f)
 	x.rt.noteFailure(tg.ref, f, err, x.g.now())
-	x.settleFailure(turn, loopmetrics.Failure, f)
+	x.settleFailure(turn, metrics.Failure, f)
 	if tg.ref != x.rt.settings.Primary {
 		if x.failedEntry == nil {
 			x.failedEntry = make(map[string]bool, 2)
@@ -332,7 +332,7 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
-	tr, w, err := tg.translate(x.wire, body)
+	tr, w, err := tg.translate(x.endpoint, body)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 	if tr != nil {
 		payload = tr.Body
 	} else if x.unchecked && !x.validBody(body) {
-		return nil, &xlate.RequestError{Message: errNotJSON.Error()}
+		return nil, &wire.RequestError{Message: errNotJSON.Error()}
 	} else {
 		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
 	}
@@ -361,7 +361,7 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 // passThrough relays an upstream's 400, 413 or 422 unchanged: the request
 // was bad, not the model, so there is no verdict.
 func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
-	x.settle(turn, loopmetrics.Cancel, 0)
+	x.settle(turn, metrics.Cancel, 0)
 	x.headers(x.w.Header())
 	copyHeader(x.w.Header(), ue.header)
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
@@ -377,7 +377,7 @@ func (x *exchange) relay(turn ticket, tg *target, res *result) {
 	if res.tr != nil {
 		x.translated, x.dropped = translatedLabel(res.tr), res.tr.Dropped
 		x.g.m.translation(res.tr)
-	} else if x.wire.pinned {
+	} else if x.endpoint.pinned {
 		id := ""
 		if res.stream != nil {
 			id = res.stream.id

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -104,7 +104,7 @@ type Gateway struct {
 	// anthropicModels is the model list in Anthropic's shape (§8.8).
 	anthropicModels []byte
 	log             *slog.Logger
-	m               *metrics
+	m               *meters
 	pins            *pins
 
 	directMu  sync.RWMutex
@@ -132,14 +132,14 @@ type upstream struct {
 	key  string // "": no credentials sent
 	// Parsed once (prepare): the URL of each wire (base + path; nil if it
 	// does not parse) and the credentials header's value.
-	urls [len(allWires)]*url.URL
+	urls [len(endpoints)]*url.URL
 	cred []string
-	// Translation (§8): the client wires it speaks (by xlate.API), the
+	// Translation (§8): the client wires it speaks (by wire.API), the
 	// wire a request on any other reaches it on, and that target's
 	// settings (its API and Model set per request).
 	speaks [3]bool
-	to     *wire
-	target xlate.Target
+	to     *endpoint
+	target wire.Target
 	// Authentication and hosts (§10): the header a static key goes in,
 	// the authorizer of the other auth types (nil: the static key), and
 	// a Bedrock or Vertex upstream's differences (nil: another host).
@@ -151,7 +151,7 @@ type upstream struct {
 // prepare parses the upstream's URL for every wire and builds its
 // credentials header value, so that a request allocates neither.
 func (u *upstream) prepare() {
-	for i, w := range allWires {
+	for i, w := range endpoints {
 		if p, err := url.Parse(u.base + w.path); err == nil {
 			u.urls[i] = p
 		}

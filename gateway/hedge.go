@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
 // Hedging (SEMANTICS §7.4), opt-in per model with Model.HedgeAfter: an
@@ -29,7 +29,7 @@ type tried struct {
 
 // hedging reports whether the request's attempts may be hedged.
 func (x *exchange) hedging() bool {
-	return x.rt.settings.HedgeAfter > 0 && x.wire.verdict && !x.pinned
+	return x.rt.settings.HedgeAfter > 0 && x.endpoint.settles && !x.pinned
 }
 
 // launch starts an attempt on its own goroutine; its outcome arrives on ch.
@@ -80,7 +80,7 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 		x.tried(first.tg.ref)
 		x.noteFailure(first.tg.ref, f)
 		x.rt.noteFailure(first.tg.ref, f, first.err, x.g.now())
-		x.settleFailure(first.turn, loopmetrics.Failure, f)
+		x.settleFailure(first.turn, metrics.Failure, f)
 		return <-ch
 	}
 	rival := 1
@@ -110,19 +110,19 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 	o.cancel()
 	switch {
 	case final || o.err == nil:
-		x.settle(o.turn, loopmetrics.Cancel, 0)
+		x.settle(o.turn, metrics.Cancel, 0)
 	case errors.Is(o.err, context.Canceled):
 		if won.Sub(o.started) >= after {
-			x.settleFailure(o.turn, loopmetrics.Failure, fallback.Failure{Kind: fallback.Transient})
+			x.settleFailure(o.turn, metrics.Failure, fallback.Failure{Kind: fallback.Transient})
 			return
 		}
-		x.settle(o.turn, loopmetrics.Cancel, 0)
+		x.settle(o.turn, metrics.Cancel, 0)
 	default:
 		f := failure(o.err, o.started)
 		x.tried(o.tg.ref)
 		x.noteFailure(o.tg.ref, f)
 		x.rt.noteFailure(o.tg.ref, f, o.err, x.g.now())
-		x.settleFailure(o.turn, loopmetrics.Failure, f)
+		x.settleFailure(o.turn, metrics.Failure, f)
 	}
 }
 

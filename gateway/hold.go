@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
 // localError is an attempt that failed on the gateway's side, not the
@@ -33,13 +33,13 @@ func (x *exchange) local(turn ticket, err error) bool {
 		return false
 	}
 	turn.Cancel()
-	x.g.m.call(x.rt.name, loopmetrics.Cancel)
+	x.g.m.call(x.rt.name, metrics.Cancel)
 	h := x.w.Header()
 	x.headers(h)
 	if le.retry > 0 {
 		h.Set("Retry-After", ceilSeconds(int64(le.retry)))
 	}
-	x.wire.writeError(x.w, le.status, le.e)
+	x.endpoint.writeError(x.w, le.status, le.e)
 	x.done(outcomeLocal, le.status, le.e.Message)
 	return true
 }

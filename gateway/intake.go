@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // What a request passes before its first attempt: its body within
@@ -61,21 +61,21 @@ func (x *exchange) route() bool {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return false
 	}
-	if x.wire == wireEmbeddings && !rt.openai {
+	if x.endpoint == embeddingsEndpoint && !rt.openai {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` is not served on " + x.r.URL.Path + ": embeddings are served by openai upstreams only, and no entry of its chain is one", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return false
 	}
 	x.rt, x.budget = rt, rt.budget
-	if !x.wire.verdict {
+	if !x.endpoint.settles {
 		x.budget = 1
 	}
-	if x.wire.pinned && xlate.Minted(req.prev) {
+	if x.endpoint.pinned && wire.Minted(req.prev) {
 		// A response the gateway minted by translation: it keeps no state
 		// for it, so no upstream can continue it (§8.3).
 		x.refuse(http.StatusBadRequest, apiError{Message: "Previous response with id '" + req.prev + "' not found: it was translated from another wire by loopctl, which keeps no state for it; send the whole conversation instead", Type: "invalid_request_error", Param: "previous_response_id", Code: "previous_response_not_found"})
 		return false
 	}
-	if x.wire.pinned && req.prev != "" {
+	if x.endpoint.pinned && req.prev != "" {
 		// Stateful Responses: the upstream model that produced the previous
 		// response, on its own breaker; an unknown id goes to the routed
 		// model without failover.
@@ -95,6 +95,6 @@ func tooLarge(limit int64) apiError {
 
 // refuse answers a request the gateway rejects before routing it.
 func (x *exchange) refuse(status int, e apiError) {
-	x.wire.writeError(x.w, status, e)
+	x.endpoint.writeError(x.w, status, e)
 	x.done(outcomeInvalid, status, e.Message)
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -72,7 +72,7 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		x.broken(turn, err, nil)
 		return false
 	}
-	info, err := xlate.After(st.wire.xl, ev)
+	info, err := wire.After(st.wire.wire, ev)
 	if err != nil {
 		x.broken(turn, err, nil)
 		return false
@@ -87,22 +87,22 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		x.streamCancelled(turn, res)
 		return false
 	}
-	if info.Kind == xlate.EventError {
+	if info.Kind == wire.EventError {
 		// The upstream's own error event reached the client as is.
-		x.broken(turn, &streamError{payload: string(xlate.Data(ev)), typ: info.ErrType}, ev)
+		x.broken(turn, &streamError{payload: string(wire.Data(ev)), typ: info.ErrType}, ev)
 		return false
 	}
-	st.done = info.Kind == xlate.EventEnd
+	st.done = info.Kind == wire.EventEnd
 	return true
 }
 
 // pumpTranslated relays one event of a translated stream: its translation
 // into the client's wire; an upstream error event is not relayed (the
 // client gets its own wire's error event).
-func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info xlate.EventInfo) bool {
+func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info wire.EventInfo) bool {
 	st := res.stream
-	if info.Kind == xlate.EventError {
-		x.broken(turn, &streamError{payload: string(xlate.Data(ev)), typ: info.ErrType}, nil)
+	if info.Kind == wire.EventError {
+		x.broken(turn, &streamError{payload: string(wire.Data(ev)), typ: info.ErrType}, nil)
 		return false
 	}
 	out, err := st.tc.Event(st.held.AvailableBuffer()[:0], ev)
@@ -114,7 +114,7 @@ func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseCon
 		x.streamCancelled(turn, res)
 		return false
 	}
-	st.done = info.Kind == xlate.EventEnd
+	st.done = info.Kind == wire.EventEnd
 	return true
 }
 
@@ -131,7 +131,7 @@ func (x *exchange) writeFlush(rc *http.ResponseController, b []byte) bool {
 // upstream request and settles the turn as a cancellation.
 func (x *exchange) streamCancelled(turn ticket, res *result) {
 	res.cancel(errClientGone)
-	x.settle(turn, loopmetrics.Cancel, 0)
+	x.settle(turn, metrics.Cancel, 0)
 	x.done(outcomeCancel, 499, "client went away")
 }
 
@@ -156,11 +156,11 @@ func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	if lim, _ := retry.LimitOf(streamLimit(err)); lim != retry.NoLimit {
 		kind = fallback.RateLimit
 	}
-	x.settle(turn, loopmetrics.Failure, kind)
+	x.settle(turn, metrics.Failure, kind)
 	x.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
 	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
 	if !final {
-		if ev := xlate.Broken(x.wire.xl, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
+		if ev := wire.Broken(x.endpoint.wire, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
 			_, _ = x.w.Write(ev)
 			_ = http.NewResponseController(x.w).Flush()
 		}

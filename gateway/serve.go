@@ -102,12 +102,12 @@ func (g *Gateway) dashboard(w http.ResponseWriter, r *http.Request) {
 }
 
 // wires are the POST endpoints of the model wires (docs/GATEWAY.md §3, §6).
-var wires = map[string]*wire{
-	"/v1/chat/completions": wireChat, "/chat/completions": wireChat,
-	"/v1/responses": wireResponses, "/responses": wireResponses,
-	"/v1/embeddings": wireEmbeddings, "/embeddings": wireEmbeddings,
-	"/v1/messages":              wireMessages,
-	"/v1/messages/count_tokens": wireCountTokens,
+var wires = map[string]*endpoint{
+	"/v1/chat/completions": chatEndpoint, "/chat/completions": chatEndpoint,
+	"/v1/responses": responsesEndpoint, "/responses": responsesEndpoint,
+	"/v1/embeddings": embeddingsEndpoint, "/embeddings": embeddingsEndpoint,
+	"/v1/messages":              messagesEndpoint,
+	"/v1/messages/count_tokens": countTokensEndpoint,
 }
 
 // model serves GET /v1/models/{id}: one configured model, or 404

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // The rest of the surface of chains across wires (docs/GATEWAY.md §8.7,
@@ -61,23 +61,23 @@ func anthropicModelList(models []Model) []byte {
 // answer (§8.7): a whole answer, or a committed stream's held events, on
 // the client's wire.
 func (x *exchange) refusal(res *result) bool {
-	if !x.rt.refusals || !x.wire.translated {
+	if !x.rt.refusals || !x.endpoint.translated {
 		return false
 	}
 	if res.stream != nil {
-		return refusedStream(x.wire.xl, res.stream.held.Bytes())
+		return refusedStream(x.endpoint.wire, res.stream.held.Bytes())
 	}
-	return xlate.Refused(x.wire.xl, res.body.Bytes())
+	return wire.Refused(x.endpoint.wire, res.body.Bytes())
 }
 
 // refusedStream reports whether a committed stream's held events (on wire
 // api) end in a refusal before any content: the stream committed at its
 // stop, not at a text or a call.
-func refusedStream(api xlate.API, held []byte) bool {
+func refusedStream(api wire.API, held []byte) bool {
 	switch api {
-	case xlate.Messages:
+	case wire.Messages:
 		return bytes.Contains(held, []byte(`"stop_reason":"refusal"`)) && !bytes.Contains(held, []byte(`"content_block_delta"`))
-	case xlate.Chat:
+	case wire.Chat:
 		return bytes.Contains(held, []byte(`"finish_reason":"content_filter"`)) &&
 			!bytes.Contains(held, []byte(`"tool_calls"`)) && !hasChatText(held)
 	}

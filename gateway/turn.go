@@ -112,7 +112,7 @@ func slow(f fallback.Failure) bool { return f.Timeout || f.Kind != fallback.Tran
 // its attempt budget: then the ladder on model fails over rather than waits
 // (SEMANTICS §7.1).
 func (x *exchange) otherUsable(model string) bool {
-	if x.attempts >= x.budget || !x.wire.verdict || x.pinned {
+	if x.attempts >= x.budget || !x.endpoint.settles || x.pinned {
 		return false
 	}
 	s := x.rt.mgr.Snapshot()
