@@ -200,3 +200,16 @@ func responseID(body []byte) string {
 	_ = json.Unmarshal(body, &r)
 	return r.ID
 }
+
+// logName returns a client's model name as it may appear in a log: at most
+// MaxModelName bytes, with every byte that is not printable ASCII escaped.
+func logName(s string) string {
+	if validModelName(s) {
+		return s
+	}
+	if len(s) > MaxModelName {
+		s = s[:MaxModelName] + "..."
+	}
+	q := strconv.QuoteToASCII(s)
+	return q[1 : len(q)-1]
+}

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -214,25 +213,6 @@ func (g *Gateway) addModels(models []Model) error {
 		}
 	}
 	return nil
-}
-
-// modelList is the body of GET /v1/models: the configured models.
-func modelList(models []Model) []byte {
-	type entry struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
-	list := struct {
-		Object string  `json:"object"`
-		Data   []entry `json:"data"`
-	}{Object: "list", Data: []entry{}}
-	for _, m := range models {
-		list.Data = append(list.Data, entry{ID: m.Name, Object: "model", OwnedBy: "loopctl"})
-	}
-	b, _ := json.Marshal(list)
-	return b
 }
 
 // upstreamTransport returns the upstream transport: rt, or nil for the

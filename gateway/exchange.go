@@ -212,20 +212,6 @@ func (x *exchange) run(body []byte) {
 	x.fail(last)
 }
 
-// clientGone reports whether the client went away: its request's context
-// ended, or reached its own deadline. The attempt's clock enforces that
-// deadline too (it is the request's when it is the earliest), and its
-// timer may cut the attempt a moment before the context's own timer ends
-// the request: that is the client's timeout, not a failure of the model.
-func (x *exchange) clientGone() bool {
-	ctx := x.r.Context()
-	if ctx.Err() != nil {
-		return true
-	}
-	d, ok := ctx.Deadline()
-	return ok && !time.Now().Before(d)
-}
-
 // What pick and conclude did with an attempt.
 const (
 	answered = iota // the exchange is answered

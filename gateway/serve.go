@@ -54,23 +54,6 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// listModels serves GET /v1/models: the configured models.
-func (g *Gateway) listModels(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, http.MethodGet)
-		return
-	}
-	if !g.authorized(w, r) {
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if r.Header.Get("Anthropic-Version") != "" {
-		_, _ = w.Write(g.anthropicModels)
-		return
-	}
-	_, _ = w.Write(g.modelList)
-}
-
 // readyz serves /readyz: Options.Ready's verdict, and where the breakers'
 // state lives (Options.StoreMode).
 func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
@@ -108,30 +91,6 @@ var wires = map[string]*endpoint{
 	"/v1/embeddings": embeddingsEndpoint, "/embeddings": embeddingsEndpoint,
 	"/v1/messages":              messagesEndpoint,
 	"/v1/messages/count_tokens": countTokensEndpoint,
-}
-
-// model serves GET /v1/models/{id}: one configured model, or 404
-// model_not_found.
-func (g *Gateway) model(w http.ResponseWriter, r *http.Request, id string) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, http.MethodGet)
-		return
-	}
-	if !g.authorized(w, r) {
-		return
-	}
-	if g.models[id] == nil {
-		writeOpenAIError(w, http.StatusNotFound, apiError{Message: "The model `" + id + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
-		return
-	}
-	b, _ := json.Marshal(struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}{id, "model", 0, "loopctl"})
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {

@@ -282,3 +282,19 @@ func (g *Gateway) holdLimits() holdLimits {
 }
 
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 8<<10) }}
+
+// redactURLError drops the query and credentials of the URL in a
+// connection error (the upstream's URL is the gateway's own business).
+func redactURLError(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	if u, perr := url.Parse(ue.URL); perr == nil {
+		u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+		ue.URL = u.String()
+	} else {
+		ue.URL = "(upstream URL)"
+	}
+	return err
+}

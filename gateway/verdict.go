@@ -1,87 +1,17 @@
 package gateway
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
-// SEMANTICS §7 in the gateway: a request's deadline, failing over rather
-// than waiting, and the verdict of a failed attempt with its kind and hint.
-
-// DeadlineMargin is the least time a request's deadline keeps before the
-// client's own timeout (SEMANTICS §7.3: 5% of it, at least this much).
-const DeadlineMargin = 100 * time.Millisecond
-
-// deadlineContext is a request's context stating the request's deadline
-// (SEMANTICS §7.3) without a timer of its own: the retry ladder reads it
-// (it never waits past it), each attempt's clock cancels its attempt at it
-// (with context.DeadlineExceeded, as a context with that deadline would),
-// and the attempt loop starts no attempt past it. Done and Err are the
-// request's: they do not end at the deadline.
-type deadlineContext struct {
-	context.Context
-	deadline time.Time
-}
-
-// Deadline returns the earlier of the request's deadline and its parent's.
-func (c *deadlineContext) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
-		return d, true
-	}
-	return c.deadline, true
-}
-
-// ended reports whether the request has ended: its context, or its
-// deadline passed.
-func (c *deadlineContext) ended() bool {
-	d, _ := c.Deadline()
-	return c.Err() != nil || !time.Now().Before(d)
-}
-
-// deadline returns the request's deadline: the earliest of timeouts.total
-// and the client's own timeout when the request states it
-// (X-Stainless-Timeout, in seconds, as the official SDKs send it, or
-// x-loopctl-timeout, in seconds or as a Go duration), less the margin.
-func (g *Gateway) deadline(r *http.Request, start time.Time) time.Time {
-	d := g.total
-	for _, h := range [...]string{"X-Stainless-Timeout", "X-Loopctl-Timeout"} {
-		if c, ok := clientTimeout(r.Header.Get(h)); ok && c < d {
-			d = c
-		}
-	}
-	margin := max(d/20, DeadlineMargin)
-	if margin >= d {
-		margin = d / 2
-	}
-	return start.Add(d - margin)
-}
-
-// clientTimeout parses a client's timeout header: seconds (decimals
-// allowed) or a Go duration; false for a missing, unparsable or
-// non-positive value.
-func clientTimeout(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f <= 0 || f > 1e9 {
-			return 0, false
-		}
-		return time.Duration(f * float64(time.Second)), true
-	}
-	d, err := time.ParseDuration(v)
-	return d, err == nil && d > 0
-}
+// The verdict of a failed attempt: its kind and hint, whether it failed the
+// request slowly (so the next attempt fails over rather than waits), and
+// when the chain may serve again (SEMANTICS §7).
 
 // failure is the verdict of a failed attempt (SEMANTICS §3, §4): its kind
 // (a quota, another rate limit, or transient), the provider's hint, and
@@ -179,28 +109,6 @@ func statusError(ue *upstreamError, now time.Time) *retry.StatusError {
 	return se
 }
 
-// errorFields reads an error body's type, code and message (OpenAI's and
-// Anthropic's shapes; Google's status stands in for a missing type). The
-// message is used only to classify, never shown to a client.
-func errorFields(body []byte) (typ, code, msg string) {
-	var e struct {
-		Error struct {
-			Type    any    `json:"type"`
-			Code    any    `json:"code"`
-			Status  string `json:"status"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &e) != nil {
-		return "", "", ""
-	}
-	typ, code = token(e.Error.Type), token(e.Error.Code)
-	if typ == "" {
-		typ = token(e.Error.Status)
-	}
-	return typ, code, e.Error.Message
-}
-
 // streamLimit turns a stream's error event before content into the ladder's
 // error with its kind: an overloaded_error is an Overload, a rate-limit
 // error a Throttle (SEMANTICS §4, GATEWAY §6).
@@ -227,12 +135,3 @@ func (e *timeoutError) Error() string   { return e.err.Error() }
 func (e *timeoutError) Unwrap() error   { return e.err }
 func (e *timeoutError) Timeout() bool   { return true }
 func (e *timeoutError) Temporary() bool { return true }
-
-// attemptContext bounds an attempt: by the request's deadline, and a probe
-// by its lease (on the breaker's clock).
-func (x *exchange) attemptContext(ctx context.Context, turn ticket) (context.Context, context.CancelFunc) {
-	if dl, ok := turn.turn.Deadline(); ok {
-		return context.WithTimeout(ctx, dl.Sub(x.g.now()))
-	}
-	return ctx, func() {}
-}

@@ -1,10 +1,11 @@
 package gateway
 
-// The retry budget of SEMANTICS §8.3 in the gateway: each same-model retry
-// of an attempt's ladder (and each rate-limited wait on the same model)
-// spends a token of its model's budget, kept by the route's model breaker;
-// with none left the ladder stops, the attempt ends with its failure and
-// the request moves on to the next usable model (§7), or fails.
+// The retry budget: each same-model retry of an attempt's ladder (and each
+// rate-limited wait on the same model) spends a token of its model's budget,
+// kept by the route's model breaker, so that retries cannot multiply an
+// outage's load; with none left the ladder stops, the attempt ends with its
+// failure and the request moves on to the next usable model, or fails
+// (SEMANTICS §8.3).
 //
 // "Moves on": once the budget has refused a retry on a model, a later
 // attempt of the request that the breaker routes back to that model is
