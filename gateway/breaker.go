@@ -46,7 +46,7 @@ func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 // and in the metrics.
 func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {
 	t.SuccessAfter(firstContent)
-	if x.endpoint.settles {
-		x.g.m.call(x.rt.name, metrics.Success)
+	if x.in.endpoint.settles {
+		x.g.m.call(x.in.rt.name, metrics.Success)
 	}
 }

@@ -55,7 +55,7 @@ const answerChunk = 32 << 10
 // freed with the buffer) and a *localError when one answer or the whole
 // gateway would hold more than allowed.
 func (g *Gateway) readAnswer(buf *bytes.Buffer, body io.Reader, size int64) (int64, error) {
-	limit := g.maxResp
+	limit := g.limits.maxResp
 	if size > limit {
 		return 0, tooLargeAnswer(limit)
 	}

@@ -15,7 +15,7 @@ import (
 // estimated locally (one token per 4 bytes of the request's JSON, at least
 // 1), with x-loopctl-estimate: true. No upstream request, no verdict.
 func (x *exchange) estimateTokens(body []byte, tg *target) {
-	x.served, x.servedHdr = tg.ref, tg.hdr
+	x.walk.last = tg
 	h := x.w.Header()
 	x.headers(h)
 	h.Set("X-Loopctl-Estimate", "true")

@@ -47,7 +47,7 @@ func (c *deadlineContext) ended() bool {
 // (X-Stainless-Timeout, in seconds, as the official SDKs send it, or
 // x-loopctl-timeout, in seconds or as a Go duration), less the margin.
 func (g *Gateway) deadline(r *http.Request, start time.Time) time.Time {
-	d := g.total
+	d := g.limits.total
 	for _, h := range [...]string{"X-Stainless-Timeout", "X-Loopctl-Timeout"} {
 		if c, ok := clientTimeout(r.Header.Get(h)); ok && c < d {
 			d = c

@@ -34,7 +34,7 @@ func (x *exchange) halted() bool {
 func (x *exchange) haltStream(turn ticket, res *result) {
 	res.cancel(ErrHalted)
 	x.settle(turn, metrics.Cancel, 0)
-	if ev := wire.Broken(x.endpoint.wire, haltMessage, x.respID, false); len(ev) > 0 {
+	if ev := wire.Broken(x.in.endpoint.wire, haltMessage, x.out.respID, false); len(ev) > 0 {
 		_, _ = x.w.Write(ev)
 		_ = http.NewResponseController(x.w).Flush()
 	}
@@ -46,6 +46,6 @@ func (x *exchange) haltStream(turn ticket, res *result) {
 func (x *exchange) haltAnswer(turn ticket) {
 	x.settle(turn, metrics.Cancel, 0)
 	x.w.Header().Set("Retry-After", "1")
-	x.endpoint.writeError(x.w, http.StatusServiceUnavailable, apiError{Message: haltMessage, Type: "api_error", Code: "shutting_down"})
+	x.in.endpoint.writeError(x.w, http.StatusServiceUnavailable, apiError{Message: haltMessage, Type: "api_error", Code: "shutting_down"})
 	x.done(outcomeHalted, http.StatusServiceUnavailable, ErrHalted.Error())
 }

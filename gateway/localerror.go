@@ -30,13 +30,13 @@ func (x *exchange) local(turn ticket, err error) bool {
 		return false
 	}
 	turn.Cancel()
-	x.g.m.call(x.rt.name, metrics.Cancel)
+	x.g.m.call(x.in.rt.name, metrics.Cancel)
 	h := x.w.Header()
 	x.headers(h)
 	if le.retry > 0 {
 		h.Set("Retry-After", ceilSeconds(int64(le.retry)))
 	}
-	x.endpoint.writeError(x.w, le.status, le.e)
+	x.in.endpoint.writeError(x.w, le.status, le.e)
 	x.done(outcomeLocal, le.status, le.e.Message)
 	return true
 }

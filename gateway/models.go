@@ -63,10 +63,10 @@ func (g *Gateway) listModels(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if r.Header.Get("Anthropic-Version") != "" {
-		_, _ = w.Write(g.anthropicModels)
+		_, _ = w.Write(g.lists.anthropic)
 		return
 	}
-	_, _ = w.Write(g.modelList)
+	_, _ = w.Write(g.lists.openai)
 }
 
 // model serves GET /v1/models/{id}: one configured model, or 404

@@ -25,14 +25,14 @@ import (
 // nothing (a cancellation).
 func (x *exchange) pump(turn ticket, res *result) {
 	st := res.stream
-	x.respID = st.id
+	x.out.respID = st.id
 	if st.tc != nil {
-		x.respID = st.tc.ResponseID()
+		x.out.respID = st.tc.ResponseID()
 	}
 	x.streamHeaders(res.resp.Header)
 	rc := http.NewResponseController(x.w)
 	t0 := time.Now()
-	defer func() { x.upstream += time.Since(t0) }()
+	defer func() { x.walk.upstream += time.Since(t0) }()
 
 	if !x.writeFlush(rc, st.held.Bytes()) {
 		x.streamCancelled(turn, res)
@@ -80,8 +80,8 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 	if st.tc != nil {
 		return x.pumpTranslated(turn, res, rc, ev, info)
 	}
-	if info.ID != "" && x.respID == "" {
-		x.respID = info.ID
+	if info.ID != "" && x.out.respID == "" {
+		x.out.respID = info.ID
 	}
 	if !x.writeFlush(rc, ev) {
 		x.streamCancelled(turn, res)
@@ -157,10 +157,10 @@ func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 		kind = fallback.RateLimit
 	}
 	x.settle(turn, metrics.Failure, kind)
-	x.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
+	x.in.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
 	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
 	if !final {
-		if ev := wire.Broken(x.endpoint.wire, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
+		if ev := wire.Broken(x.in.endpoint.wire, "the upstream stream broke: "+err.Error(), x.out.respID, forwarded != nil); len(ev) > 0 {
 			_, _ = x.w.Write(ev)
 			_ = http.NewResponseController(x.w).Flush()
 		}

@@ -15,13 +15,13 @@ import (
 // answer (§8.7): a whole answer, or a committed stream's held events, on
 // the client's wire.
 func (x *exchange) refusal(res *result) bool {
-	if !x.rt.refusals || !x.endpoint.translated {
+	if !x.in.rt.refusals || !x.in.endpoint.translated {
 		return false
 	}
 	if res.stream != nil {
-		return refusedStream(x.endpoint.wire, res.stream.held.Bytes())
+		return refusedStream(x.in.endpoint.wire, res.stream.held.Bytes())
 	}
-	return wire.Refused(x.endpoint.wire, res.body.Bytes())
+	return wire.Refused(x.in.endpoint.wire, res.body.Bytes())
 }
 
 // refusedStream reports whether a committed stream's held events (on wire

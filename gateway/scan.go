@@ -12,9 +12,10 @@ import (
 	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
-// request is what the gateway needs from a chat completions body: where the
-// top-level "model" value is (to rewrite it without decoding the rest) and
-// whether the client asked for a stream.
+// request is what the gateway needs from a request body on any endpoint:
+// where the top-level "model" value is (to rewrite it without decoding the
+// rest), whether the client asked for a stream, and a Responses request's
+// previous_response_id.
 type request struct {
 	model      string
 	modelStart int // byte range of the model value, quotes included
@@ -237,7 +238,7 @@ func quote(s string) []byte {
 	return b
 }
 
-// ceilSeconds returns d in whole seconds, rounded up, at least 1.
+// ceilSeconds returns ns nanoseconds in whole seconds, rounded up, at least 1.
 func ceilSeconds(ns int64) string {
 	s := (ns + 999_999_999) / 1_000_000_000
 	return strconv.FormatInt(max(s, 1), 10)

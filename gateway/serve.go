@@ -116,14 +116,14 @@ func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request) bool {
 // clientName returns the name of the client key r presents; ok is true when no
 // keys are configured.
 func (g *Gateway) clientName(r *http.Request) (string, bool) {
-	if len(g.keys) == 0 {
+	if len(g.clients.keys) == 0 {
 		return "", true
 	}
-	match := matchKey(presented(r, false), g.keys)
+	match := matchKey(presented(r, false), g.clients.keys)
 	if match < 0 {
 		return "", false
 	}
-	return g.keyNames[match], true
+	return g.clients.names[match], true
 }
 
 // presented returns the key r presents: "Authorization: Bearer <key>",
@@ -168,7 +168,7 @@ func matchKey(key string, keys [][sha256.Size]byte) int {
 // (no DNS rebinding) and a POST must carry a JSON body type (no form post
 // from a web page). It writes the refusal itself.
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
-	if len(g.keys) == 0 {
+	if len(g.clients.keys) == 0 {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback(la.String()) && !loopback(r.Host) {
 			wires[r.URL.Path].writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
 			return false
@@ -182,9 +182,9 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 	if p != "/metrics" && p != "/dashboard" && !strings.HasPrefix(p, "/dashboard/") {
 		return true
 	}
-	keys := g.admin
+	keys := g.admins.keys
 	if len(keys) == 0 {
-		keys = g.keys
+		keys = g.clients.keys
 	}
 	if len(keys) == 0 || matchKey(presented(r, true), keys) >= 0 {
 		return true

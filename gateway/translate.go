@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -93,17 +92,8 @@ func translatedLabel(tr *wire.Translation) string {
 // another wire, §8.6): no verdict, and the request routes past it.
 func (x *exchange) skip(turn ticket, tg *target, param string) {
 	turn.Skip()
-	x.g.m.call(x.rt.name, metrics.Cancel)
-	if param != "" {
-		x.skipped = append(x.skipped, tg.ref+"="+param)
-		if x.skipParam == "" {
-			x.skipParam = param
-		}
-	}
-	if x.passed == nil {
-		x.passed = make(map[string]bool, 2)
-	}
-	x.passed[tg.ref] = true
+	x.g.m.call(x.in.rt.name, metrics.Cancel)
+	x.walk.pass(tg, param)
 }
 
 // concludeTranslated handles the failures of an attempt that only a
@@ -117,22 +107,22 @@ func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
 	var up *upstreamError
 	switch {
 	case errors.As(err, &ue):
-		x.attempts-- // no upstream request was made
+		x.walk.attempts-- // no upstream request was made
 		x.skip(turn, tg, ue.Field)
 		return true
 	case errors.As(err, &re):
 		// The request does not decode for translation: this entry cannot
 		// serve it, but an entry on the client's own wire still may.
-		x.attempts--
-		if x.skipWhy == "" && x.skipParam == "" {
-			x.skipWhy = re.Message
+		x.walk.attempts--
+		if x.walk.skips.why == "" && x.walk.skips.param == "" {
+			x.walk.skips.why = re.Message
 		}
 		x.skip(turn, tg, cmp.Or(re.Param, "the request"))
 		return true
-	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.endpoint) != x.endpoint:
+	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.in.endpoint) != x.in.endpoint:
 		x.skip(turn, tg, "")
-		x.rejected = up
-		x.rejectedWire = tg.up.wireFor(x.endpoint)
+		x.walk.skips.rejected = up
+		x.walk.skips.rejectedOn = tg.up.wireFor(x.in.endpoint)
 		return true
 	}
 	return false
@@ -169,25 +159,25 @@ func nullable(s string) any {
 // (last is nil), 400 naming the parameter no entry could express. It
 // reports false when neither applies.
 func (x *exchange) unserved(last error) bool {
-	if ue := x.rejected; ue != nil {
+	if ue := x.walk.skips.rejected; ue != nil {
 		x.headers(x.w.Header())
-		if wire.ContextOverflow(x.rejectedWire.wire, ue.body) {
-			x.writeBody(http.StatusBadRequest, wire.OverflowBody(x.endpoint.wire))
+		if wire.ContextOverflow(x.walk.skips.rejectedOn.wire, ue.body) {
+			x.writeBody(http.StatusBadRequest, wire.OverflowBody(x.in.endpoint.wire))
 			x.done(outcomePassthrough, http.StatusBadRequest, ue.Error())
 			return true
 		}
-		typ, code, msg := wire.ErrorMessage(x.rejectedWire.wire, ue.body)
-		x.writeBody(ue.status, wire.ErrorBody(x.endpoint.wire, ue.status, typ, code, msg))
+		typ, code, msg := wire.ErrorMessage(x.walk.skips.rejectedOn.wire, ue.body)
+		x.writeBody(ue.status, wire.ErrorBody(x.in.endpoint.wire, ue.status, typ, code, msg))
 		x.done(outcomePassthrough, ue.status, ue.Error())
 		return true
 	}
-	if x.skipParam != "" && last == nil {
+	if x.walk.skips.param != "" && last == nil {
 		x.headers(x.w.Header())
-		msg := "no entry of model `" + x.rt.name + "` can serve this request: its wires cannot express " + x.skipParam
-		if x.skipWhy != "" {
-			msg = x.skipWhy
+		msg := "no entry of model `" + x.in.rt.name + "` can serve this request: its wires cannot express " + x.walk.skips.param
+		if x.walk.skips.why != "" {
+			msg = x.walk.skips.why
 		}
-		x.endpoint.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.skipParam})
+		x.in.endpoint.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.walk.skips.param})
 		x.done(outcomeInvalid, http.StatusBadRequest, msg)
 		return true
 	}
@@ -206,17 +196,17 @@ func (x *exchange) writeBody(status int, b []byte) {
 // translationHeaders sets the headers of a translated answer and of the
 // entries the request skipped or dropped parameters for (§8.3, §8.8).
 func (x *exchange) translationHeaders(h http.Header) {
-	if x.translated != "" {
-		h.Set("X-Loopctl-Translated", x.translated)
+	if x.out.translated != "" {
+		h.Set("X-Loopctl-Translated", x.out.translated)
 	}
-	if len(x.dropped) > 0 {
-		h.Set("X-Loopctl-Dropped", strings.Join(x.dropped, ","))
+	if len(x.out.dropped) > 0 {
+		h.Set("X-Loopctl-Dropped", strings.Join(x.out.dropped, ","))
 	}
-	if len(x.skipped) > 0 {
-		h.Set("X-Loopctl-Skipped", strings.Join(x.skipped, ","))
+	if len(x.walk.skips.list) > 0 {
+		h.Set("X-Loopctl-Skipped", strings.Join(x.walk.skips.list, ","))
 	}
-	if x.refused != "" {
-		h.Set("X-Loopctl-Refused", x.refused)
+	if x.out.refused != "" {
+		h.Set("X-Loopctl-Refused", x.out.refused)
 	}
 }
 
@@ -224,17 +214,16 @@ func (x *exchange) translationHeaders(h http.Header) {
 // whose active entry is on another wire than the client's: its first
 // attempt is translated.
 func (x *exchange) translatesFirst() bool {
-	rt := x.g.models[x.req.model]
-	if rt == nil || !x.endpoint.translated {
+	rt := x.g.models[x.in.req.model]
+	if rt == nil || !x.in.endpoint.translated {
 		return false
 	}
 	tg := rt.targets[rt.mgr.ActiveModel()]
-	return tg != nil && tg.up.wireFor(x.endpoint) != x.endpoint
+	return tg != nil && tg.up.wireFor(x.in.endpoint) != x.in.endpoint
 }
 
 // validBody reports whether body, a body first translated, is valid JSON
 // before an attempt forwards it as it is: json.Valid runs once per request.
 func (x *exchange) validBody(body []byte) bool {
-	x.checkOnce.Do(func() { x.valid = json.Valid(body) })
-	return x.valid
+	return x.walk.check.ok(body)
 }

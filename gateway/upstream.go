@@ -98,7 +98,7 @@ func putBuf(b *bytes.Buffer) {
 // error the retry ladder classifies.
 func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *endpoint, tr *wire.Translation) (*result, error) {
 	res := &result{held: &g.held, tr: tr}
-	ctx = res.clock.start(ctx, &g.timers, g.firstByte, g.idle, g.request)
+	ctx = res.clock.start(ctx, &g.timers, g.limits.firstByte, g.limits.idle, g.limits.request)
 	res.ctx, res.cancel = ctx, res.clock.cancel
 	fail := func(err error) (*result, error) {
 		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout || c == errIdle {

@@ -42,38 +42,20 @@ func slow(f fallback.Failure) bool { return f.Timeout || f.Kind != fallback.Tran
 // its attempt budget: then the ladder on model fails over rather than waits
 // (SEMANTICS §7.1).
 func (x *exchange) otherUsable(model string) bool {
-	if x.attempts >= x.budget || !x.endpoint.settles || x.pinned {
+	if x.walk.attempts >= x.in.budget || !x.in.endpoint.settles || x.in.pinned {
 		return false
 	}
-	s := x.rt.mgr.Snapshot()
-	p := x.rt.settings.Primary
-	if p != model && !x.slow[p] && s.State != fallback.Fallback {
+	s := x.in.rt.mgr.Snapshot()
+	p := x.in.rt.settings.Primary
+	if p != model && !x.walk.is(p, markSlow) && s.State != fallback.Fallback {
 		return true
 	}
 	for _, e := range s.Chain {
-		if e.Model != model && !x.slow[e.Model] && e.Available && !e.Failed {
+		if e.Model != model && !x.walk.is(e.Model, markSlow) && e.Available && !e.Failed {
 			return true
 		}
 	}
 	return false
-}
-
-// noteFailure remembers a failed attempt's model when it failed slowly, and
-// the earliest time a model of the chain said it may serve again.
-func (x *exchange) noteFailure(model string, f fallback.Failure) {
-	if !slow(f) {
-		return
-	}
-	if x.slow == nil {
-		x.slow = make(map[string]bool, 2)
-	}
-	x.slow[model] = true
-	if f.Hint.IsZero() && f.Kind != fallback.Transient {
-		f.Hint = x.g.now().Add(retry.DefaultRateLimitDelay)
-	}
-	if !f.Hint.IsZero() && (x.serveAt.IsZero() || f.Hint.Before(x.serveAt)) {
-		x.serveAt = f.Hint
-	}
 }
 
 // retryWait returns how long a client should wait before the chain may
@@ -82,9 +64,9 @@ func (x *exchange) noteFailure(model string, f fallback.Failure) {
 // default wait) and, with cooldown, the model breaker's cooldown end; 0 when
 // none is known.
 func (x *exchange) retryWait(now time.Time, cooldown bool) time.Duration {
-	at := x.serveAt
-	if cooldown && x.rt != nil {
-		if s := x.rt.mgr.Snapshot(); s.State != fallback.Primary && !s.CooldownEnds.IsZero() {
+	at := x.walk.serveAt
+	if cooldown && x.in.rt != nil {
+		if s := x.in.rt.mgr.Snapshot(); s.State != fallback.Primary && !s.CooldownEnds.IsZero() {
 			if at.IsZero() || s.CooldownEnds.Before(at) {
 				at = s.CooldownEnds
 			}
