@@ -157,11 +157,19 @@ func (x *exchange) done(outcome string, status int, msg string) {
 		model = x.in.rt.name
 	}
 	x.g.m.request(x.in.endpoint.label, model, x.walk.servedBy(), outcome, total-x.walk.upstream)
-	if x.g.log == nil {
-		return
-	}
 	if model == "" {
 		model = logName(x.in.req.model) // refused before routing: the name it gave (never a metric label)
+	}
+	if obs := x.g.opt.Observer; obs != nil {
+		e := RequestEnd{API: x.in.endpoint.label, Model: model, Served: x.walk.servedBy(), Attempts: x.walk.attempts, Status: status,
+			Outcome: outcome, Stream: x.in.req.stream, Client: x.in.client, Translated: x.out.translated}
+		if outcome != outcomeSuccess {
+			e.Error = msg
+		}
+		obs.EndRequest(x.r.Context(), e)
+	}
+	if x.g.log == nil {
+		return
 	}
 	level := slog.LevelInfo
 	if outcome != outcomeSuccess && outcome != outcomeCancel {

@@ -12,7 +12,8 @@ import (
 // (count_tokens) only the model it goes to.
 type ticket struct {
 	turn  fallback.Turn
-	model string // set: a ticket that settles nothing, for this model
+	model string    // set: a ticket that settles nothing, for this model
+	seen  *observed // the Observer's view of the attempt (nil: no Observer)
 }
 
 // Model returns the upstream/model the attempt goes to.
@@ -24,15 +25,25 @@ func (t ticket) Model() string {
 }
 
 // Success, Fail, Cancel and Skip settle the turn (a ticket without a
-// verdict: nothing).
-func (t ticket) Success()                { t.turn.Success() }
-func (t ticket) Fail(f fallback.Failure) { t.turn.Fail(f) }
-func (t ticket) Cancel()                 { t.turn.Cancel() }
-func (t ticket) Skip()                   { t.turn.Skip() }
+// verdict: nothing) and tell the Observer, if any. Success settles it as
+// a success.
+func (t ticket) Success() { t.turn.Success(); t.seen.settle(VerdictSuccess, 0) }
+
+// Fail settles the turn as failed with f.
+func (t ticket) Fail(f fallback.Failure) { t.turn.Fail(f); t.seen.settle(VerdictFailure, f.Kind) }
+
+// Cancel settles the turn with no verdict.
+func (t ticket) Cancel() { t.turn.Cancel(); t.seen.settle(VerdictCancel, 0) }
+
+// Skip settles the turn as one its model cannot serve.
+func (t ticket) Skip() { t.turn.Skip(); t.seen.settle(VerdictSkip, 0) }
 
 // SuccessAfter settles the turn as a success whose first content came
 // after firstContent (SEMANTICS §8.2).
-func (t ticket) SuccessAfter(firstContent time.Duration) { t.turn.SuccessAfter(firstContent) }
+func (t ticket) SuccessAfter(firstContent time.Duration) {
+	t.turn.SuccessAfter(firstContent)
+	t.seen.settle(VerdictSuccess, 0)
+}
 
 // begin starts an attempt of the request a on the route's breaker: one
 // probe per request, past the models that failed it slowly (SEMANTICS §7).

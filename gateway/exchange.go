@@ -73,6 +73,9 @@ type reply struct {
 // body, routes the model and runs the attempt loop.
 func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *endpoint) {
 	x := exchange{g: g, w: w, r: r, in: intake{endpoint: wi, start: time.Now()}}
+	if obs := g.opt.Observer; obs != nil {
+		x.r = r.WithContext(obs.StartRequest(r.Context(), RequestStart{API: wi.label}))
+	}
 	name, ok := g.clientName(r)
 	if !ok {
 		x.refuse(http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
@@ -108,13 +111,18 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *endpoint
 	}
 }
 
-// begin starts an attempt's turn. A wire without verdicts (count_tokens)
-// takes the routed model and settles nothing.
+// begin starts an attempt's turn, with the Observer's view of it if the
+// gateway has one. A wire without verdicts (count_tokens) takes the routed
+// model and settles nothing.
 func (x *exchange) begin() (ticket, error) {
 	if !x.in.endpoint.settles {
-		return ticket{model: x.in.rt.mgr.ActiveModel()}, nil
+		return x.observe(ticket{model: x.in.rt.mgr.ActiveModel()}, x.walk.attempts+1, false), nil
 	}
-	return x.in.rt.begin(&x.walk.att)
+	t, err := x.in.rt.begin(&x.walk.att)
+	if err != nil {
+		return t, err
+	}
+	return x.observe(t, x.walk.attempts+1, false), nil
 }
 
 // settle records an attempt's verdict on its turn and in the metrics.
@@ -295,6 +303,7 @@ func (x *exchange) failedAttempt(turn ticket, tg *target, err error, start time.
 	f := failure(err, start)
 	now := x.g.now()
 	x.walk.failed(tg.ref, f, now)
+	turn.seen.failed(err)
 	x.in.rt.noteFailure(tg.ref, f, err, now)
 	x.settleFailure(turn, metrics.Failure, f)
 }
@@ -331,6 +340,7 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 		pol.MaxRetries = -1 // each try a verdict for the window (budget.go)
 	}
 	pol.Budget = x.retryBudget(turn, tg.ref)
+	ctx = turn.seen.sent(ctx)
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
 		return g.send(ctx, tg, x.r, payload, stream, w, tr)
 	})
@@ -351,6 +361,7 @@ func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
 // relay relays a served attempt: a committed stream, or a whole answer.
 func (x *exchange) relay(turn ticket, tg *target, res *result) {
 	defer res.release()
+	turn.seen.answered(res)
 	x.g.m.firstByte(tg.ref, res.first)
 	if res.tr != nil {
 		x.out.translated, x.out.dropped = translatedLabel(res.tr), res.tr.Dropped

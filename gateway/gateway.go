@@ -68,6 +68,9 @@ type Options struct {
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry
+	// Observer, when set, is told of every request on a model endpoint
+	// and of every upstream attempt, e.g. to trace them (see [Observer]).
+	Observer Observer
 }
 
 // Gateway is loopctl's gateway: an http.Handler that serves the model wires

@@ -69,7 +69,7 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 	}
 	x.walk.attempts++
 	x.g.m.hedge(x.in.rt.name, "started")
-	cancels[1] = x.launch(ctx, ch, ticket{turn: ht}, x.in.rt.targets[ht.Model()], body, stream, true)
+	cancels[1] = x.launch(ctx, ch, x.observe(ticket{turn: ht}, x.walk.attempts, true), x.in.rt.targets[ht.Model()], body, stream, true)
 	first := <-ch
 	x.walk.upstream += time.Since(first.started)
 	final := first.err != nil && x.final(first.err)

@@ -1,0 +1,112 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loopctl/loopctl-go/llmtest"
+)
+
+// recorder is an Observer that records what it is told, as lines, and
+// checks that each End gets the context its Start returned and that an
+// attempt's context derives from its request's.
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+	seq   int
+	t     *testing.T
+}
+
+type obsKey struct{}
+
+func (o *recorder) add(format string, a ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.lines = append(o.lines, fmt.Sprintf(format, a...))
+}
+
+func (o *recorder) id() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	return fmt.Sprint(o.seq)
+}
+
+func (o *recorder) StartRequest(ctx context.Context, r RequestStart) context.Context {
+	o.add("start request %s", r.API)
+	return context.WithValue(ctx, obsKey{}, "request")
+}
+
+func (o *recorder) EndRequest(ctx context.Context, r RequestEnd) {
+	if ctx.Value(obsKey{}) != "request" {
+		o.t.Errorf("EndRequest without StartRequest's context")
+	}
+	o.add("end request %s model=%s served=%s attempts=%d status=%d outcome=%s", r.API, r.Model, r.Served, r.Attempts, r.Status, r.Outcome)
+}
+
+func (o *recorder) StartAttempt(ctx context.Context, a AttemptStart) context.Context {
+	if ctx.Value(obsKey{}) != "request" {
+		o.t.Errorf("attempt %d's context does not derive from its request's", a.Attempt)
+	}
+	o.add("start attempt %d %s upstream=%s model=%s api=%s host=%s probe=%v state=%v active=%s",
+		a.Attempt, a.Target, a.Upstream, a.UpstreamModel, a.API, a.Host, a.Probe, a.State, a.ActiveModel)
+	return context.WithValue(ctx, obsKey{}, "attempt "+o.id())
+}
+
+func (o *recorder) EndAttempt(ctx context.Context, a AttemptEnd) {
+	v, _ := ctx.Value(obsKey{}).(string)
+	if !strings.HasPrefix(v, "attempt ") {
+		o.t.Errorf("EndAttempt without StartAttempt's context")
+	}
+	kind := ""
+	if a.Verdict == VerdictFailure {
+		kind = " kind=" + a.Kind.String()
+	}
+	o.add("end %s %s%s status=%d err=%v response=%s usage=%v %d/%d state=%v active=%s",
+		v, a.Verdict, kind, a.Status, a.Err != nil, a.ResponseModel, a.Usage, a.InputTokens, a.OutputTokens, a.State, a.ActiveModel)
+}
+
+// TestObserverFailover: a request whose primary is rate-limited and whose
+// backup serves is one request and two attempts to the Observer, each
+// ended with its verdict, the breaker's state around it, and the served
+// answer's model and usage.
+func TestObserverFailover(t *testing.T) {
+	rec := &recorder{t: t}
+	cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}}}}
+	script := llmtest.ByModel(map[string]llmtest.Script{
+		"a": llmtest.Always(llmtest.Reply{Fault: &llmtest.Fault{Status: 429}}),
+		"b": llmtest.Always(llmtest.Reply{Text: "from b", Usage: llmtest.Usage{InputTokens: 12, OutputTokens: 5}}),
+	})
+	f := newFixture(t, script, cfg, Options{Observer: rec})
+	if a := f.post(chatBody("smart", false)); a.status != 200 {
+		t.Fatalf("status %d: %s", a.status, a.body)
+	}
+	want := []string{
+		"start request chat",
+		"start attempt 1 up/a upstream=up model=a api=openai host=127.0.0.1 probe=false state=primary active=up/a",
+		"end attempt 1 failure kind=rate-limit status=429 err=true response= usage=false 0/0 state=primary active=up/a",
+		"start attempt 2 up/b upstream=up model=b api=openai host=127.0.0.1 probe=false state=primary active=up/a",
+		"end attempt 2 success status=200 err=false response=b usage=true 12/5 state=primary active=up/a",
+		"end request chat model=smart served=up/b attempts=2 status=200 outcome=success",
+	}
+	if got := strings.Join(rec.lines, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("the observer saw\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestObserverRefused: a request refused before routing is still one
+// request to the Observer, with no attempt.
+func TestObserverRefused(t *testing.T) {
+	rec := &recorder{t: t}
+	f := newFixture(t, llmtest.Always(llmtest.Text("x")), withKeys(chain()), Options{Observer: rec})
+	if a := f.post(chatBody("smart", false)); a.status != 401 {
+		t.Fatalf("status %d: %s", a.status, a.body)
+	}
+	want := "start request chat\nend request chat model= served= attempts=0 status=401 outcome=invalid"
+	if got := strings.Join(rec.lines, "\n"); got != want {
+		t.Errorf("the observer saw\n%s\nwant\n%s", got, want)
+	}
+}
