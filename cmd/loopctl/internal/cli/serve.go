@@ -113,7 +113,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := s.cfg.Validate(); err != nil {
 		return configProblems(stderr, *configPath, err)
 	}
-	if err := safety(s.cfg); err != nil {
+	if err := preflight(s.cfg); err != nil {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitUsage
 	}
@@ -174,6 +174,16 @@ func configProblems(stderr io.Writer, path string, err error) int {
 	return ExitUsage
 }
 
+// preflight refuses what serve cannot start with: an unsafe config
+// (safety) or an OTEL_* setting it cannot honour (otelProtocol).
+func preflight(cfg gateway.Config) error {
+	if err := safety(cfg); err != nil {
+		return err
+	}
+	_, err := otelProtocol(os.Getenv)
+	return err
+}
+
 // safety refuses configurations that are unsafe to start: no client keys on
 // an address other than loopback.
 func safety(cfg gateway.Config) error {
@@ -223,6 +233,9 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 	}
 	var draining atomic.Bool
 	opts := gateway.Options{Logger: logger, OnTransition: logTransitions(logger), Ready: notDraining(&draining)}
+	var stopTracing func()
+	opts.Observer, stopTracing = tracingFromEnv(ctx, stderr)
+	defer stopTracing() // after the drain: the last requests' spans are flushed
 	var store *fleet.Store
 	if cfg.Store.Redis != "" {
 		st, closeStore, err := openStore(cfg.Store, logger)
