@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/loopctl/loopctl-go/llmtest"
 )
@@ -109,4 +111,61 @@ func TestObserverRefused(t *testing.T) {
 	if got := strings.Join(rec.lines, "\n"); got != want {
 		t.Errorf("the observer saw\n%s\nwant\n%s", got, want)
 	}
+}
+
+// TestObserverTransition: an attempt whose verdict trips the breaker (a
+// quota failure trips the primary at once) ends with the breaker's new
+// state and routed model, beside the ones it was routed with.
+func TestObserverTransition(t *testing.T) {
+	rec := &recorder{t: t}
+	cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}}}}
+	script := llmtest.ByModel(map[string]llmtest.Script{
+		"a": llmtest.Always(llmtest.Raw(429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)),
+		"b": llmtest.Always(llmtest.Text("from b")),
+	})
+	f := newFixture(t, script, cfg, Options{Observer: rec})
+	if a := f.post(chatBody("smart", false)); a.status != 200 {
+		t.Fatalf("status %d: %s", a.status, a.body)
+	}
+	want := []string{
+		"start request chat",
+		"start attempt 1 up/a upstream=up model=a api=openai host=127.0.0.1 probe=false state=primary active=up/a",
+		"end attempt 1 failure kind=quota status=429 err=true response= usage=false 0/0 state=fallback active=up/b",
+		"start attempt 2 up/b upstream=up model=b api=openai host=127.0.0.1 probe=false state=fallback active=up/b",
+		"end attempt 2 success status=200 err=false response=b usage=true 0/0 state=fallback active=up/b",
+		"end request chat model=smart served=up/b attempts=2 status=200 outcome=success",
+	}
+	if got := strings.Join(rec.lines, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("the observer saw\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestObserverHedge: a hedged request is two attempts to the Observer,
+// the hedge marked, each started on its own goroutine and both ended by
+// the request's: the cancelled slow one as a transient failure (SEMANTICS
+// §7.4), the winner as a success.
+func TestObserverHedge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{t: t}
+		cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}, HedgeAfter: 500 * time.Millisecond}},
+			Timeouts: Timeouts{FirstByte: time.Minute}}
+		b := newBubble(t, llmtest.ByModel(map[string]llmtest.Script{"a": llmtest.Always(llmtest.Hang()), "b": llmtest.Always(llmtest.Text("from b"))}), cfg, Options{Observer: rec})
+		if a := b.post(chatBody("smart", false)); a.status != 200 {
+			t.Fatalf("status %d: %s", a.status, a.body)
+		}
+		want := []string{
+			"start request chat",
+			"start attempt 1 up/a upstream=up model=a api=openai host=upstream.test probe=false state=primary active=up/a",
+			"start attempt 2 up/b upstream=up model=b api=openai host=upstream.test probe=false state=primary active=up/a",
+			"end attempt 1 failure kind=transient status=0 err=false response= usage=false 0/0 state=primary active=up/a",
+			"end attempt 2 success status=200 err=false response=b usage=true 0/0 state=primary active=up/a",
+			"end request chat model=smart served=up/b attempts=2 status=200 outcome=success",
+		}
+		rec.mu.Lock()
+		got := strings.Join(rec.lines, "\n")
+		rec.mu.Unlock()
+		if got != strings.Join(want, "\n") {
+			t.Errorf("the observer saw\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+		}
+	})
 }
