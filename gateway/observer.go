@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 
 	"github.com/loopctl/loopctl-go/fallback"
 )
@@ -140,8 +139,11 @@ func (x *exchange) observe(t ticket, n int, hedge bool) ticket {
 		if tg.up.cloud != nil {
 			a.API = tg.up.cloud.api
 		}
-		if u, err := url.Parse(tg.up.base); err == nil {
-			a.Host = u.Hostname()
+		for _, u := range tg.up.urls { // parsed once (upstream.prepare)
+			if u != nil {
+				a.Host = u.Hostname()
+				break
+			}
 		}
 	}
 	t.seen = &observed{obs: obs, mgr: mgr, start: a}
