@@ -179,11 +179,8 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 				u.hooks.log(req.Params)
 			}
 		},
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			if f, ok := u.progress.Load(fmt.Sprint(req.Params.ProgressToken)); ok {
-				f.(func(*mcp.ProgressNotificationParams))(req.Params)
-			}
-		},
+		// Progress of the calls is relayed as it is read (see withProgress),
+		// so none reaches the SDK's own handler late.
 		Logger: sdkLogger(cfg.Logger),
 	})
 	return u, nil
@@ -315,10 +312,11 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp
 }
 
 // CallToolProgress is [Upstream.CallTool] that also asks the server for
-// progress notifications and hands each to onProgress (nil: none), on the
-// SDK's goroutine, until CallToolProgress returns (a notification handled
-// after the result is dropped: progress ends with the result). The token the
-// server sees is the Upstream's own, so callers' tokens never collide.
+// progress notifications and hands each to onProgress (nil: none), in the
+// order the server sent them and each before the result: onProgress runs on
+// the goroutine that reads the connection, as the notification is read, so
+// it must not wait for this upstream. The token the server sees is the
+// Upstream's own, so callers' tokens never collide.
 func (u *Upstream) CallToolProgress(ctx context.Context, name string, args []byte, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	cs, err := u.current()
 	if err != nil {
