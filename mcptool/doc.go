@@ -14,7 +14,8 @@
 // mcp-proxy` is a Proxy. Besides tools, a Proxy passes prompts, resources,
 // resource templates, resource subscriptions, completions and logging through
 // (no breaker: they are forwarded with its Timeout), and declares every
-// capability its upstreams declare.
+// capability its upstreams declare. What an upstream asks of its host
+// (sampling, elicitation, roots) is relayed to the proxy's client.
 //
 // What counts against a tool's breaker: transport failures, timeouts (every
 // call has a deadline; a probe is also bounded by its lease), JSON-RPC errors

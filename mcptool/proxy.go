@@ -109,6 +109,8 @@ type Proxy struct {
 	mu    sync.Mutex
 	tools map[string]*proxyTool // by served name
 	pass  passState             // prompts, resources, subscriptions, logging
+
+	callers callers // the clients with tool calls in flight, per upstream
 }
 
 // NewProxy checks cfg and builds a Proxy whose upstreams are not connected
@@ -172,6 +174,7 @@ func (p *Proxy) newServer() *mcp.Server {
 		UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 			return p.subscribe(ctx, req.Params.URI, false)
 		},
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { p.rootsChanged() },
 	})
 	server.AddReceivingMiddleware(p.middleware)
 	return server
@@ -192,10 +195,11 @@ func (p *Proxy) addUpstreams(cfg ProxyConfig) error {
 		if uc.Logger == nil {
 			uc.Logger = cfg.Logger
 		}
-		u, err := NewUpstream(uc)
+		uc, err := uc.withDefaults()
 		if err != nil {
 			return fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: %w", i, err)
 		}
+		u := newUpstream(uc, p)
 		u.hooks = p.hooksFor(u)
 		u.cfg.OnToolsChanged = func(tools []*mcp.Tool) {
 			p.sync(u, tools)
@@ -304,6 +308,7 @@ func (p *Proxy) addTool(t *mcp.Tool, pt *proxyTool) (err error) {
 					Progress: n.Progress, Total: n.Total, Message: n.Message})
 			}
 		}
+		defer p.callers.enter(pt.up, req.Session)()
 		res, _ := p.call(ctx, pt, req.Params.Arguments, relay)
 		return res, nil
 	})
