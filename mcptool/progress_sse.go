@@ -11,7 +11,7 @@ import (
 
 // sseRelayClient returns a copy of hc (nil: http.DefaultClient) whose
 // responses' event streams relay u's progress notifications as they are
-// read, before the SDK reads what follows them.
+// read, before the SDK reads what follows them (and see sseRelay).
 func sseRelayClient(hc *http.Client, u *Upstream) *http.Client {
 	if hc == nil {
 		hc = http.DefaultClient
@@ -25,7 +25,9 @@ func sseRelayClient(hc *http.Client, u *Upstream) *http.Client {
 	return &c
 }
 
-// sseRelay is a RoundTripper that wraps event-stream bodies in a sseScanner.
+// sseRelay is a RoundTripper that wraps event-stream bodies in a sseScanner,
+// and makes a plain-text 400 about the protocol version a JSON-RPC error
+// (see asProtocolError).
 type sseRelay struct {
 	base http.RoundTripper
 	u    *Upstream
@@ -37,6 +39,7 @@ func (r sseRelay) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
+	resp = asProtocolError(req, resp)
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
 		resp.Body = &sseScanner{ReadCloser: resp.Body, u: r.u}
 	}

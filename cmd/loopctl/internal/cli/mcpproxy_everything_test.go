@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -194,9 +195,19 @@ func TestMCPProxyEverythingListsAndForwards(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // runs last: after the proxy has exited
 	argv := everything(t)
 
-	// The reference server as a client sees it directly, with the proxy's
-	// own client capabilities (none).
-	direct := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	// The reference server as a client sees it directly, with the client
+	// capabilities the proxy declares (sampling, elicitation and roots, which
+	// it relays): the server lists some tools only to clients that have them.
+	direct := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
+		CreateMessageWithToolsHandler: func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			return nil, errors.New("not used")
+		},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("not used")
+		},
+	})
 	dcs, err := direct.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...), TerminateDuration: time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
