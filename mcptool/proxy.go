@@ -93,9 +93,11 @@ type proxyTool struct {
 // died mid-call, timed out, broke the protocol), is answered with a tool
 // result whose isError is set, whose text tells the model what happened, when
 // to retry and which other tool can serve, and whose _meta["loopctl/call"]
-// says the same for programs (see [CallMeta]); a JSON-RPC error is returned
-// only for a protocol fault of the client (an unknown tool). Results of
-// upstream calls are passed through unchanged, isError included.
+// says the same for programs (see [CallMeta]). Results of upstream calls are
+// passed through unchanged, isError included. A call of a tool the proxy
+// does not serve goes to the server its name points at, whose answer (an
+// isError result or a JSON-RPC error) is relayed as it is; a name pointing at
+// no server is a JSON-RPC error.
 //
 // Serve [Proxy.Server] over any MCP transport: mcp.StdioTransport, or
 // mcp.NewStreamableHTTPHandler for HTTP. A Proxy is safe for concurrent use.
