@@ -27,64 +27,72 @@ type hostHooks interface {
 	elicitationComplete(ctx context.Context, u *Upstream, p *mcp.ElicitationCompleteParams)
 }
 
-// callers tracks the client sessions whose tool calls are in flight, per
-// upstream, in the order they came.
+// caller is a client session with a tool call in flight; pc is set when the
+// client is on 2026-07-28 or later, which is asked through its call's result
+// (see multiround.go) rather than by a request of its own.
+type caller struct {
+	ss *mcp.ServerSession
+	pc *pendingCall
+}
+
+// callers tracks the clients whose tool calls are in flight, per upstream, in
+// the order they came.
 type callers struct {
 	mu sync.Mutex
-	in map[*Upstream][]*mcp.ServerSession
+	in map[*Upstream][]caller
 }
 
-// enter records that ss has a call in flight on u; the returned func ends it.
-func (c *callers) enter(u *Upstream, ss *mcp.ServerSession) func() {
-	if ss == nil {
+// enter records that c has a call in flight on u; the returned func ends it.
+func (cs *callers) enter(u *Upstream, c caller) func() {
+	if c.ss == nil {
 		return func() {}
 	}
-	c.mu.Lock()
-	if c.in == nil {
-		c.in = map[*Upstream][]*mcp.ServerSession{}
+	cs.mu.Lock()
+	if cs.in == nil {
+		cs.in = map[*Upstream][]caller{}
 	}
-	c.in[u] = append(c.in[u], ss)
-	c.mu.Unlock()
+	cs.in[u] = append(cs.in[u], c)
+	cs.mu.Unlock()
 	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		s := c.in[u]
-		if i := slices.Index(s, ss); i >= 0 {
-			c.in[u] = slices.Delete(s, i, i+1)
+		cs.mu.Lock()
+		defer cs.mu.Unlock()
+		s := cs.in[u]
+		if i := slices.Index(s, c); i >= 0 {
+			cs.in[u] = slices.Delete(s, i, i+1)
 		}
-		if len(c.in[u]) == 0 {
-			delete(c.in, u)
+		if len(cs.in[u]) == 0 {
+			delete(cs.in, u)
 		}
 	}
 }
 
-// latest returns the sessions with calls in flight on u, latest first.
-func (c *callers) latest(u *Upstream) []*mcp.ServerSession {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := slices.Clone(c.in[u])
+// latest returns the callers with calls in flight on u, latest first.
+func (cs *callers) latest(u *Upstream) []caller {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	s := slices.Clone(cs.in[u])
 	slices.Reverse(s)
 	return s
 }
 
-// host returns the session to ask for u: the latest caller on u whose
-// capabilities satisfy has, else any session that does; nil if none.
-func (p *Proxy) host(u *Upstream, has func(*mcp.ClientCapabilities) bool) *mcp.ServerSession {
-	ok := func(ss *mcp.ServerSession) bool {
+// host returns the client to ask for u: the latest caller on u whose
+// capabilities satisfy has, else any session that does; ok is false if none.
+func (p *Proxy) host(u *Upstream, has func(*mcp.ClientCapabilities) bool) (c caller, ok bool) {
+	fits := func(ss *mcp.ServerSession) bool {
 		ip := ss.InitializeParams()
 		return ip != nil && ip.Capabilities != nil && has(ip.Capabilities)
 	}
-	for _, ss := range p.callers.latest(u) {
-		if ok(ss) {
-			return ss
+	for _, c := range p.callers.latest(u) {
+		if fits(c.ss) {
+			return c, true
 		}
 	}
 	for ss := range p.server.Sessions() {
-		if ok(ss) {
-			return ss
+		if fits(ss) && !multiRound(ss) { // outside a call, a new-protocol client cannot be asked
+			return caller{ss: ss}, true
 		}
 	}
-	return nil
+	return caller{}, false
 }
 
 // noHost is the error an upstream gets when no client of the proxy can answer
@@ -96,38 +104,53 @@ func noHost(what string) error {
 
 // createMessage relays sampling/createMessage.
 func (p *Proxy) createMessage(ctx context.Context, u *Upstream, params *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error) {
-	ss := p.host(u, func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
-	if ss == nil {
+	c, ok := p.host(u, func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
+	if !ok {
 		return nil, noHost("sampling")
 	}
-	return ss.CreateMessageWithTools(ctx, withoutProtocolMeta(params))
+	params = withoutProtocolMeta(params)
+	if c.pc != nil {
+		return askAs[*mcp.CreateMessageWithToolsResult](ctx, c.pc, params)
+	}
+	return c.ss.CreateMessageWithTools(ctx, params)
 }
 
 // elicit relays elicitation/create.
 func (p *Proxy) elicit(ctx context.Context, u *Upstream, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	ss := p.host(u, func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
-	if ss == nil {
+	c, ok := p.host(u, func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil })
+	if !ok {
 		return nil, noHost("elicitation")
 	}
-	return ss.Elicit(ctx, withoutProtocolMeta(params))
+	params = withoutProtocolMeta(params)
+	if c.pc != nil {
+		return askAs[*mcp.ElicitResult](ctx, c.pc, params)
+	}
+	return c.ss.Elicit(ctx, params)
 }
 
 // listRoots relays roots/list. The roots capability cannot be read back from
 // what a client declared (the SDK keeps only its listChanged flag), so the
 // latest caller is asked, and answers with an error if it has no roots.
 func (p *Proxy) listRoots(ctx context.Context, u *Upstream, params *mcp.ListRootsParams) (*mcp.ListRootsResult, error) {
-	ss := p.host(u, func(*mcp.ClientCapabilities) bool { return true })
-	if ss == nil {
+	c, ok := p.host(u, func(*mcp.ClientCapabilities) bool { return true })
+	if !ok {
 		return nil, noHost("roots")
 	}
-	return ss.ListRoots(ctx, withoutProtocolMeta(params))
+	if params == nil {
+		params = &mcp.ListRootsParams{}
+	}
+	params = withoutProtocolMeta(params)
+	if c.pc != nil {
+		return askAs[*mcp.ListRootsResult](ctx, c.pc, params)
+	}
+	return c.ss.ListRoots(ctx, params)
 }
 
 // elicitationComplete relays notifications/elicitation/complete (the end of a
-// URL elicitation) to the client the elicitation went to, or every client.
+// URL elicitation) to the client the elicitation went to.
 func (p *Proxy) elicitationComplete(ctx context.Context, u *Upstream, params *mcp.ElicitationCompleteParams) {
-	if ss := p.host(u, func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil }); ss != nil {
-		ss.NotifyElicitationComplete(ctx, withoutProtocolMeta(params))
+	if c, ok := p.host(u, func(c *mcp.ClientCapabilities) bool { return c.Elicitation != nil }); ok {
+		c.ss.NotifyElicitationComplete(ctx, withoutProtocolMeta(params))
 	}
 }
 

@@ -47,9 +47,9 @@ func askingServer(rootsChanged chan<- struct{}) *mcp.Server {
 	return srv
 }
 
-// hostClient is a client of p on 2025-11-25 that answers sampling,
-// elicitation and roots (with all three) or nothing (without).
-func hostClient(t *testing.T, p *Proxy, all bool) (*mcp.Client, *mcp.ClientSession) {
+// hostClient is a client of p on version that answers sampling, elicitation
+// and roots (with all three) or nothing (without).
+func hostClient(t *testing.T, p *Proxy, all bool, version string) (*mcp.Client, *mcp.ClientSession) {
 	t.Helper()
 	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
 	if all {
@@ -72,7 +72,7 @@ func hostClient(t *testing.T, p *Proxy, all bool) (*mcp.Client, *mcp.ClientSessi
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestProxyRelaysRequestsToTheHost(t *testing.T) {
 		}
 	}
 
-	_, bare := hostClient(t, p, false)
+	_, bare := hostClient(t, p, false, "2025-11-25")
 	res, err := bare.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
 	if err != nil {
 		t.Fatal(err)
@@ -117,14 +117,21 @@ func TestProxyRelaysRequestsToTheHost(t *testing.T) {
 		t.Fatalf("with no client offering them the server got %q, want %q", text(res), want)
 	}
 
-	host, cs := hostClient(t, p, true)
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
-	if err != nil {
-		t.Fatal(err)
+	// A client on 2025-11-25 is asked directly; one on 2026-07-28 through its
+	// call's results (input requests), which its SDK answers and calls again.
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		host, cs := hostClient(t, p, true, version)
+		if got := cs.InitializeResult().ProtocolVersion; got != version {
+			t.Fatalf("the client negotiated %s, want %s", got, version)
+		}
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "sampled: echo hi\nelicited: accept Ada\nroot: file:///work"; text(res) != want {
+			t.Fatalf("%s client: through the proxy the server got %q, want %q", version, text(res), want)
+		}
+		host.AddRoots(&mcp.Root{URI: "file:///other"})
+		<-rootsChanged
 	}
-	if want := "sampled: echo hi\nelicited: accept Ada\nroot: file:///work"; text(res) != want {
-		t.Fatalf("through the proxy the server got %q, want %q", text(res), want)
-	}
-	host.AddRoots(&mcp.Root{URI: "file:///other"})
-	<-rootsChanged
 }

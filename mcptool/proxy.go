@@ -112,7 +112,11 @@ type Proxy struct {
 	tools map[string]*proxyTool // by served name
 	pass  passState             // prompts, resources, subscriptions, logging
 
-	callers callers // the clients with tool calls in flight, per upstream
+	callers callers      // the clients with tool calls in flight, per upstream
+	pending pendingCalls // new-protocol calls waiting for their client's next round
+	wg      sync.WaitGroup
+	closing chan struct{} // closed by Close: background calls end
+	close   sync.Once
 }
 
 // NewProxy checks cfg and builds a Proxy whose upstreams are not connected
@@ -124,7 +128,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	p := &Proxy{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: make(map[string]*proxyTool),
+	p := &Proxy{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: make(map[string]*proxyTool), closing: make(chan struct{}),
 		pass: passState{prompts: map[string]*passItem{}, resources: map[string]*passItem{},
 			templates: map[string]*passItem{}, subs: map[string]int{}}}
 	if p.log == nil {
@@ -237,8 +241,11 @@ func (p *Proxy) Start(ctx context.Context) {
 	}
 }
 
-// Close closes every upstream (ending their processes) and waits for them.
+// Close ends the calls still running for clients that went away, closes
+// every upstream (ending their processes) and waits for them.
 func (p *Proxy) Close() error {
+	p.close.Do(func() { close(p.closing) })
+	p.wg.Wait()
 	var errs []error
 	for _, u := range p.upstreams {
 		errs = append(errs, u.Close())
@@ -310,7 +317,10 @@ func (p *Proxy) addTool(t *mcp.Tool, pt *proxyTool) (err error) {
 					Progress: n.Progress, Total: n.Total, Message: n.Message})
 			}
 		}
-		defer p.callers.enter(pt.up, req.Session)()
+		if req.Session != nil && multiRound(req.Session) {
+			return p.callMultiRound(ctx, pt, req, relay), nil
+		}
+		defer p.callers.enter(pt.up, caller{ss: req.Session})()
 		res, _ := p.call(ctx, pt, req.Params.Arguments, relay)
 		return res, nil
 	})
