@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,19 +44,6 @@ func everything(t *testing.T) []string {
 	}
 	return []string{node, entry, "stdio"}
 }
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // proxyRun is `loopctl mcp-proxy ARGS` running in this process over stdio
 // pipes, with a go-sdk client connected to it.
@@ -178,17 +164,6 @@ func childPIDs(t *testing.T) []int {
 		}
 	}
 	return pids
-}
-
-// waitFor polls cond every 20ms for up to limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out after %v waiting for %s", limit, what)
 }
 
 func TestMCPProxyEverythingListsAndForwards(t *testing.T) {
