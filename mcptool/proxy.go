@@ -312,8 +312,11 @@ func (p *Proxy) addTool(t *mcp.Tool, pt *proxyTool) (err error) {
 		var relay func(*mcp.ProgressNotificationParams)
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			ss := req.Session
+			// Not cut with this request: a new-protocol call goes on past
+			// the round that started it (see multiround.go).
+			nctx := context.WithoutCancel(ctx)
 			relay = func(n *mcp.ProgressNotificationParams) { // the client's own token, the server's progress
-				ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+				ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: token,
 					Progress: n.Progress, Total: n.Total, Message: n.Message})
 			}
 		}
