@@ -59,8 +59,10 @@ type ProxyConfig struct {
 	// its tools are served under their own names.
 	Prefix bool
 
-	// OnCall, if set, is called after every call (refusals included), on the
-	// caller's goroutine with no lock held. nil: none.
+	// OnCall, if set, is called after every call (refusals included), before
+	// its result is answered, on the goroutine that made the call (for a
+	// 2026-07-28 client, the call's own: see multiround.go) with no lock
+	// held. nil: none.
 	OnCall func(CallInfo)
 	// Logger logs one line per call (Info; Warn for failures, timeouts and
 	// refusals) and the upstreams' connection events. nil: no logging.
