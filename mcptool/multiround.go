@@ -127,9 +127,12 @@ func (p *Proxy) callMultiRound(ctx context.Context, pt *proxyTool, req *mcp.Call
 	}
 	pc := &pendingCall{asks: make(chan *hostAsk), done: make(chan *mcp.CallToolResult, 1), wait: map[string]*hostAsk{}}
 	// The call outlives this round's request, and ends with the proxy.
+	if !p.background() {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+			Text: fmt.Sprintf("tool %s was not called: the proxy is closing", describe(pt))}}}
+	}
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	pc.stop = cancel
-	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		defer cancel()
@@ -166,4 +169,18 @@ func (p *Proxy) nextRound(ctx context.Context, pc *pendingCall) *mcp.CallToolRes
 		pc.stop()
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the call was cancelled"}}}
 	}
+}
+
+// background counts one more background call, unless the proxy is closing
+// (then false): Close waits for every call counted.
+func (p *Proxy) background() bool {
+	p.bgMu.Lock()
+	defer p.bgMu.Unlock()
+	select {
+	case <-p.closing:
+		return false
+	default:
+	}
+	p.wg.Add(1)
+	return true
 }

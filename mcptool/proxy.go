@@ -119,6 +119,7 @@ type Proxy struct {
 	wg      sync.WaitGroup
 	closing chan struct{} // closed by Close: background calls end
 	close   sync.Once
+	bgMu    sync.Mutex // orders a background call's start before Close's wait
 }
 
 // NewProxy checks cfg and builds a Proxy whose upstreams are not connected
@@ -246,7 +247,9 @@ func (p *Proxy) Start(ctx context.Context) {
 // Close ends the calls still running for clients that went away, closes
 // every upstream (ending their processes) and waits for them.
 func (p *Proxy) Close() error {
+	p.bgMu.Lock() // no background call starts from now on
 	p.close.Do(func() { close(p.closing) })
+	p.bgMu.Unlock()
 	p.wg.Wait()
 	var errs []error
 	for _, u := range p.upstreams {
