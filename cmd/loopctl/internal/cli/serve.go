@@ -174,16 +174,6 @@ func configProblems(stderr io.Writer, path string, err error) int {
 	return ExitUsage
 }
 
-// preflight refuses what serve cannot start with: an unsafe config
-// (safety) or an OTEL_* setting it cannot honour (otelProtocol).
-func preflight(cfg gateway.Config) error {
-	if err := safety(cfg); err != nil {
-		return err
-	}
-	_, err := otelProtocol(os.Getenv)
-	return err
-}
-
 // safety refuses configurations that are unsafe to start: no client keys on
 // an address other than loopback.
 func safety(cfg gateway.Config) error {

@@ -27,6 +27,16 @@ var ErrOTelSetting = errors.New("unsupported OpenTelemetry setting")
 // serve stops: a collector that is down must not hold the exit.
 const otelFlushTimeout = 5 * time.Second
 
+// preflight refuses what serve cannot start with: an unsafe config
+// (safety) or an OTEL_* setting it cannot honour (otelProtocol).
+func preflight(cfg gateway.Config) error {
+	if err := safety(cfg); err != nil {
+		return err
+	}
+	_, err := otelProtocol(os.Getenv)
+	return err
+}
+
 // otelProtocol is the OTLP protocol the environment asks for traces
 // ("": tracing is off). Tracing is on when an OTLP endpoint is set
 // (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT), the
