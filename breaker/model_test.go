@@ -40,6 +40,62 @@ type model struct {
 	unsound     string
 
 	rate rateModel // §8.1, §8.2 (rev 4)
+
+	// §9.1, §9.2, §9.3.1: the backoff's numbers, and the trip count, when
+	// the breaker last closed, the cooldown's end by c(n) and by a hint
+	// (zero: none), and what set the latter.
+	factor           float64
+	maxRec, quota    time.Duration
+	slowPass         time.Duration
+	trips            int
+	closedAt         time.Time
+	baseEnd, hintEnd time.Time
+	hintCause        Cause
+}
+
+// Switches of the §9 rules in the model alone (a test switches each off to
+// check that the property test notices).
+var (
+	backoffRule   = true // §9.1: c(n) grows with n
+	tripsReset    = true // §9.1: n = 0 after MaxRecoveryTimeout closed
+	slowProbeRule = true // §9.2: a slow probe re-opens
+)
+
+// cool is c(k), computed naively: the base multiplied k−1 times, capped.
+func (m *model) cool(k int) time.Duration {
+	d := float64(m.recovery)
+	for i := 1; i < k && backoffRule && m.factor > 1; i++ {
+		if d *= m.factor; d >= float64(m.maxRec) {
+			return m.maxRec
+		}
+	}
+	return time.Duration(d)
+}
+
+// end is when an open breaker may grant a probe.
+func (m *model) end() time.Time {
+	if m.hintEnd.After(m.baseEnd) {
+		return m.hintEnd
+	}
+	return m.baseEnd
+}
+
+// trip opens the breaker after a fresh failure (lastFailure set): n + 1,
+// first reset on a trip from Closed after MaxRecoveryTimeout closed.
+func (m *model) trip(now time.Time) {
+	if m.state == Closed && tripsReset && now.Sub(m.closedAt) >= m.maxRec {
+		if m.trips > 0 {
+			coverage["trip count reset"]++
+		}
+		m.trips = 0
+	}
+	m.trips++
+	if m.trips >= 3 {
+		coverage["third trip in a row"]++
+	}
+	m.baseEnd, m.hintEnd = m.lastFailure.Add(m.cool(m.trips)), time.Time{}
+	m.probeHeld, m.probeStart = false, time.Time{}
+	m.move(Open)
 }
 
 // modelPermit is the model's permit: probeID is 0 for a non-probe permit;
@@ -97,8 +153,7 @@ func (m *model) stale(p modelPermit) bool {
 func (m *model) expire(now time.Time) {
 	if m.state == HalfOpen && m.probeHeld && now.Sub(m.probeStart) >= m.lease {
 		m.lastFailure = m.probeStart.Add(m.lease)
-		m.probeHeld, m.probeStart = false, time.Time{}
-		m.move(Open)
+		m.trip(now)
 	}
 }
 
@@ -109,8 +164,8 @@ func (m *model) allow(now time.Time) (p modelPermit, ok bool, st State, wait tim
 	case Closed:
 		return m.grant(0, now), true, 0, 0
 	case Open:
-		if d := now.Sub(m.lastFailure); d < m.recovery {
-			return modelPermit{}, false, Open, m.recovery - d
+		if end := m.end(); now.Before(end) {
+			return modelPermit{}, false, Open, end.Sub(now)
 		}
 		m.move(HalfOpen)
 	default:
@@ -137,7 +192,7 @@ func (m *model) success(p modelPermit, now time.Time, ttfc time.Duration) {
 		if now.After(m.lastFailure) {
 			m.lastFailure = now
 		}
-		m.move(Open)
+		m.trip(now)
 		return
 	}
 	switch {
@@ -147,11 +202,56 @@ func (m *model) success(p modelPermit, now time.Time, ttfc time.Duration) {
 			m.era++
 		}
 		m.failures = 0
+	case m.state == HalfOpen && m.probeHeld && p.probeID == m.probeID && slowProbeRule && m.slowPass > 0 && ttfc > m.slowPass:
+		coverage["slow probe"]++ // §9.2: a failure for the breaker only
+		if m.failures == 0 {
+			m.era++
+		}
+		m.failures++
+		if now.After(m.lastFailure) {
+			m.lastFailure = now
+		}
+		m.trip(now)
 	case m.state == HalfOpen && m.probeHeld && p.probeID == m.probeID:
 		m.proved(p)
 		m.failures = 0
 		m.probeHeld, m.probeStart = false, time.Time{}
+		m.closedAt = now
 		m.move(Closed)
+	}
+}
+
+// limit is RateLimited (quota false, hint not zero) or QuotaExhausted:
+// never stale, a failure in the count, and an opening until the hint (a
+// quota without one: QuotaCooldown) that does not raise n and never ends
+// the cooldown in force earlier.
+func (m *model) limit(now time.Time, quota bool, hint time.Time) {
+	m.expire(now)
+	if m.failures == 0 {
+		m.era++
+	}
+	m.failures++
+	if now.After(m.lastFailure) {
+		m.lastFailure = now
+	}
+	until, cause := hint, CauseHint
+	if quota {
+		cause = CauseQuota
+		if hint.IsZero() {
+			until = now.Add(m.quota)
+		}
+	}
+	if m.state != Open {
+		coverage[fmt.Sprint(cause, " opening from ", m.state)]++
+		if m.state == Closed && tripsReset && now.Sub(m.closedAt) >= m.maxRec {
+			m.trips = 0
+		}
+		m.baseEnd, m.hintEnd = time.Time{}, time.Time{}
+		m.probeHeld, m.probeStart = false, time.Time{}
+		m.move(Open)
+	}
+	if until.After(m.hintEnd) {
+		m.hintEnd, m.hintCause = until, cause
 	}
 }
 
@@ -194,11 +294,14 @@ func (m *model) failureAt(p modelPermit, now, at time.Time) {
 	switch m.state {
 	case Closed:
 		if rate := m.rate.add(now, true, false); m.failures >= m.threshold || rate {
-			m.move(Open)
+			m.trip(now)
 		}
 	case HalfOpen:
-		m.probeHeld, m.probeStart = false, time.Time{}
-		m.move(Open)
+		m.trip(now)
+	case Open: // fresh bad news restarts the wait c(n), unless a later end holds
+		if restart := m.lastFailure.Add(m.cool(max(m.trips, 1))); restart.After(m.baseEnd) {
+			m.baseEnd = restart
+		}
 	}
 }
 
@@ -208,6 +311,7 @@ func (m *model) reset(now time.Time) {
 	m.expire(now)
 	m.failures, m.lastFailure = 0, time.Time{}
 	m.probeHeld, m.probeStart = false, time.Time{}
+	m.trips, m.closedAt, m.baseEnd, m.hintEnd = 0, now, time.Time{}, time.Time{}
 	m.move(Closed)
 	m.era++
 	m.provenEra, m.provenStart = m.era, m.starts+1
@@ -225,7 +329,21 @@ func (m *model) snapshot(now time.Time) Snapshot {
 	c := *m
 	c.events = nil
 	c.expire(now)
-	return Snapshot{State: c.state, ConsecutiveFailures: c.failures, LastFailure: c.lastFailure, ProbeStartedAt: c.probeStart}
+	s := Snapshot{State: c.state, ConsecutiveFailures: c.failures, LastFailure: c.lastFailure, ProbeStartedAt: c.probeStart, Trips: c.trips}
+	switch {
+	case c.state == Closed && tripsReset && now.Sub(c.closedAt) >= c.maxRec:
+		s.Trips = 0
+	case c.state == Open:
+		s.OpenUntil, s.Cause = c.end(), CauseRecoveryTimeout
+		switch {
+		case c.hintEnd.After(c.baseEnd):
+			s.Cause = c.hintCause
+			coverage["a hint decides"]++
+		case c.trips > 1 && c.factor > 1:
+			s.Cause = CauseBackoff
+		}
+	}
+	return s
 }
 
 func (m *model) wouldAllow(now time.Time) bool {
@@ -233,6 +351,19 @@ func (m *model) wouldAllow(now time.Time) bool {
 	c.events = nil
 	_, ok, _, _ := c.allow(now)
 	return ok
+}
+
+// pickBackoff picks the §9.1 and §9.3.1 numbers of m: a factor (off, or
+// one whose powers are exact in binary), a cap (the default 10 × the base,
+// the base itself, or a few times it) and a quota cooldown.
+func pickBackoff(m *model, next func(int) int) {
+	factors := []float64{0, 1, 1.5, 2, 3}
+	m.factor = factors[next(len(factors))]
+	m.maxRec = []time.Duration{10 * m.recovery, m.recovery, 3 * m.recovery, 7*m.recovery + time.Millisecond}[next(4)]
+	m.quota = 10 * time.Minute
+	if next(2) == 0 {
+		m.quota = time.Duration(1+next(100)) * time.Millisecond
+	}
 }
 
 // history drives a breaker and the model with the same operations, read from
@@ -246,6 +377,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 		lease:     time.Duration(1+next(50)) * ms,
 		rate:      pickRate(next),
 	}
+	pickBackoff(m, next)
 	var mu sync.Mutex
 	var events []string
 	s := Settings{
@@ -257,6 +389,11 @@ func history(t testing.TB, steps int, next func(n int) int) {
 		},
 	}
 	m.rate.settings(&s)
+	s.RecoveryBackoff, s.MaxRecoveryTimeout, s.QuotaCooldown = m.factor, m.maxRec, m.quota
+	if s.SlowCallAfter == 0 && next(3) == 0 {
+		s.SlowCallAfter = time.Duration(1+next(5)) * ms // §9.2 alone, without the slow-call rate
+	}
+	m.slowPass, m.closedAt = s.SlowCallAfter, clock.Now()
 	b, err := New(s)
 	if err != nil {
 		t.Fatal(err)
@@ -270,12 +407,13 @@ func history(t testing.TB, steps int, next func(n int) int) {
 	var log []string
 	fail := func(format string, args ...any) {
 		t.Helper()
-		t.Fatalf("threshold=%d recovery=%v lease=%v\nops: %s\n%s", m.threshold, m.recovery, m.lease,
+		t.Fatalf("threshold=%d recovery=%v lease=%v backoff=%v max=%v quota=%v slow probe=%v\nops: %s\n%s",
+			m.threshold, m.recovery, m.lease, m.factor, m.maxRec, m.quota, m.slowPass,
 			strings.Join(log, "; "), fmt.Sprintf(format, args...))
 	}
 	for step := range steps {
 		now := clock.Now()
-		op := next(10)
+		op := next(11)
 		var i int
 		if len(permits) > 0 {
 			// Mostly settle one of the newest permits, so that older ones
@@ -311,7 +449,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 			}
 			if err != nil {
 				oe := err.(*OpenError)
-				if oe.State != st || oe.RetryIn != wait {
+				if wait = (wait + ms - 1) / ms * ms; oe.State != st || oe.RetryIn != wait { // rounded up
 					fail("step %d: refusal %+v, model state %v wait %v", step, *oe, st, wait)
 				}
 			} else {
@@ -403,6 +541,24 @@ func history(t testing.TB, steps int, next func(n int) int) {
 					coverage["timeout dated before now"]++
 				}
 			}
+		case 10:
+			quota := next(2) == 0
+			var hint time.Time
+			if !quota || next(2) == 0 {
+				hint = now.Add(time.Duration(next(120)-10) * ms)
+			}
+			settle(fmt.Sprintf("limit(quota=%v, hint %v)", quota, hint.Sub(now)), func(p Permit) {
+				if quota {
+					p.QuotaExhausted(hint)
+				} else {
+					p.RateLimited(hint)
+				}
+			}, func(modelPermit) {
+				if !quota && hint.IsZero() {
+					return
+				}
+				m.limit(now, quota, hint)
+			})
 		case 7:
 			choices := []time.Duration{0, ms, m.recovery, m.lease, m.recovery - ms, m.lease - ms,
 				time.Duration(next(int(2*max(m.recovery, m.lease)/ms))) * ms}
