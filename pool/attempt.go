@@ -23,7 +23,7 @@ type Attempt struct {
 	p               *Pool
 	r               *Request
 	member          int
-	slot            int32
+	s               *slot
 	gen             uint32
 	epoch           uint32 // r's pool attempt
 	probe           bool
@@ -58,7 +58,7 @@ func (a Attempt) Deadline() time.Time {
 	}
 	a.p.f.mu.Lock()
 	defer a.p.f.mu.Unlock()
-	if s := a.p.members[a.member].d.slot(a.slot, a.gen); s != nil {
+	if s := live(a.s, a.gen); s != nil {
 		return time.Unix(0, s.lease)
 	}
 	return time.Unix(0, satAdd(a.start, a.p.lease))
@@ -75,7 +75,7 @@ func (a Attempt) FirstContent(now time.Time) {
 	t := now.UnixNano()
 	a.p.f.mu.Lock()
 	d := a.p.members[a.member].d
-	if s := d.slot(a.slot, a.gen); s != nil && s.waiting {
+	if s := live(a.s, a.gen); s != nil && s.waiting {
 		s.first = t
 		d.stopWaiting(s)
 	}
@@ -116,7 +116,7 @@ func (a Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
 	d := p.members[a.member].d
 	var pm breaker.Permit
 	ttfc := t - a.start
-	if s := d.slot(a.slot, a.gen); s != nil {
+	if s := live(a.s, a.gen); s != nil {
 		if !s.waiting {
 			ttfc = s.first - a.start
 		}
@@ -127,7 +127,7 @@ func (a Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
 			d.est[0].penalize(t, p.penalty)
 			d.est[1].penalize(t, p.penalty)
 		}
-		pm = d.release(a.slot)
+		pm = d.release(s)
 	}
 	a.record(o)
 	return pm, ttfc
@@ -231,6 +231,6 @@ func (a Attempt) Lose(now time.Time, hedgeAfter time.Duration) {
 func (a Attempt) waiting() bool {
 	a.p.f.mu.Lock()
 	defer a.p.f.mu.Unlock()
-	s := a.p.members[a.member].d.slot(a.slot, a.gen)
+	s := live(a.s, a.gen)
 	return s != nil && s.waiting
 }

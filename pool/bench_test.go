@@ -60,3 +60,38 @@ func BenchmarkChooseOnly(b *testing.B) {
 		a.Cancel(now)
 	}
 }
+
+// BenchmarkChoiceOnly times Choose alone with 8 members: 256 choices (32 in flight per member at most) are
+// timed, then settled with the timer stopped.
+func BenchmarkChoiceOnly(b *testing.B) {
+	for _, session := range []bool{false, true} {
+		name := map[bool]string{false: "p2c", true: "session"}[session]
+		b.Run(name, func(b *testing.B) {
+			f := newFixture(b, equal(8), nil)
+			now := f.c.Now()
+			var n pool.Need
+			if session {
+				n.Session = pool.SessionOf("conversation-1")
+			}
+			var open [256]pool.Attempt
+			var rs [256]pool.Request
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				k := i % len(open)
+				a, err := f.p.Choose(now, &rs[k], n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				open[k] = a
+				if k == len(open)-1 {
+					b.StopTimer()
+					for j := range open {
+						open[j].Success(now)
+						rs[j] = pool.Request{}
+					}
+					b.StartTimer()
+				}
+			}
+		})
+	}
+}

@@ -134,19 +134,35 @@ func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs) bool {
 
 // twoChoices draws two distinct members of adm (at least two) with
 // probability ∝ w and returns the one of lower cost, the first drawn on a
-// tie.
+// tie. The two draws take 32 bits each of one random value.
 func (p *Pool) twoChoices(t int64, adm uint64, c *costs) int {
-	var sumW float64
-	for m := adm; m != 0; m &= m - 1 {
-		sumW += p.members[trailing(m)].weight
+	x := p.rand()
+	var a, b int
+	if p.equal {
+		a = nth(adm, x>>32)
+		b = nth(adm&^(1<<a), x&(1<<32-1))
+	} else {
+		var sumW float64
+		for m := adm; m != 0; m &= m - 1 {
+			sumW += p.members[trailing(m)].weight
+		}
+		a = p.draw(adm, sumW, x>>32)
+		b = p.draw(adm&^(1<<a), sumW-p.members[a].weight, x&(1<<32-1))
 	}
-	x := p.rand() // 32 bits for each draw
-	a := p.draw(adm, sumW, x>>32)
-	b := p.draw(adm&^(1<<a), sumW-p.members[a].weight, x&(1<<32-1))
 	if p.cost(b, t, c) < p.cost(a, t, c) {
 		return b
 	}
 	return a
+}
+
+// nth returns a member of adm drawn uniformly by the 32-bit value u: with
+// equal weights, the draw ∝ w needs no sum.
+func nth(adm uint64, u uint64) int {
+	k := int(u * uint64(bits.OnesCount64(adm)) >> 32)
+	for range k {
+		adm &= adm - 1
+	}
+	return trailing(adm)
 }
 
 // draw returns a member of adm drawn with probability ∝ w, sumW being the

@@ -100,32 +100,35 @@ func (p *Pool) start(t int64, r *Request, i int, n *Need) Attempt {
 	return a
 }
 
-// arm gives a's slot its permit pm. A probe the attempt may not hold (a
-// hedge's, or a second one in the pool attempt) frees the slot instead and
-// returns false, as does a gate refusal's undo: the member is then left out of
-// this choice, untried.
+// arm gives a's slot its permit pm. A non-probe permit is stored without
+// the lock (the slot is a's until it is armed, and armed publishes it to the
+// lease sweep), so that a choice takes the lock once. A probe the attempt
+// may not hold (a hedge's, or a second one in the pool attempt) frees the
+// slot instead and returns false: the member is then left out of this
+// choice, untried.
 func (p *Pool) arm(a *Attempt, pm breaker.Permit, hedge bool) bool {
-	p.f.mu.Lock()
-	defer p.f.mu.Unlock()
-	d := p.members[a.member].d
-	s := d.slot(a.slot, a.gen)
-	if s == nil { // lapsed already: keep the permit settled by the lease
+	if !pm.IsProbe() {
+		a.s.permit = pm
+		a.s.armed.Store(true)
 		return true
 	}
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
 	r := a.r
-	if pm.IsProbe() && (hedge || r.probed || r.probeFailed) {
+	if hedge || r.probed || r.probeFailed {
 		p.undoLocked(a)
 		return false
 	}
+	s := a.s
 	s.permit = pm
-	if pm.IsProbe() {
-		r.probed = true
-		a.probe = true
-		if end, ok := pm.Deadline(); ok {
-			s.lease = min(s.lease, end.UnixNano())
-			d.nextLease = min(d.nextLease, s.lease)
-			p.f.noteLease(s.lease)
-		}
+	s.armed.Store(true)
+	r.probed = true
+	a.probe = true
+	if end, ok := pm.Deadline(); ok {
+		s.lease = min(s.lease, end.UnixNano())
+		d := p.members[a.member].d
+		d.nextLease = min(d.nextLease, s.lease)
+		p.f.noteLease(s.lease)
 	}
 	return true
 }
@@ -142,10 +145,10 @@ func (p *Pool) undo(a *Attempt) {
 // undoLocked is undo with p.f.mu held.
 func (p *Pool) undoLocked(a *Attempt) {
 	d := p.members[a.member].d
-	if d.slot(a.slot, a.gen) == nil {
+	if live(a.s, a.gen) == nil {
 		return
 	}
-	d.release(a.slot)
+	d.release(a.s)
 	if d.starts == a.seq+1 {
 		d.starts--
 		d.tokens = a.tokBase - a.need

@@ -3,6 +3,7 @@ package pool
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loopctl/loopctl-go/breaker"
 )
@@ -69,8 +70,8 @@ type deployment struct {
 	waiting   int     // attempts in flight with no first content yet
 	oldest    int64   // the earliest start among them, when !stale
 	stale     bool    // oldest must be found again (the oldest stopped waiting)
-	slots     []slot  // attempts in flight, and free slots
-	free      []int32 // indices of free slots
+	slots     []*slot // every slot: attempts in flight and free ones
+	free      []int32 // the indices of the free slots
 	nextLease int64   // the earliest lease end in slots; MaxInt64: none
 
 	est [2]estimate // whole, stream
@@ -88,16 +89,21 @@ type deployment struct {
 	outTok   figure
 }
 
-// slot is one attempt in flight on a deployment.
+// slot is one attempt in flight on a deployment. A slot never moves, so an
+// Attempt points at it. Every field is guarded by Figures.mu, but permit,
+// which the choice stores after the gate answers, outside the lock: it is
+// published by armed, and the lease sweep reads it only once armed.
 type slot struct {
 	permit  breaker.Permit
+	armed   atomic.Bool
 	start   int64 // when it was chosen
 	first   int64 // when its first content came (waiting false)
 	lease   int64 // when it is released if not settled
 	penalty float64
 	gen     uint32 // changes each time the slot is freed
 	used    bool
-	waiting bool // no first content yet
+	waiting bool  // no first content yet
+	idx     int32 // its index in deployment.slots
 }
 
 // estimate is a latency estimate: the time to first content, in ns.
@@ -143,8 +149,8 @@ func (d *deployment) inflightWait(now int64) int64 {
 	}
 	if d.stale {
 		d.oldest, d.stale = math.MaxInt64, false
-		for i := range d.slots {
-			if s := &d.slots[i]; s.used && s.waiting {
+		for _, s := range d.slots {
+			if s.used && s.waiting {
 				d.oldest = min(d.oldest, s.start)
 			}
 		}
@@ -165,19 +171,19 @@ func (d *deployment) stopWaiting(s *slot) {
 // fills in a's slot, generation and start counts, and counts its estimated
 // tokens. It allocates only when more attempts are in flight than ever before.
 func (d *deployment) take(a *Attempt, now, lease int64, penalty float64, n *Need) {
-	var i int32
-	if n := len(d.free); n > 0 {
-		i = d.free[n-1]
-		d.free = d.free[:n-1]
+	var s *slot
+	if k := len(d.free); k > 0 {
+		s = d.slots[d.free[k-1]]
+		d.free = d.free[:k-1]
 	} else {
-		d.slots = append(d.slots, slot{})
-		i = int32(len(d.slots) - 1)
+		s = &slot{idx: int32(len(d.slots))}
+		d.slots = append(d.slots, s)
 	}
 	d.tokens += n.Tokens
 	d.input += n.InputTokens
-	s := &d.slots[i]
-	*s = slot{start: now, lease: lease, penalty: penalty, gen: s.gen, used: true, waiting: true}
-	a.slot, a.gen = i, s.gen
+	s.start, s.lease, s.penalty = now, lease, penalty
+	s.used, s.waiting = true, true
+	a.s, a.gen = s, s.gen
 	a.seq, a.tokBase, a.inBase = d.starts, d.tokens, d.input
 	d.starts++
 	d.inFlight++
@@ -190,25 +196,30 @@ func (d *deployment) take(a *Attempt, now, lease int64, penalty float64, n *Need
 	d.nextLease = min(d.nextLease, lease)
 }
 
-// release frees slot i and returns its permit, to be settled outside the lock.
-func (d *deployment) release(i int32) breaker.Permit {
-	s := &d.slots[i]
-	p := s.permit
+// release frees slot s and returns its permit (zero if it was never armed),
+// to be settled outside the lock.
+func (d *deployment) release(s *slot) breaker.Permit {
+	var p breaker.Permit
+	if s.armed.Load() {
+		p = s.permit
+	}
 	if s.waiting {
 		d.stopWaiting(s)
 	}
 	d.inFlight--
-	*s = slot{gen: s.gen + 1}
-	d.free = append(d.free, i)
+	s.permit, s.first = breaker.Permit{}, 0
+	s.armed.Store(false)
+	s.used, s.waiting = false, false
+	s.gen++
+	// The index, not s: a pointer that came from an Attempt would make every
+	// Attempt's pointers escape, and the caller's Request with them.
+	d.free = append(d.free, s.idx)
 	return p
 }
 
-// slot returns slot i if it still holds the attempt of generation gen.
-func (d *deployment) slot(i int32, gen uint32) *slot {
-	if i < 0 || int(i) >= len(d.slots) {
-		return nil
-	}
-	if s := &d.slots[i]; s.used && s.gen == gen {
+// live returns s if it still holds the attempt of generation gen, else nil.
+func live(s *slot, gen uint32) *slot {
+	if s != nil && s.used && s.gen == gen {
 		return s
 	}
 	return nil
@@ -229,19 +240,20 @@ func (d *deployment) expire(now int64, out []lapsed) []lapsed {
 		return out
 	}
 	next := int64(math.MaxInt64)
-	for i := range d.slots {
-		s := &d.slots[i]
+	for _, s := range d.slots {
 		if !s.used {
 			continue
 		}
-		if s.lease > now || len(out) == cap(out) {
+		// A slot not yet armed is a choice between its reservation and its
+		// gate's answer: it is released at a later touch.
+		if s.lease > now || len(out) == cap(out) || !s.armed.Load() {
 			next = min(next, s.lease)
 			continue
 		}
 		d.est[0].penalize(s.lease, s.penalty)
 		d.est[1].penalize(s.lease, s.penalty)
-		out = append(out, lapsed{permit: d.slots[i].permit, ran: now - s.lease})
-		d.release(int32(i))
+		out = append(out, lapsed{permit: s.permit, ran: now - s.lease})
+		d.release(s)
 	}
 	d.nextLease = next
 	return out
