@@ -30,6 +30,9 @@ func (p *Pool) Hedge(now time.Time, r *Request, n Need) (Attempt, error) {
 // for the next touch.
 const maxLapsed = 8
 
+// choose is Choose, and Hedge when hedge: reserve a member, ask its gate
+// outside the lock, arm the slot; a refusal, or a probe the attempt may not
+// hold, leaves the member out and chooses again.
 func (p *Pool) choose(now time.Time, r *Request, n *Need, hedge bool) (Attempt, error) {
 	t := now.UnixNano()
 	serve := p.servable(n)
@@ -39,7 +42,7 @@ func (p *Pool) choose(now time.Time, r *Request, n *Need, hedge bool) (Attempt, 
 			return Attempt{}, p.unavailable(t, r, n, serve)
 		}
 		pm, err := p.members[a.member].b.Allow()
-		if err == nil && p.arm(&a, pm, hedge) {
+		if err == nil && p.arm(&a, pm, !hedge) {
 			return a, nil
 		}
 		if err == nil {
@@ -103,10 +106,10 @@ func (p *Pool) start(t int64, r *Request, i int, n *Need) Attempt {
 // arm gives a's slot its permit pm. A non-probe permit is stored without
 // the lock (the slot is a's until it is armed, and armed publishes it to the
 // lease sweep), so that a choice takes the lock once. A probe the attempt
-// may not hold (a hedge's, or a second one in the pool attempt) frees the
-// slot instead and returns false: the member is then left out of this
-// choice, untried.
-func (p *Pool) arm(a *Attempt, pm breaker.Permit, hedge bool) bool {
+// may not hold (a hedge's, when !mayProbe, or a second one in the pool
+// attempt) frees the slot instead and returns false: the member is then left
+// out of this choice, untried.
+func (p *Pool) arm(a *Attempt, pm breaker.Permit, mayProbe bool) bool {
 	if !pm.IsProbe() {
 		a.s.permit = pm
 		a.s.armed.Store(true)
@@ -115,14 +118,24 @@ func (p *Pool) arm(a *Attempt, pm breaker.Permit, hedge bool) bool {
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()
 	r := a.r
-	if hedge || r.probed || r.probeFailed {
+	if !mayProbe || r.probed || r.probeFailed {
 		p.undoLocked(a)
 		return false
 	}
+	p.armProbeLocked(a, pm)
+	return true
+}
+
+// armProbeLocked arms a's slot with the probe permit pm: the pool attempt
+// has held a probe, and the slot's lease is the probe's. p.f.mu must be held.
+func (p *Pool) armProbeLocked(a *Attempt, pm breaker.Permit) {
 	s := a.s
+	if live(s, a.gen) == nil {
+		return
+	}
 	s.permit = pm
 	s.armed.Store(true)
-	r.probed = true
+	a.r.probed = true
 	a.probe = true
 	if end, ok := pm.Deadline(); ok {
 		s.lease = min(s.lease, end.UnixNano())
@@ -130,7 +143,6 @@ func (p *Pool) arm(a *Attempt, pm breaker.Permit, hedge bool) bool {
 		d.nextLease = min(d.nextLease, s.lease)
 		p.f.noteLease(s.lease)
 	}
-	return true
 }
 
 // undo gives back the slot of attempt a, whose gate refused: the member

@@ -43,15 +43,17 @@ func NoVerdictError(err error) error { return &VerdictError{Err: err, kind: noVe
 // fn with the attempt under a context that ends at the attempt's lease
 // ([Attempt.Deadline]), and settles the attempt on fn's error: nil is a
 // success, a [*VerdictError] its verdict, an error matching
-// context.DeadlineExceeded a timeout, one matching context.Canceled (or any
-// error once ctx is done) a cancel, and anything else a failure. On a failure
-// or an answer with no verdict it moves on to the next member at once, until
-// one serves or none is admitted; it returns fn's last value and error (or
+// context.DeadlineExceeded (or any error once the attempt's context has
+// ended) a timeout, one matching context.Canceled (or any error once ctx is
+// cancelled) a cancel, and anything else a failure. On a failure or an answer
+// with no verdict it moves on to the next member at once, until one serves,
+// none is admitted, or ctx ends (a cancel, or its deadline: no time is left
+// for another member); it returns fn's last value and error (or
 // the [*UnavailableError] when no member was admitted) with the pool
 // attempt's [Result]. Every attempt is settled in a defer: if fn panics, its
 // attempt is settled as a failure and the panic continues. fn may report the
 // first content and the headroom through the attempt. Do reads the clock of
-// Settings.Now.
+// Settings.Now, and does not hedge (a caller that hedges uses [Pool.Hedge]).
 func Do[T any](ctx context.Context, p *Pool, r *Request, n Need, fn func(context.Context, Attempt) (T, error)) (T, Result, error) {
 	var (
 		v   T
@@ -90,11 +92,14 @@ func runAttempt[T any](ctx context.Context, p *Pool, a Attempt, fn func(context.
 	settled = true
 	now := p.now()
 	var ve *VerdictError
+	// The caller's own context ending ends the pool attempt: a cancel carries
+	// no verdict, a deadline leaves no time for another member.
+	done = ctx.Err() != nil
 	switch {
 	case err == nil:
 		a.Success(now)
 		return v, nil, true
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
 		a.Cancel(now)
 		return v, err, true
 	case errors.As(err, &ve):
@@ -104,7 +109,7 @@ func runAttempt[T any](ctx context.Context, p *Pool, a Attempt, fn func(context.
 	default:
 		a.Failure(now)
 	}
-	return v, err, false
+	return v, err, done
 }
 
 // settle settles a with e's verdict.

@@ -116,3 +116,31 @@ func TestDoPanic(t *testing.T) {
 		t.Fatalf("after the panic: in flight %d, failures %d; want 0 and 1", st.InFlight, st.Breaker.ConsecutiveFailures)
 	}
 }
+
+// TestDoCallerDeadline: when the caller's deadline ends a member's call,
+// the member has timed out and no other member is tried: no time is left.
+func TestDoCallerDeadline(t *testing.T) {
+	f := doFixture(t, 3)
+	var r pool.Request
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, res, err := pool.Do(ctx, f.p, &r, pool.Need{}, func(ctx context.Context, a pool.Attempt) (int, error) {
+		calls++
+		cancel() // the caller gives up during the call
+		return 0, errors.New("connection closed")
+	})
+	if calls != 1 || res.Outcome != pool.Unsettled || err == nil {
+		t.Fatalf("Do = %+v, %v after %d calls; want one cancelled attempt", res, err, calls)
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), -time.Second) // already past
+	defer dcancel()
+	var r2 pool.Request
+	calls = 0
+	_, res, _ = pool.Do(dctx, f.p, &r2, pool.Need{}, func(ctx context.Context, a pool.Attempt) (int, error) {
+		calls++
+		return 0, ctx.Err()
+	})
+	if calls != 1 || res.Outcome != pool.Failed || !res.Timeout {
+		t.Fatalf("Do = %+v after %d calls; want one timed-out attempt", res, calls)
+	}
+}
