@@ -1,0 +1,52 @@
+package pool_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/pool"
+)
+
+// TestSharedFigures: two pools that list one deployment and share a
+// *Figures see its in-flight count and headroom as one (they are the
+// deployment's, whichever pool sent the request), while their other members
+// stay apart.
+func TestSharedFigures(t *testing.T) {
+	c := &clock{t: t0}
+	br := func(name string) *breaker.Breaker {
+		b, err := breaker.New(breaker.Settings{Name: name, Now: c.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	shared := br("a/m")
+	figs := new(pool.Figures)
+	p1, err := pool.New(pool.Settings{Name: "one", Figures: figs, Members: []pool.Member{
+		{Name: "a/m", Weight: 1, Breaker: shared}, {Name: "b/m", Weight: 1, Breaker: br("b/m")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := pool.New(pool.Settings{Name: "two", Figures: figs, Members: []pool.Member{
+		{Name: "c/m", Weight: 1, Breaker: br("c/m")}, {Name: "a/m", Weight: 2, Breaker: shared}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r pool.Request
+	a, err := p1.Choose(c.Now(), &r, pool.Need{CanServe: only(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := p2.Status(c.Now(), 1); st.InFlight != 1 || st.Weight != 2 {
+		t.Fatalf("p2 sees a/m with %d in flight (weight %v), want 1 (and its own weight 2)", st.InFlight, st.Weight)
+	}
+	a.Headroom(c.Now(), pool.Headroom{Requests: pool.Limit{Remaining: 0, Reset: c.Now().Add(time.Minute)}})
+	a.Success(c.Now())
+	if p2.Admits(c.Now(), &pool.Request{}, pool.Need{CanServe: only(1)}) {
+		t.Fatal("p2 admits a/m, whose headroom p1's answer spent")
+	}
+	if st := p2.Status(c.Now(), 0); st.InFlight != 0 || st.Name != "c/m" {
+		t.Fatalf("c/m: %+v", st)
+	}
+}
