@@ -91,16 +91,18 @@ func (p *Pool) pick(t int64, n *Need, adm, due uint64) int {
 	}
 	c := costs{kind: kindOf(n.Stream)}
 	if k, ok := n.Session.Hash(); ok && p.affinity {
+		var all [MaxMembers]float64 // the admitted members' costs, kept for the draws
 		h := p.home(k, adm)
-		if p.homeServes(t, h, adm, &c) {
+		if p.homeServes(t, h, adm, &c, &all) {
 			return h
 		}
 		adm &^= 1 << h
 		if adm&(adm-1) == 0 {
 			return trailing(adm)
 		}
+		return p.twoChoices(t, adm, &c, &all)
 	}
-	return p.twoChoices(t, adm, &c)
+	return p.twoChoices(t, adm, &c, nil)
 }
 
 // kindOf returns the estimate index for a request that streams or not.
@@ -113,8 +115,9 @@ func kindOf(stream bool) int {
 
 // homeServes reports whether home h serves within the bounded load
 // ⌈1.25 × (F + 1) × w / Σw⌉ (F and Σw over the admitted members adm) and
-// within the slack: its cost at most s × the lowest admitted cost.
-func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs) bool {
+// within the slack: its cost at most s × the lowest admitted cost. It
+// leaves each admitted member's cost in all.
+func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs, all *[MaxMembers]float64) bool {
 	var f int
 	var sumW float64
 	low, hc := math.Inf(1), 0.0
@@ -123,6 +126,7 @@ func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs) bool {
 		f += p.members[i].d.inFlight
 		sumW += p.members[i].weight
 		cost := p.cost(i, t, c)
+		all[i] = cost
 		if i == h {
 			hc = cost
 		}
@@ -134,8 +138,9 @@ func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs) bool {
 
 // twoChoices draws two distinct members of adm (at least two) with
 // probability ∝ w and returns the one of lower cost, the first drawn on a
-// tie. The two draws take 32 bits each of one random value.
-func (p *Pool) twoChoices(t int64, adm uint64, c *costs) int {
+// tie. The two draws take 32 bits each of one random value. The costs are
+// read from known when it is not nil, else computed.
+func (p *Pool) twoChoices(t int64, adm uint64, c *costs, known *[MaxMembers]float64) int {
 	x := p.rand()
 	var a, b int
 	if p.equal {
@@ -148,6 +153,12 @@ func (p *Pool) twoChoices(t int64, adm uint64, c *costs) int {
 		}
 		a = p.draw(adm, sumW, x>>32)
 		b = p.draw(adm&^(1<<a), sumW-p.members[a].weight, x&(1<<32-1))
+	}
+	if known != nil {
+		if known[b] < known[a] {
+			return b
+		}
+		return a
 	}
 	if p.cost(b, t, c) < p.cost(a, t, c) {
 		return b

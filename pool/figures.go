@@ -66,17 +66,17 @@ func (f *Figures) deployment(name string) *deployment {
 
 // deployment is the figures of one deployment. Times are Unix nanoseconds.
 type deployment struct {
-	inFlight  int
-	waiting   int     // attempts in flight with no first content yet
-	oldest    int64   // the earliest start among them, when !stale
-	stale     bool    // oldest must be found again (the oldest stopped waiting)
+	// What every choice reads first, together (one or two cache lines).
+	est      [2]estimate // whole, stream
+	inFlight int
+	waiting  int   // attempts in flight with no first content yet
+	oldest   int64 // the earliest start among them, when !stale
+	stale    bool  // oldest must be found again (the oldest stopped waiting)
+	limited  bool  // some headroom figure is set (else no headroom check is needed)
+
 	slots     []*slot // every slot: attempts in flight and free ones
 	free      []int32 // the indices of the free slots
 	nextLease int64   // the earliest lease end in slots; MaxInt64: none
-
-	est [2]estimate // whole, stream
-
-	limited bool // some headroom figure is set (else no headroom check is needed)
 
 	// Headroom: what the latest answers said was left, and what started
 	// since (counted from every attempt started on the deployment).
