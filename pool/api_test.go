@@ -43,7 +43,7 @@ var (
 	_ = pool.Result{Outcome: pool.Served, Tried: 0, Kind: pool.Transient, Timeout: false, Elapsed: 0, Hint: time.Time{}}
 	_ = []pool.Outcome{pool.Skipped, pool.Served, pool.Unsettled, pool.Failed}
 	_ = []pool.Kind{pool.Transient, pool.RateLimit, pool.Quota}
-	_ = pool.Status{Name: "", Weight: 0, Breaker: breaker.Snapshot{}, InFlight: 0, Stream: 0, Whole: 0, Headroom: pool.Headroom{}}
+	_ = pool.Status{Name: "", Weight: 0, Breaker: breaker.Snapshot{}, InFlight: 0, Stream: 0, Whole: 0, Headroom: pool.Headroom{}, LastMinute: 0, Share: 0.0}
 
 	_ func(string) uint64                   = pool.Hash
 	_ func(string) pool.Session             = pool.SessionOf

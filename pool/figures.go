@@ -87,6 +87,8 @@ type deployment struct {
 	tok      figure
 	inTok    figure
 	outTok   figure
+
+	lastMinute minute // attempts started over the last minute, for Status
 }
 
 // slot is one attempt in flight on a deployment. A slot never moves, so an
@@ -186,6 +188,7 @@ func (d *deployment) take(a *Attempt, now, lease int64, penalty float64, n *Need
 	a.s, a.gen = s, s.gen
 	a.seq, a.tokBase, a.inBase = d.starts, d.tokens, d.input
 	d.starts++
+	d.lastMinute.add(now)
 	d.inFlight++
 	if d.waiting == 0 {
 		d.oldest, d.stale = now, false

@@ -108,6 +108,11 @@ type Status struct {
 	// the latest answer's remaining figure less what started since, with
 	// its reset; a zero Limit is unknown or restored.
 	Headroom Headroom
+	// LastMinute counts the attempts started on the deployment in this
+	// process over the last minute (by any pool sharing its figures), and
+	// Share is its part of the pool's members' counts (0 with none).
+	LastMinute int
+	Share      float64
 }
 
 // Status returns what the pool knows of member i at now. It is pure.
@@ -125,6 +130,10 @@ func (p *Pool) Status(now time.Time, i int) Status {
 	if e := d.est[0]; e.fresh(t) {
 		st.Whole = time.Duration(e.ns)
 	}
+	st.LastMinute = d.lastMinute.total(t)
+	if all := p.lastMinute(t); all > 0 {
+		st.Share = float64(st.LastMinute) / float64(all)
+	}
 	st.Headroom = Headroom{
 		Requests:     d.requests.left(t, int64(d.starts-d.requests.seq-1)),
 		Tokens:       d.tok.left(t, d.tokens-d.tok.base),
@@ -132,6 +141,16 @@ func (p *Pool) Status(now time.Time, i int) Status {
 		OutputTokens: d.outTok.left(t, 0),
 	}
 	return st
+}
+
+// lastMinute returns the attempts started on the pool's members over the
+// last minute of t. p.f.mu must be held.
+func (p *Pool) lastMinute(t int64) int {
+	n := 0
+	for i := range p.members {
+		n += p.members[i].d.lastMinute.total(t)
+	}
+	return n
 }
 
 // left returns f as a Limit, less used, or the zero Limit when f is unset

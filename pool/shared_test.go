@@ -50,3 +50,19 @@ func TestSharedFigures(t *testing.T) {
 		t.Fatalf("c/m: %+v", st)
 	}
 }
+
+// TestLastMinute: Status counts each member's attempts over the last
+// minute, and its share of the pool's.
+func TestLastMinute(t *testing.T) {
+	f := newFixture(t, equal(2), nil)
+	f.inFlight(t, 0, 3)
+	f.c.Advance(30 * time.Second)
+	f.inFlight(t, 1, 1)
+	if st := f.p.Status(f.c.Now(), 0); st.LastMinute != 3 || st.Share != 0.75 {
+		t.Fatalf("m0: %d in the last minute, share %v; want 3 and 0.75", st.LastMinute, st.Share)
+	}
+	f.c.Advance(40 * time.Second) // m0's attempts are 70 s old now
+	if st := f.p.Status(f.c.Now(), 1); st.LastMinute != 1 || st.Share != 1 {
+		t.Fatalf("m1: %d in the last minute, share %v; want 1 and 1", st.LastMinute, st.Share)
+	}
+}
