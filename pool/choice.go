@@ -93,14 +93,17 @@ func (p *Pool) pick(t int64, n *Need, adm, due uint64) int {
 	if k, ok := n.Session.Hash(); ok && p.affinity {
 		var all [MaxMembers]float64 // the admitted members' costs, kept for the draws
 		h := p.home(k, adm)
-		if p.homeServes(t, h, adm, &c, &all) {
+		serves, costed := p.homeServes(t, h, adm, &c, &all)
+		if serves {
 			return h
 		}
 		adm &^= 1 << h
 		if adm&(adm-1) == 0 {
 			return trailing(adm)
 		}
-		return p.twoChoices(t, adm, &c, &all)
+		if costed {
+			return p.twoChoices(t, adm, &c, &all)
+		}
 	}
 	return p.twoChoices(t, adm, &c, nil)
 }
@@ -115,25 +118,28 @@ func kindOf(stream bool) int {
 
 // homeServes reports whether home h serves within the bounded load
 // ⌈1.25 × (F + 1) × w / Σw⌉ (F and Σw over the admitted members adm) and
-// within the slack: its cost at most s × the lowest admitted cost. It
-// leaves each admitted member's cost in all.
-func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs, all *[MaxMembers]float64) bool {
+// within the slack: its cost at most s × the lowest admitted cost. The load
+// is checked first, as it needs no cost; costed says whether each admitted
+// member's cost was left in all.
+func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs, all *[MaxMembers]float64) (serves, costed bool) {
 	var f int
 	var sumW float64
-	low, hc := math.Inf(1), 0.0
 	for m := adm; m != 0; m &= m - 1 {
 		i := trailing(m)
 		f += p.members[i].d.inFlight
 		sumW += p.members[i].weight
-		cost := p.cost(i, t, c)
-		all[i] = cost
-		if i == h {
-			hc = cost
-		}
-		low = min(low, cost)
 	}
 	bound := math.Ceil(1.25 * float64(f+1) * p.members[h].weight / sumW)
-	return float64(p.members[h].d.inFlight) <= bound && hc <= p.slack*low
+	if float64(p.members[h].d.inFlight) > bound {
+		return false, false
+	}
+	low := math.Inf(1)
+	for m := adm; m != 0; m &= m - 1 {
+		i := trailing(m)
+		all[i] = p.cost(i, t, c)
+		low = min(low, all[i])
+	}
+	return all[h] <= p.slack*low, true
 }
 
 // twoChoices draws two distinct members of adm (at least two) with
