@@ -13,7 +13,7 @@ import (
 var (
 	_ = pool.Settings{
 		Name:           "",
-		Members:        []pool.Member{{Name: "", Weight: 1, Breaker: (*breaker.Breaker)(nil)}},
+		Members:        []pool.Member{{Name: "", Weight: 1, Breaker: (*breaker.Breaker)(nil), SlowCallAfter: time.Duration(0)}},
 		Affinity:       pool.AffinitySession,
 		AffinitySlack:  0.0,
 		Penalty:        time.Duration(0),

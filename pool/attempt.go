@@ -67,19 +67,28 @@ func (a Attempt) Deadline() time.Time {
 // FirstContent reports that the member's first content arrived at now (for
 // a stream its first content chunk): the attempt stops counting in its
 // member's wait W, and its time to first content is its latency sample.
-// A whole answer needs no call: its first content is the answer.
+// A whole answer needs no call: its first content is the answer. For a
+// probe whose first content came later than its member's SlowCallAfter, the
+// probe's permit is settled now ([breaker.Permit.SuccessAfter]: the breaker
+// re-opens at once); the attempt's own verdict later settles only the
+// pool's figures and the request.
 func (a Attempt) FirstContent(now time.Time) {
 	if a.p == nil {
 		return
 	}
 	t := now.UnixNano()
+	m := &a.p.members[a.member]
+	var slow breaker.Permit
 	a.p.f.mu.Lock()
-	d := a.p.members[a.member].d
 	if s := live(a.s, a.gen); s != nil && s.waiting {
 		s.first = t
-		d.stopWaiting(s)
+		m.d.stopWaiting(s)
+		if a.probe && m.slow > 0 && t-a.start > m.slow && s.armed.Load() {
+			slow, s.permit = s.permit, breaker.Permit{} // settled here, once
+		}
 	}
 	a.p.f.mu.Unlock()
+	slow.SuccessAfter(time.Duration(t - a.start))
 }
 
 // Headroom records what the member's answer (a success or an error) said it

@@ -31,6 +31,7 @@ type member struct {
 	weight float64
 	b      *breaker.Breaker
 	d      *deployment
+	slow   int64 // Member.SlowCallAfter, ns; 0: none
 }
 
 // New returns a pool for s, or a [*SettingsError] naming the first bad field.
@@ -63,7 +64,8 @@ func New(s Settings) (*Pool, error) {
 	p.members = make([]member, len(s.Members))
 	p.f.mu.Lock()
 	for i, m := range s.Members {
-		p.members[i] = member{name: m.Name, hash: Hash(m.Name), weight: m.Weight, b: m.Breaker, d: p.f.deployment(m.Name)}
+		p.members[i] = member{name: m.Name, hash: Hash(m.Name), weight: m.Weight, b: m.Breaker,
+			d: p.f.deployment(m.Name), slow: int64(m.SlowCallAfter)}
 	}
 	p.equal = true
 	for _, m := range s.Members {
@@ -90,7 +92,7 @@ func (p *Pool) Len() int { return len(p.members) }
 // Member returns member i as configured (i indexes Settings.Members).
 func (p *Pool) Member(i int) Member {
 	m := &p.members[i]
-	return Member{Name: m.name, Weight: m.weight, Breaker: m.b}
+	return Member{Name: m.name, Weight: m.weight, Breaker: m.b, SlowCallAfter: time.Duration(m.slow)}
 }
 
 // Home returns the index of the member that is home to session s when every

@@ -36,6 +36,13 @@ type Member struct {
 	// gate for every attempt and settles its permit. It must read the same
 	// clock as the now arguments given to the pool. Required.
 	Breaker *breaker.Breaker
+	// SlowCallAfter is the member breaker's own SlowCallAfter, told to the
+	// pool so that a probe whose first content comes later re-opens the
+	// breaker when that first content arrives, whatever the stream does
+	// afterwards (SEMANTICS §9.2): [Attempt.FirstContent] settles the
+	// probe's permit then. Zero: every permit is settled with the
+	// attempt's verdict. Negative: an error.
+	SlowCallAfter time.Duration
 }
 
 // Affinity says whether requests with a session key keep to a home member.
@@ -119,6 +126,8 @@ func (m Member) validate(i int, before []Member) error {
 		return &SettingsError{Field: field + ".Weight", Value: formatFloat(m.Weight), Rule: "must be a finite number above 0"}
 	case m.Breaker == nil:
 		return &SettingsError{Field: field + ".Breaker", Value: "nil", Rule: "must be a breaker"}
+	case m.SlowCallAfter < 0:
+		return &SettingsError{Field: field + ".SlowCallAfter", Value: m.SlowCallAfter.String(), Rule: "must not be negative"}
 	}
 	for j, o := range before {
 		if o.Name == m.Name {

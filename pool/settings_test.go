@@ -44,6 +44,7 @@ func TestSettingsErrors(t *testing.T) {
 		{"a negative weight", func(s *pool.Settings) { s.Members[0].Weight = -1 }, "Members[0].Weight", ""},
 		{"an infinite weight", func(s *pool.Settings) { s.Members[0].Weight = math.Inf(1) }, "Members[0].Weight", ""},
 		{"a nil breaker", func(s *pool.Settings) { s.Members[1].Breaker = nil }, "Members[1].Breaker", ""},
+		{"a negative SlowCallAfter", func(s *pool.Settings) { s.Members[0].SlowCallAfter = -1 }, "Members[0].SlowCallAfter", ""},
 		{"a slack below 1", func(s *pool.Settings) { s.AffinitySlack = 0.5 }, "AffinitySlack",
 			"pool: AffinitySlack must be 0 or a finite number ≥ 1 (got 0.5)"},
 		{"a slack of NaN", func(s *pool.Settings) { s.AffinitySlack = math.NaN() }, "AffinitySlack", ""},
