@@ -113,8 +113,13 @@ func (b *Breaker) sharedWindow(p Permit, o ratewindow.Outcome) bool {
 	return r.win.Record(b.now(), o, r.rule)
 }
 
-// sharedSuccess is successAfter for a shared breaker.
+// sharedSuccess is successAfter for a shared breaker. A probe slower than
+// SlowCallAfter is a failure for the breaker (§9.2).
 func (b *Breaker) sharedSuccess(p Permit, ttfc int64) {
+	if slow := b.slowPass.Load(); p.probe && slow > 0 && ttfc > slow {
+		b.sharedSettle(p, OutcomeFailure)
+		return
+	}
 	if r := b.rate.Load(); r != nil && b.sharedWindow(p, r.kind(ttfc)) {
 		b.sharedSettle(p, OutcomeSuccess|OutcomeTrip) // §8.2
 		return
