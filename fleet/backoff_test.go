@@ -91,7 +91,7 @@ func TestToolBackoffStoreDown(t *testing.T) {
 	}
 	p, _ := b.Allow()
 	p.RateLimited(time.Now().Add(time.Millisecond)) // opens until the hint, n = 0
-	time.Sleep(5 * time.Millisecond)                 // a real store: its own clock
+	time.Sleep(5 * time.Millisecond)                // a real store: its own clock
 	p, err = b.Allow()
 	if err != nil || !p.IsProbe() {
 		t.Fatalf("Allow after the hint = %v (probe %v), want the probe", err, p.IsProbe())
