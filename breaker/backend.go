@@ -84,6 +84,12 @@ const (
 	// OutcomeQuota is an exhausted quota, passed to [Shared.SettleLimit]
 	// only ([Permit.QuotaExhausted]).
 	OutcomeQuota
+	// OutcomeSlowProbe is the success of a probe permit whose first content
+	// came later than SlowCallAfter (SEMANTICS §9.2): if the permit is the
+	// current probe, the backend re-opens the breaker as on the probe's
+	// failure (a failure counted, dated now, n + 1); any other permit's is a
+	// success, applied as OutcomeSuccess.
+	OutcomeSlowProbe
 	// OutcomeTrip (rev 4) is a flag, OR'ed onto OutcomeSuccess,
 	// OutcomeFailure or OutcomeTimeout: after this verdict the failure-rate
 	// window of this process tripped (SEMANTICS §8.1, §8.2; with a Backend
@@ -113,8 +119,13 @@ func (b *Breaker) sharedWindow(p Permit, o ratewindow.Outcome) bool {
 	return r.win.Record(b.now(), o, r.rule)
 }
 
-// sharedSuccess is successAfter for a shared breaker.
+// sharedSuccess is successAfter for a shared breaker. A probe slower than
+// SlowCallAfter is a failure for the breaker (§9.2).
 func (b *Breaker) sharedSuccess(p Permit, ttfc int64) {
+	if slow := b.slowPass.Load(); p.probe && slow > 0 && ttfc > slow {
+		b.sharedSettle(p, OutcomeSlowProbe)
+		return
+	}
 	if r := b.rate.Load(); r != nil && b.sharedWindow(p, r.kind(ttfc)) {
 		b.sharedSettle(p, OutcomeSuccess|OutcomeTrip) // §8.2
 		return

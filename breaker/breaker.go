@@ -104,6 +104,7 @@ type Breaker struct {
 	hasFailure  bool
 	lastFailure int64  // ns since epoch
 	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
+	probeLease  int64  // the lease the probe in flight was granted (ns): Reconfigure does not move it
 	proven      uint64 // generation of the latest-starting counted success: older failures are stale
 	clockAt     int64  // the latest clock reading under mu: genAt for a generation published now
 
@@ -267,8 +268,8 @@ func (m mode) state() State {
 // re-opens with lastFailure backdated to the lease's end, a re-trip (n + 1,
 // the cooldown c(n) from the lease's end). b.mu must be held.
 func (b *Breaker) expire(now int64) {
-	if b.mode == mHalfProbe && now >= satAdd(b.probeStart, b.lease) {
-		b.lastFailure = satAdd(b.probeStart, b.lease)
+	if b.mode == mHalfProbe && now >= b.leaseEnd() {
+		b.lastFailure = b.leaseEnd()
 		b.hasFailure = true
 		b.trip(now)
 	}
@@ -280,10 +281,13 @@ func (b *Breaker) untilFor() int64 {
 	case mOpen:
 		return b.openUntil()
 	case mHalfProbe:
-		return satAdd(b.probeStart, b.lease)
+		return b.leaseEnd()
 	}
 	return 0
 }
+
+// leaseEnd is when the probe in flight's lease ends. b.mu must be held.
+func (b *Breaker) leaseEnd() int64 { return satAdd(b.probeStart, b.probeLease) }
 
 // publish stores the current state for the lock-free readers. b.mu must be held.
 func (b *Breaker) publish() {

@@ -58,20 +58,20 @@ func (b *Breaker) allowSlow() (Permit, error) {
 			st, wait = Open, next-now
 			break
 		}
-		b.probeStart = now
+		b.probeStart, b.probeLease = now, b.lease
 		b.setMode(mHalfProbe)
 		probe = true
 	case mHalfFree:
-		b.probeStart = now
+		b.probeStart, b.probeLease = now, b.lease
 		b.setMode(mHalfProbe) // a new generation: older probe permits cannot act on this probe
 		probe = true
 	case mHalfProbe: // lease live: expire would have re-opened it otherwise
-		st, wait = HalfOpen, satAdd(b.probeStart, b.lease)-now
+		st, wait = HalfOpen, b.leaseEnd()-now
 	}
 	b.publish()
 	p := Permit{b: b, gen: b.gen, at: now, probe: probe}
 	if probe {
-		p.at = satAdd(b.probeStart, b.lease)
+		p.at = b.leaseEnd()
 	}
 	b.unlock()
 	if wait > 0 {

@@ -40,6 +40,7 @@ type view struct {
 	hasFailure           bool
 	lastFailure          int64
 	probeStart           int64
+	probeLease           int64
 	trips                int
 	baseUntil, hintUntil int64
 	hintCause            Cause
@@ -49,11 +50,11 @@ type view struct {
 // lease re-opens (a re-trip: n + 1, the cooldown c(n) from the lease's end),
 // and a breaker closed for MaxRecoveryTimeout reports n = 0. b.mu must be held.
 func (b *Breaker) viewAt(now int64) view {
-	v := view{b.mode, b.failures, b.hasFailure, b.lastFailure, b.probeStart,
+	v := view{b.mode, b.failures, b.hasFailure, b.lastFailure, b.probeStart, b.probeLease,
 		b.trips, b.baseUntil, b.hintUntil, b.hintCause}
 	switch {
-	case v.mode == mHalfProbe && now >= satAdd(v.probeStart, b.lease):
-		v.mode, v.hasFailure, v.lastFailure = mOpen, true, satAdd(v.probeStart, b.lease)
+	case v.mode == mHalfProbe && now >= b.leaseEnd():
+		v.mode, v.hasFailure, v.lastFailure = mOpen, true, b.leaseEnd()
 		v.trips = min(v.trips+1, math.MaxInt32)
 		v.baseUntil = satAdd(v.lastFailure, b.back.cooldown(b.recovery, v.trips))
 		v.hintUntil = noUntil
@@ -69,7 +70,7 @@ func (b *Breaker) wait(v view, now int64) int64 {
 	case mOpen:
 		return max(0, max(v.baseUntil, v.hintUntil)-now)
 	case mHalfProbe:
-		return max(0, satAdd(v.probeStart, b.lease)-now)
+		return max(0, satAdd(v.probeStart, v.probeLease)-now)
 	}
 	return 0
 }

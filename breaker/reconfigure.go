@@ -6,8 +6,9 @@ import "strconv"
 // (GATEWAY §11.5): the state, the consecutive-failure count, the last
 // failure, a probe in flight and the trip count n stay, and the new numbers
 // apply from the next event. The cooldown of an open breaker keeps the end
-// its opening set (a new RecoveryBackoff applies from the next opening); a
-// probe's lease is measured with the new ProbeTimeout. The rate window
+// its opening set (a new RecoveryBackoff applies from the next opening), and a
+// probe in flight keeps the lease it was granted (a new ProbeTimeout applies
+// from the next probe). The rate window
 // (§8.1, §8.2) is kept when its settings are unchanged, and otherwise
 // replaced by an empty one.
 //
@@ -34,7 +35,7 @@ func (b *Breaker) Reconfigure(s Settings) error {
 		return nil
 	}
 	b.mu.Lock()
-	b.expire(b.nowLocked()) // a lease that lapsed under the old ProbeTimeout is applied first
+	b.expire(b.nowLocked()) // a lapsed lease is applied first, as on every touch
 	b.setNumbers(s)
 	b.unlock() // publishes the rate bit, and a live lease's new end
 	return nil

@@ -68,6 +68,8 @@ func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
 		if trip || q.probe || !t.b.mirror.Load().quiet {
 			t.b.settle(q, "success", trip)
 		}
+	case breaker.OutcomeSlowProbe:
+		t.b.settle(q, "slowprobe", false)
 	case breaker.OutcomeFailure:
 		t.b.settle(q, "failure", trip)
 	case breaker.OutcomeTimeout:
@@ -82,7 +84,7 @@ func (t toolShared) permit(p breaker.SharedPermit) Permit {
 	q := Permit{b: t.b, gen: p.Gen, at: p.Issued, probe: p.Probe}
 	if p.Probe { // the breaker hands back the lease end: the grant, in store µs
 		q.dl = p.Deadline
-		q.at = (p.Deadline+t.b.s.clock.offset.Load())/1000 - t.b.nums.Load().lease
+		q.at = (p.Deadline+t.b.s.clock.offset.Load())/1000 - t.b.mirror.Load().pl
 	}
 	return q
 }

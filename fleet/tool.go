@@ -30,7 +30,11 @@ type toolMirror struct {
 	// the ends of the cooldown c(n) and of a hint or quota (-1 none), and
 	// what set the latter (1 a hint, 2 a quota).
 	n, ca, bu, hu, hc int64
+	pl                int64 // the lease the probe in flight was granted (µs)
 }
+
+// leaseEnd is when the probe in flight's lease ends (store µs).
+func (mr *toolMirror) leaseEnd() int64 { return mr.ps + mr.pl }
 
 // openUntil is when an open breaker may grant a probe (store µs).
 func (mr *toolMirror) openUntil() int64 { return max(mr.bu, mr.hu) }
@@ -150,12 +154,17 @@ func (b *ToolBreaker) scriptTrip(op string, probe bool, gen uint64, at int64, tr
 }
 
 // scriptArgs runs the script with every argument: hint is the time left
-// until a rate limit's hint (µs), or empty.
+// until a rate limit's hint (µs), or empty. The op "slowprobe" is a success
+// with the slow flag (a probe slower than SlowCallAfter).
 func (b *ToolBreaker) scriptArgs(op string, probe bool, gen uint64, at int64, trip bool, hint string) ([]int64, error) {
 	k := b.nums.Load()
+	slow := op == "slowprobe"
+	if slow {
+		op = "success"
+	}
 	args := []string{op, k.args[0], k.args[1], k.args[2], b.ch,
 		flag(probe), strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg(), flag(trip),
-		k.args[3], k.args[4], k.args[5], hint}
+		k.args[3], k.args[4], k.args[5], hint, flag(slow)}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {
 		return nil, err
@@ -170,16 +179,16 @@ func (b *ToolBreaker) scriptArgs(op string, probe bool, gen uint64, at int64, tr
 // toolReplyLen is the length of the script's reply; toolStateLen that of a
 // state (a notification's fields).
 const (
-	toolReplyLen = 16
-	toolStateLen = 12
+	toolReplyLen = 17
+	toolStateLen = 13
 )
 
 // replyState returns the state of a script reply: ep, v, m, g, f, lf, ps, n,
-// ca, bu, hu, hc.
+// ca, bu, hu, hc, pl.
 func replyState(v []int64) []int64 {
 	var st [toolStateLen]int64
 	copy(st[:7], v[:7])
-	copy(st[7:], v[11:16])
+	copy(st[7:], v[11:17])
 	return st[:]
 }
 
@@ -206,7 +215,7 @@ func (b *ToolBreaker) apply(st []int64, since *toolMirror) {
 	}
 	n := *cur
 	n.ep, n.v, n.m, n.g, n.f, n.lf, n.ps = ep, v, int(st[2]), uint64(st[3]), st[4], st[5], st[6]
-	n.n, n.ca, n.bu, n.hu, n.hc = st[7], st[8], st[9], st[10], st[11]
+	n.n, n.ca, n.bu, n.hu, n.hc, n.pl = st[7], st[8], st[9], st[10], st[11], st[12]
 	b.publish(&n)
 }
 
@@ -257,7 +266,7 @@ func modeState(m int) breaker.State {
 	return breaker.HalfOpen
 }
 
-// onMessage applies a change notification: "ep v m g f lf ps n ca bu hu hc".
+// onMessage applies a change notification: "ep v m g f lf ps n ca bu hu hc pl".
 func (b *ToolBreaker) onMessage(payload string) {
 	var st [toolStateLen]int64
 	if !parseInts(payload, st[:]) {
@@ -331,7 +340,7 @@ func (b *ToolBreaker) seed(mr *toolMirror) *localTool {
 			lt.hu = toLocal(mr.hu)
 		}
 	case 2:
-		lt.m, lt.ps = 2, toLocal(mr.ps) // someone else's probe: its lease still runs
+		lt.m, lt.ps, lt.pl = 2, toLocal(mr.ps), mr.pl*1000 // someone else's probe: its lease still runs
 	case 3:
 		lt.m = 3
 	}

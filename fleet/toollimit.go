@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -40,8 +41,8 @@ func (b *ToolBreaker) settleLimit(p Permit, quota bool, hint time.Time) {
 	if quota {
 		op = "quota"
 	}
-	if !hint.IsZero() {
-		left = strconv.FormatInt(time.Until(hint).Microseconds(), 10)
+	if !hint.IsZero() { // the time left until it, so that the store's clock measures it
+		left = strconv.FormatInt(b.s.clock.toStore(hint)-b.s.clock.storeNow()/1000, 10)
 	}
 	mr := b.mirror.Load()
 	if p.gen&localBit == 0 && mr.mode == Shared {
@@ -70,6 +71,13 @@ func (b *ToolBreaker) Reconfigure(bs breaker.Settings) error {
 	if bs.Name != b.name {
 		return &breaker.SettingsError{Field: "Name", Value: strconv.Quote(bs.Name),
 			Rule: "must stay " + strconv.Quote(b.name) + " (Reconfigure keeps the breaker's tool)"}
+	}
+	if mr := b.mirror.Load(); mr.mode == Shared && mr.m == 2 && b.s.clock.storeNow() >= mr.leaseEnd()*1000 {
+		// A lease that lapsed under the old numbers re-opens with them, as
+		// breaker.Breaker.Reconfigure applies it first: one round trip.
+		ctx, cancel := context.WithTimeout(context.Background(), b.s.timeout)
+		_ = b.sync(ctx) // a store that does not answer: the lapse is applied later
+		cancel()
 	}
 	k := newToolNumbers(bs)
 	b.nums.Store(k)

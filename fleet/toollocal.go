@@ -21,6 +21,7 @@ type localTool struct {
 	lf         int64
 	hasLF      bool
 	ps         int64
+	pl         int64 // the lease the probe in flight was granted
 	sg         uint64
 	// §9.1 and §9.3.1, as the script keeps them (ns; noUntil: none).
 	nums              *toolNumbers
@@ -65,8 +66,8 @@ func (l *localTool) setMode(m int) { l.m = m; l.g++ }
 
 // expire applies a lapsed probe lease. l.mu must be held.
 func (l *localTool) expire(now int64) {
-	if l.m == 2 && now >= l.ps+l.lease {
-		l.lf, l.hasLF = l.ps+l.lease, true
+	if l.m == 2 && now >= l.ps+l.pl {
+		l.lf, l.hasLF = l.ps+l.pl, true
 		l.trip(now)
 	}
 }
@@ -82,16 +83,18 @@ func (l *localTool) allow(now int64) (Permit, int64, breaker.State) {
 	case l.m == 1 && now < l.openUntil():
 		return Permit{}, l.openUntil() - now, breaker.Open
 	case l.m == 1 || l.m == 3:
-		l.ps = now
+		l.ps, l.pl = now, l.lease
 		l.setMode(2)
 		return Permit{gen: l.g, probe: true, dl: now + l.lease, at: now}, 0, 0
 	}
-	return Permit{}, max(l.ps+l.lease-now, 1), breaker.HalfOpen
+	return Permit{}, max(l.ps+l.pl-now, 1), breaker.HalfOpen
 }
 
 // success applies a success arriving at now; with trip (the process's rate
-// window tripped on it, §8.2) a closed breaker then trips, dated now.
-func (l *localTool) success(gen uint64, probe bool, now int64, trip bool) {
+// window tripped on it, §8.2) a closed breaker then trips, dated now; with
+// slow (a probe slower than SlowCallAfter, §9.2) the current probe's success
+// re-opens instead of closing, as its failure would.
+func (l *localTool) success(gen uint64, probe bool, now int64, trip, slow bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
@@ -109,6 +112,13 @@ func (l *localTool) success(gen uint64, probe bool, now int64, trip bool) {
 			l.hasLF = true
 			l.trip(now)
 		}
+	case l.m == 2 && probe && gen == l.g && slow:
+		l.f++
+		if !l.hasLF || now > l.lf {
+			l.lf = now
+		}
+		l.hasLF = true
+		l.trip(now)
 	case l.m == 2 && probe && gen == l.g:
 		l.f, l.ps, l.ca = 0, 0, now
 		l.setMode(0)
@@ -197,6 +207,7 @@ type localView struct {
 	m       int
 	f       int64
 	lf, ps  int64
+	pl      int64
 	hasLF   bool
 	n, hc   int64
 	ou      int64 // an open breaker's end
@@ -209,11 +220,11 @@ type localView struct {
 func (l *localTool) view(now int64) localView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	v := localView{m: l.m, f: l.f, lf: l.lf, hasLF: l.hasLF, ps: l.ps, n: l.n, hc: l.hc,
+	v := localView{m: l.m, f: l.f, lf: l.lf, hasLF: l.hasLF, ps: l.ps, pl: l.pl, n: l.n, hc: l.hc,
 		ou: l.openUntil(), byHint: l.hu > l.bu, backoff: l.nums.factor}
 	switch {
-	case v.m == 2 && now >= v.ps+l.lease:
-		v.lf, v.hasLF, v.ps, v.m = v.ps+l.lease, true, 0, 1
+	case v.m == 2 && now >= v.ps+l.pl:
+		v.lf, v.hasLF, v.ps, v.m = v.ps+l.pl, true, 0, 1
 		v.n = min(v.n+1, math.MaxInt32)
 		v.ou, v.byHint = v.lf+l.nums.cooldown(v.n)*1000, false
 	case v.m == 0 && now-l.ca >= l.nums.maxRec*1000:

@@ -48,8 +48,8 @@ func (b *ToolBreaker) mirrorView(mr *toolMirror, now int64) mirrorView {
 	k := b.nums.Load()
 	v := mirrorView{m: mr.m, lf: mr.lf, ps: mr.ps, ou: mr.openUntil(), n: mr.n}
 	switch {
-	case v.m == 2 && now >= mr.ps+k.lease:
-		v.m, v.lf = 1, mr.ps+k.lease
+	case v.m == 2 && now >= mr.leaseEnd():
+		v.m, v.lf = 1, mr.leaseEnd()
 		v.n = min(v.n+1, math.MaxInt32)
 		v.ou = v.lf + k.cooldown(v.n)
 	case v.m == 0 && now-mr.ca >= k.maxRec:
@@ -90,7 +90,7 @@ func (b *ToolBreaker) RetryIn() time.Duration {
 		case 1:
 			d = v.ou - now
 		case 2:
-			d = v.ps + mr.local.lease - now
+			d = v.ps + v.pl - now
 		}
 	case FailClosedMode:
 		d = int64(b.s.retry)
@@ -100,7 +100,7 @@ func (b *ToolBreaker) RetryIn() time.Duration {
 		case 1:
 			d = v.ou*1000 - now
 		case 2:
-			d = (v.ps+b.nums.Load().lease)*1000 - now
+			d = mr.leaseEnd()*1000 - now
 		}
 	}
 	ms := int64(time.Millisecond)
@@ -121,7 +121,7 @@ func (b *ToolBreaker) State() breaker.State {
 	case FailClosedMode:
 		return breaker.Open
 	}
-	if mr.m == 2 && b.s.clock.storeNow() >= (mr.ps+b.nums.Load().lease)*1000 {
+	if mr.m == 2 && b.s.clock.storeNow() >= mr.leaseEnd()*1000 {
 		return breaker.Open
 	}
 	return modeState(mr.m)

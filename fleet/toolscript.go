@@ -13,7 +13,10 @@ import "github.com/redis/rueidis"
 // success or a counted failure a closed breaker trips as on the threshold (a
 // success's trip dated now); then the backoff factor, MaxRecoveryTimeout
 // (µs), QuotaCooldown (µs) and, for ratelimited and quota, the time left
-// until the hint (µs; empty: none, a quota then waits QuotaCooldown). A
+// until the hint (µs; empty: none, a quota then waits QuotaCooldown), and
+// the slow flag: 1 when a success is the probe's and came slower than
+// SlowCallAfter, so that the current probe's success re-opens instead of
+// closing (SEMANTICS §9.2; another permit's success is what it was). A
 // failure is dated now; a timeout at its permit's issue, a probe's timeout
 // at the earlier of now and its lease end; the last failure never moves back.
 //
@@ -29,7 +32,8 @@ import "github.com/redis/rueidis"
 // n the trip count, ca when the breaker last closed (µs), bu the end of the
 // cooldown c(n) from the last failure and hu the end a hint or a quota set
 // (µs, -1 none; an open breaker may grant a probe from max(bu, hu) on), hc
-// what set hu (1 a hint, 2 a quota). Every trip and re-trip raises n, first
+// what set hu (1 a hint, 2 a quota); pl the lease the probe in flight was
+// granted (µs: a new lease argument applies from the next probe). Every trip and re-trip raises n, first
 // resetting it to 0 on a trip from closed when the breaker had been closed
 // for MaxRecoveryTimeout (on the store's clock); a rate-limit or quota
 // opening does not.
@@ -42,7 +46,7 @@ import "github.com/redis/rueidis"
 // tokens of an older incarnation are below every current generation.
 //
 // Reply: {ep, v, m, g, f, lf, ps, now, granted, probe, wait, n, ca, bu, hu,
-// hc}; a notification carries "ep v m g f lf ps n ca bu hu hc".
+// hc, pl}; a notification carries "ep v m g f lf ps n ca bu hu hc pl".
 const toolLua = `
 local key = KEYS[1]
 local op = ARGV[1]
@@ -57,6 +61,7 @@ local fct = tonumber(ARGV[11]) or 1
 local maxr = tonumber(ARGV[12]) or rec * 10
 local quota = tonumber(ARGV[13]) or 600000000
 local hint = tonumber(ARGV[14] or '')
+local slow = ARGV[15] == '1'
 local now
 if ARGV[9] ~= nil and ARGV[9] ~= '' then
   now = tonumber(ARGV[9]) -- tests only: a virtual store clock
@@ -65,18 +70,19 @@ else
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local function S(x) return string.format('%d', x) end
-local s = redis.call('HMGET', key, 'ep', 'v', 'm', 'g', 'f', 'lf', 'ps', 'sg', 'n', 'ca', 'bu', 'hu', 'hc')
-local ep, v, m, g, f, lf, ps, sg, n, ca, bu, hu, hc
+local s = redis.call('HMGET', key, 'ep', 'v', 'm', 'g', 'f', 'lf', 'ps', 'sg', 'n', 'ca', 'bu', 'hu', 'hc', 'pl')
+local ep, v, m, g, f, lf, ps, sg, n, ca, bu, hu, hc, pl
 local dirty = false
 if not s[1] then
   ep, v, m, g, f, lf, ps, sg = now, 0, 0, now, 0, -1, 0, 0
-  n, ca, bu, hu, hc = 0, now, -1, -1, 0
+  n, ca, bu, hu, hc, pl = 0, now, -1, -1, 0, lease
   dirty = true
 else
   ep, v, m, g = tonumber(s[1]), tonumber(s[2]), tonumber(s[3]), tonumber(s[4])
   f, lf, ps, sg = tonumber(s[5]), tonumber(s[6]), tonumber(s[7]), tonumber(s[8])
   n, ca, hu, hc = tonumber(s[9]) or 0, tonumber(s[10]) or ep, tonumber(s[12]) or -1, tonumber(s[13]) or 0
   bu = tonumber(s[11]) or (lf + rec)
+  pl = tonumber(s[14]) or lease
 end
 local function setmode(x) m = x; g = g + 1; dirty = true end
 local function cool(k)
@@ -91,8 +97,8 @@ local function tripit()
   bu = lf + cool(n); hu = -1; hc = 0
   ps = 0; setmode(1)
 end
-if m == 2 and now >= ps + lease then
-  lf = ps + lease; tripit()
+if m == 2 and now >= ps + pl then
+  lf = ps + pl; tripit()
 end
 local ou = bu
 if hu > ou then ou = hu end
@@ -103,9 +109,9 @@ if op == 'allow' then
   elseif m == 1 and now < ou then
     wait = ou - now
   elseif m == 1 or m == 3 then
-    ps = now; setmode(2); granted = 1; probe = 1
+    ps = now; pl = lease; setmode(2); granted = 1; probe = 1
   else
-    wait = ps + lease - now
+    wait = ps + pl - now
   end
 elseif op == 'success' then
   if m == 0 then
@@ -117,6 +123,11 @@ elseif op == 'success' then
       if now > lf then lf = now end
       tripit()
     end
+  elseif m == 2 and pprobe == 1 and pg == g and slow then
+    if f == 0 then g = g + 1 end -- a slow probe fails (a failure for the breaker only)
+    f = f + 1; dirty = true
+    if now > lf then lf = now end
+    tripit()
   elseif m == 2 and pprobe == 1 and pg == g then
     f = 0; ps = 0; ca = now; setmode(0)
     if pg > sg then sg = pg end
@@ -126,7 +137,7 @@ elseif op == 'failure' or op == 'timeout' then
     local at = now
     if op == 'timeout' then
       at = tonumber(ARGV[8])
-      if pprobe == 1 then at = at + lease end
+      if pprobe == 1 then at = at + pl end
       if at > now then at = now end
     end
     if m == 0 and f == 0 then g = g + 1 end
@@ -163,15 +174,16 @@ elseif op == 'cancel' then
   end
 elseif op == 'reset' then
   f = 0; lf = -1; ps = 0; n = 0; ca = now; bu = -1; hu = -1; hc = 0; setmode(0)
+  sg = g -- calls granted before the reset are old news: their failures are stale
 end
 if dirty then
   v = v + 1
   redis.call('HSET', key, 'ep', S(ep), 'v', S(v), 'm', S(m), 'g', S(g), 'f', S(f),
-    'lf', S(lf), 'ps', S(ps), 'sg', S(sg), 'n', S(n), 'ca', S(ca), 'bu', S(bu), 'hu', S(hu), 'hc', S(hc))
+    'lf', S(lf), 'ps', S(ps), 'sg', S(sg), 'n', S(n), 'ca', S(ca), 'bu', S(bu), 'hu', S(hu), 'hc', S(hc), 'pl', S(pl))
   redis.call('PUBLISH', ch, S(ep)..' '..S(v)..' '..S(m)..' '..S(g)..' '..S(f)..' '..S(lf)..' '..S(ps)..' '..
-    S(n)..' '..S(ca)..' '..S(bu)..' '..S(hu)..' '..S(hc))
+    S(n)..' '..S(ca)..' '..S(bu)..' '..S(hu)..' '..S(hc)..' '..S(pl))
 end
-return {ep, v, m, g, f, lf, ps, now, granted, probe, wait, n, ca, bu, hu, hc}
+return {ep, v, m, g, f, lf, ps, now, granted, probe, wait, n, ca, bu, hu, hc, pl}
 `
 
 // toolScript is loaded once per store (EVALSHA, then EVAL after NOSCRIPT).
