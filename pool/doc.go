@@ -3,12 +3,16 @@
 // Bedrock and Vertex, OpenAI and two Azure regions), each behind its own
 // [breaker.Breaker], balanced by what the pool measures of them.
 //
-// A [Pool] has three main methods: [Pool.Choose] picks the member that serves
+// A [Pool] has two main methods: [Pool.Choose] picks the member that serves
 // a request's next attempt and returns an [Attempt], the handle the caller
 // settles with the member's verdict; [Pool.End] ends the pool attempt and
-// returns its one verdict for the model breaker ([Result]). Most callers
-// should use [Do], which runs the whole pool attempt and settles every member
-// attempt in a defer, so that a panic settles too.
+// returns its one verdict for the model breaker ([Result]). A request's
+// memory across its attempts is a [Request]. Most callers should use [Do],
+// which runs the whole pool attempt and settles every member attempt in a
+// defer, so that a panic settles too. A gateway adds [Pool.Hedge] (a second
+// member for a request still waiting), [Pool.Admits] and [Pool.Unavailable]
+// (whether to skip the pool, and what to answer), [Pool.Pin] (the one member
+// a stateful request may use), [Pool.Peek] and [Pool.Status].
 //
 // The choice, among the members admitted for the request (their breaker would
 // allow, they have headroom, the caller's predicate says they can serve it,
