@@ -159,3 +159,41 @@ func TestRefusedAfterAdmitted(t *testing.T) {
 		t.Fatalf("A's next choice: m%d, want m0, which A never tried", a2.Member())
 	}
 }
+
+// TestConcurrentLeases: attempts left unsettled lapse at their lease while
+// other goroutines choose and settle; once every lease has ended and the pool
+// is touched, nothing is left in flight.
+func TestConcurrentLeases(t *testing.T) {
+	f := newFixture(t, equal(3), func(s *pool.Settings, bs []breaker.Settings) {
+		s.AttemptTimeout = 2 * time.Millisecond
+		for i := range bs {
+			bs[i].RecoveryDuration = time.Millisecond
+			bs[i].ProbeTimeout = 3 * time.Millisecond
+		}
+	})
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			src := rand.New(rand.NewPCG(uint64(g), 9))
+			for range 400 {
+				var r pool.Request
+				a, err := f.p.Choose(f.c.Now(), &r, pool.Need{})
+				f.c.Advance(time.Duration(src.IntN(1500)) * time.Microsecond)
+				if err != nil || src.IntN(3) == 0 {
+					continue // left to its lease
+				}
+				settleAs(a, f.c.Now(), []string{"ok", "fail", "cancel"}[src.IntN(3)], time.Millisecond)
+			}
+		})
+	}
+	wg.Wait()
+	f.c.Advance(time.Second)
+	for range 400 { // touches: each releases up to 8 lapsed attempts
+		f.p.Choose(f.c.Now(), &pool.Request{}, pool.Need{CanServe: only()})
+	}
+	for i := range f.bs {
+		if st := f.p.Status(f.c.Now(), i); st.InFlight != 0 {
+			t.Fatalf("m%d in flight %d after every lease ended", i, st.InFlight)
+		}
+	}
+}
