@@ -99,7 +99,7 @@ func ExampleAgent_Snapshot() {
 	a.Run(context.Background(), []agent.Message{{Role: agent.RoleUser, Content: "search"}})
 
 	b, _ := json.Marshal(a.Snapshot())
-	// {"primary":"gpt-a","active_model":"gpt-b","models":{"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"2026-01-01T12:00:00Z","fallback_activated":true,"chain":[{"model":"gpt-b","attempts":0,"available":true,"failed":false}],"cooldown_ends":"2026-01-01T12:01:00Z","cooldown_cause":"recovery_timeout"},"tools":[{"name":"search","breaker":{"state":"open","consecutive_failures":1,"last_failure":"2026-01-01T12:00:00Z","trips":1,"open_until":"2026-01-01T12:00:30Z","cause":"recovery_timeout"},"retry_in":"30s","status":"unhealthy","stats":{"calls":1,"successes":0,"failures":1,"total_duration":"0s","max_duration":"0s","ewma":0.7,"success_rate":0,"score":0.48999999999999994}}]}
+	// {"primary":"gpt-a","active_model":"gpt-b","models":{"state":"fallback",…},
 	//  "tools":[{"name":"search","breaker":{"state":"open",…},"retry_in":"30s","status":"unhealthy",…}]}
 	fmt.Println(string(b))
 	// Output:
