@@ -144,3 +144,27 @@ func TestReplyHeaderOnStream(t *testing.T) {
 		t.Fatalf("%d %v", status, h)
 	}
 }
+
+// TestLimitsConcurrent: requests at once never get more than the window's
+// requests served.
+func TestLimitsConcurrent(t *testing.T) {
+	lim := &llmtest.Limits{Requests: 5, Window: time.Hour}
+	h := llmtest.NewOpenAIHandler(lim.Script(llmtest.Always(llmtest.Text("ok"))))
+	body := `{"model":"gpt","messages":[{"role":"user","content":"hi"}]}`
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for range 20 {
+		wg.Go(func() {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+			mu.Lock()
+			codes[rec.Code]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if codes[200] != 5 || codes[429] != 15 {
+		t.Fatalf("codes %v, want 5 served and 15 refused", codes)
+	}
+}
