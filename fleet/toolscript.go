@@ -9,7 +9,7 @@ import "github.com/redis/rueidis"
 // permit's probe flag, generation and issue time (µs; a probe: its grant),
 // (tests only, else empty) a virtual time replacing TIME, the trip flag: 1
 // when the process's failure-rate window tripped on this verdict (SEMANTICS
-// §8.1, §8.2; the window is kept per process, FLEET rev 3), so that after a
+// §8.1, §8.2; the window is kept per process, docs/FLEET.md), so that after a
 // success or a counted failure a closed breaker trips as on the threshold (a
 // success's trip dated now); then the backoff factor, MaxRecoveryTimeout
 // (µs), QuotaCooldown (µs) and, for ratelimited and quota, the time left
