@@ -118,8 +118,8 @@ type Breaker struct {
 	hintCause Cause // CauseHint or CauseQuota, for hintUntil
 }
 
-// New returns a closed breaker configured by s. A negative FailureThreshold,
-// RecoveryDuration or ProbeTimeout is an error (a [*SettingsError] naming the field).
+// New returns a closed breaker configured by s. Invalid settings (see
+// [Settings.Validate]) are an error (a [*SettingsError] naming the field).
 func New(s Settings) (*Breaker, error) {
 	b := new(Breaker)
 	if err := b.Init(s); err != nil {

@@ -56,7 +56,7 @@ func history(t testing.TB, steps int, next func(n int) int) {
 	}
 	for step := range steps {
 		now := clock.Now()
-		op := next(11)
+		op := next(12)
 		var i int
 		if len(permits) > 0 {
 			// Mostly settle one of the newest permits, so that older ones
@@ -184,6 +184,15 @@ func history(t testing.TB, steps int, next func(n int) int) {
 					coverage["timeout dated before now"]++
 				}
 			}
+		case 11: // a reload with a new backoff factor: the state and n stay
+			f := []float64{0, 1.5, 2, 3}[next(4)]
+			s.RecoveryBackoff = f
+			if err := b.Reconfigure(s); err != nil {
+				fail("step %d: Reconfigure: %v", step, err)
+			}
+			m.expire(now) // a lapsed lease is applied under the old factor first
+			m.factor = f
+			log = append(log, fmt.Sprint("reconfigure factor ", f))
 		case 10:
 			quota := next(2) == 0
 			var hint time.Time

@@ -182,10 +182,11 @@ func (p Permit) doneAfter(err error, ran int64) {
 // under ended by its deadline) is settled as a timeout: dated at the call's
 // start, or for a probe cut by its lease at the lease end. Do times fn (one
 // clock read before, one after) only when it needs to: when ctx has a
-// deadline, to date a timeout ([Permit.TimeoutAfter]), and with the slow-call
+// deadline, to date a timeout ([Permit.TimeoutAfter]), with the slow-call
 // rule on, to tell a slow success ([Permit.SuccessAfter]: fn's whole answer is
-// its first content). If fn panics, the permit is settled as a failure and the
-// panic continues.
+// its first content), and for the probe with SlowCallAfter set, since a slow
+// probe re-opens the breaker (its answer is still returned). If fn panics, the
+// permit is settled as a failure and the panic continues.
 //
 // A probe's call never outlives its lease: when the gate grants the probe, fn
 // runs under a context that ends at the earlier of ctx's deadline and the

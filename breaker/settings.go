@@ -89,7 +89,8 @@ type Settings struct {
 }
 
 // Validate reports the first bad field of s as a [*SettingsError]: a
-// negative one or a rate outside [0, 1].
+// negative one, a rate outside [0, 1], a RecoveryBackoff that is not 0 or a
+// finite factor ≥ 1, or a MaxRecoveryTimeout below RecoveryDuration.
 func (s Settings) Validate() error {
 	switch {
 	case s.FailureThreshold < 0:

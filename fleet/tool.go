@@ -112,8 +112,11 @@ type ToolBreaker struct {
 // the fleet must use the same settings for the same name. A Store holds one
 // breaker per name: a second call with the same name is an error. The
 // failure-rate window and slow calls of SEMANTICS §8 are kept per process by
-// the breaker.Breaker (docs/FLEET.md): to have them, build it with breaker.New
-// and [Store.ToolBackend]; a ToolBreaker used directly does not apply them.
+// the breaker.Breaker (docs/FLEET.md), which also tells a slow probe (§9.2):
+// to have them, build it with breaker.New and [Store.ToolBackend]; a
+// ToolBreaker used directly does not apply them (its Permit has no time to
+// first content). The backoff of repeated trips and the rate-limit verdicts
+// (§9.1, §9.3.1) are the store's and apply either way.
 func (s *Store) Tool(bs breaker.Settings) (*ToolBreaker, error) {
 	if err := bs.Validate(); err != nil {
 		return nil, err
