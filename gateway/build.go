@@ -336,6 +336,8 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		RateMinCalls:            b.RateMinCalls,
 		SlowCallAfter:           b.SlowCallAfter,
 		SlowCallRate:            b.SlowCallRate,
+		RecoveryBackoff:         b.RecoveryBackoff,
+		MaxRecoveryTimeout:      b.MaxRecoveryTimeout,
 		RetryBudget:             retryFeed(g.budget),
 		RetryBudgetBurst:        g.budget.BudgetBurst,
 		Now:                     g.opt.Now,
