@@ -68,12 +68,15 @@ func (c *machine) tripCooldown() time.Duration {
 }
 
 // opening updates the trip count for a transition into Fallback at at:
-// first the reset (the manager has been closed for MaxRecoveryTimeout or
-// longer since it last entered Primary: n = 0), then, when the opening was
-// caused by the primary failing (raise), n + 1. A quota, a rate-limited
-// probe re-tripping at once and a hold open without raising n.
+// first, from Primary, the reset (the manager has been closed for
+// MaxRecoveryTimeout or longer since it last entered Primary: n = 0), then,
+// when the opening was caused by the primary failing (raise), n + 1. A
+// re-trip from Recovering keeps n: the manager has not closed since its
+// last opening, so a primary that stays down keeps backing off, however
+// long it has been open. A quota, a rate-limited probe re-tripping at once
+// and a hold open without raising n.
 func (c *machine) opening(at time.Time, raise bool) {
-	if at.Sub(c.closedAt) >= c.cfg.maxRecovery {
+	if c.state == Primary && at.Sub(c.closedAt) >= c.cfg.maxRecovery {
 		c.trips = 0
 	}
 	if raise && c.trips < math.MaxInt32 {

@@ -58,6 +58,16 @@ func TestBackoffTable(t *testing.T) {
 			h.begin("a", true).Failure(Transient)
 			h.wantOpen(2, 20*time.Second, CauseBackoff)
 		}},
+		{"Recovering → Fallback (a primary that stays down): n keeps rising however long open; only an opening from Primary resets it", func(s *Settings) {
+			s.TripThreshold = 1
+		}, func(h *harness) {
+			h.trip()
+			for n, cool := range []time.Duration{20 * time.Second, 35 * time.Second, 35 * time.Second, 35 * time.Second} {
+				h.clk.Advance(h.snap().CooldownEnds.Sub(h.clk.Now()))
+				h.begin("a", true).Failure(Transient)
+				h.wantOpen(n+2, cool, CauseBackoff) // open for 10 s, 30 s, 65 s, 100 s: past max, n kept
+			}
+		}},
 		{"Recovering (transient probe failure below TripThreshold): n unchanged, probation continues", nil, func(h *harness) {
 			h.trip()
 			h.clk.Advance(10 * time.Second)

@@ -181,7 +181,7 @@ func (r *refModel) move(to State, at time.Time) {
 // opening counts in n: the cooldown ends at the latest of at + c(n), the
 // streak's hints, and for a Quota failure without a hint at + QuotaCooldown.
 func (r *refModel) tripAt(at time.Time, f Failure, raise bool) {
-	cool := r.r5.open(at, raise)
+	cool := r.r5.open(r.state, at, raise)
 	r.coolEnd, r.cause = at.Add(cool), CauseRecoveryTimeout
 	if r.r5.n > 1 && r.r5.f > 1 {
 		r.cause = CauseBackoff
@@ -531,7 +531,7 @@ func (r *refModel) hold(until time.Time, why string, now time.Time) {
 			r.r4.clear() // a hold is a trip: out of Primary, the window clears
 		}
 		r.zero()
-		r.r5.open(now, false) // a hold keeps n (it may forget an old one)
+		r.r5.open(r.state, now, false) // a hold keeps n (from Primary it may forget an old one)
 		r.trippedAt, r.activated = now, true
 		r.coolEnd, r.cause, r.holdWhy = until, CauseManual, why
 		r.move(Fallback, now)

@@ -4,9 +4,9 @@ import "time"
 
 // refBackoff is the reference's trip count n of SEMANTICS §9.1, written
 // from the text, not from the code: n rises on every opening a failing
-// primary caused; an opening first forgets n when the manager has been out
-// of Primary's last entry for MaxRecoveryTimeout or longer; the opening that
-// makes n = k waits base × f^(k−1), capped.
+// primary caused; an opening from Primary first forgets n when the manager
+// has been closed (since it last entered Primary) for MaxRecoveryTimeout or
+// longer; the opening that makes n = k waits base × f^(k−1), capped.
 type refBackoff struct {
 	base, limit time.Duration
 	f           float64
@@ -24,9 +24,10 @@ func newRefBackoff(s Settings, base time.Duration) refBackoff {
 	return r
 }
 
-// open applies an opening at at and returns its cooldown, c(n).
-func (r *refBackoff) open(at time.Time, raise bool) time.Duration {
-	if at.Sub(r.closed) >= r.limit {
+// open applies an opening at at, from state from, and returns its
+// cooldown, c(n).
+func (r *refBackoff) open(from State, at time.Time, raise bool) time.Duration {
+	if from == Primary && at.Sub(r.closed) >= r.limit {
 		r.n = 0
 	}
 	if raise {

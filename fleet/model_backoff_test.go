@@ -123,6 +123,16 @@ func TestModelBackoffRows(t *testing.T) {
 			w.turn("a", true, fail(fallback.Transient))
 			w.want(2, 20*time.Second, fallback.CauseBackoff)
 		}},
+		{"Recovering → Fallback (a primary that stays down): n keeps rising however long open", func(s *fallback.Settings) {
+			s.TripThreshold = 1
+		}, func(w *twin) {
+			w.turn("a", false, fail(fallback.Transient))
+			for n, cool := range []time.Duration{20 * time.Second, 35 * time.Second, 35 * time.Second} {
+				w.advance(w.ref.Snapshot().CooldownEnds.Sub(w.now()))
+				w.turn("a", true, fail(fallback.Transient))
+				w.want(n+2, cool, fallback.CauseBackoff)
+			}
+		}},
 		{"Recovering → Fallback (lapsed probe lease): n + 1, from the lease end", func(s *fallback.Settings) {
 			s.TripThreshold, s.ProbeTimeout = 1, 3*time.Second
 		}, func(w *twin) {

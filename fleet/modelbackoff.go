@@ -48,10 +48,11 @@ func (tu *modelTune) cooldown(n int) (int64, fallback.Cause) {
 	return int64(math.Floor(d)), fallback.CauseBackoff
 }
 
-// opening updates the mirror copy c's trip count for an opening at at (µs),
-// as the script's opening does.
+// opening updates the mirror copy c's trip count for an opening at at (µs)
+// from c's state, as the script's opening does: from Primary, n = 0 first
+// once MaxRecoveryTimeout has passed since closedAt.
 func (tu *modelTune) opening(c *modelMirror, at int64, raise bool) {
-	if at-c.closedAt >= tu.set.MaxRecoveryTimeout.Microseconds() {
+	if c.st == fallback.Primary && at-c.closedAt >= tu.set.MaxRecoveryTimeout.Microseconds() {
 		c.trips = 0
 	}
 	if raise {

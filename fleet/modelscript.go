@@ -55,8 +55,9 @@ import "github.com/redis/rueidis"
 // became primary) live in the hash field k ("n closedAt"; absent: 0 0), and
 // a change message carries them as a fourth line after the note (a process
 // of the previous revision reads that line as part of the note, which it
-// shows only as a hold's or a disable's reason). Every opening first sets n
-// to 0 when now − closedAt ≥ MaxRecoveryTimeout; a trip on the threshold
+// shows only as a hold's or a disable's reason). An opening from primary
+// first sets n to 0 when now − closedAt ≥ MaxRecoveryTimeout (a re-trip
+// from recovering keeps n: the breaker has not closed since); a trip on the threshold
 // (or a window's, flag 1), a probe failure that reaches the threshold, a
 // lapsed lease that does, and a slow probe (failure with flag 1 on the
 // probe's ticket, SEMANTICS §9.2: a re-trip at once) raise it; a quota
@@ -141,7 +142,7 @@ local function active()
 end
 local function zero() f = 0; sh = 0; lf = 0 end
 local function opening(at, raise)
-  if at - ca >= mx then nt = 0 end
+  if st == 0 and at - ca >= mx then nt = 0 end
   if raise then nt = nt + 1 end
 end
 local function trip(at, k, h, raise)
