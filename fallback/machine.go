@@ -155,10 +155,10 @@ func (c *machine) changeState() {
 	c.changed = c.gen
 }
 
-// trip moves Primary or Recovering to Fallback at the given time; f is the
-// failure that tripped, raise whether the opening counts in n (§9.1). The
-// cooldown ends at the later of at + c(n) and the streak's latest hint; a
-// Quota failure without a hint holds it until at + QuotaCooldown at least.
+// trip moves Primary or Recovering to Fallback at at; f tripped, raise says
+// whether the opening counts in n (§9.1). The cooldown ends at the later of
+// at + c(n) and the streak's latest hint, or at + QuotaCooldown at least for
+// a Quota failure without a hint.
 func (c *machine) trip(at time.Time, f Failure, raise bool, rec *recorder) {
 	c.opening(at, raise)
 	end, cause := at.Add(c.tripCooldown()), CauseRecoveryTimeout
@@ -208,8 +208,8 @@ func (c *machine) recover(at time.Time, rec *recorder) {
 }
 
 // probeFailed applies a probe failure dated at (the slot is already free): a
-// rate limit of any kind re-trips at once. Only a re-trip on TripThreshold
-// raises n: one caused by the rate limit alone does not (§9.1).
+// rate limit of any kind re-trips at once, without raising n (§9.1) unless
+// the failure also reaches TripThreshold.
 func (c *machine) probeFailed(f Failure, at time.Time, rec *recorder) {
 	c.probeSuccesses = 0
 	c.count(f, at)

@@ -194,9 +194,8 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 
 // apply stores a state into the mirror if newer (see ToolBreaker.apply),
 // with the disables' ends du (nil: none), the trip count and closedAt k
-// (nil: a message of the previous revision, which does not carry them:
-// kept) and the reason a change message carries (note: "item reason"; ""
-// none).
+// (nil: an older process's message: kept) and the reason a change message
+// carries (note: "item reason"; "" none).
 func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
