@@ -192,6 +192,28 @@ func TestModelBackoffRows(t *testing.T) {
 			w.trip()
 			w.want(1, 10*time.Second, fallback.CauseRecoveryTimeout)
 		}},
+		{"Fallback → Fallback (chain advance) and a refusal: n unchanged", nil, func(w *twin) {
+			w.trip()
+			for _, model := range []string{"b", "b", "c", "c"} {
+				w.turn(model, false, fail(fallback.Transient))
+			}
+			for _, m := range []*fallback.Manager{w.fleet, w.ref} {
+				if _, err := m.Begin(); err == nil {
+					w.t.Fatal("Begin with the chain spent: no refusal")
+				}
+			}
+			w.same("a refusal")
+			w.want(1, 10*time.Second, fallback.CauseRecoveryTimeout)
+		}},
+		{"backoff off: n kept and reported, the base cooldown; Primary: a slow success is a success", func(s *fallback.Settings) {
+			s.RecoveryBackoff, s.SlowCallAfter = 1, time.Second
+		}, func(w *twin) {
+			w.trip()
+			w.closeAgain()
+			w.turn("a", false, func(t fallback.Turn) { t.SuccessAfter(time.Hour) })
+			w.trip()
+			w.want(2, 10*time.Second, fallback.CauseRecoveryTimeout)
+		}},
 		{"Recovering → Fallback (slow probe): at once whatever the streak, n + 1", func(s *fallback.Settings) {
 			s.RecoverySuccessesNeeded, s.SlowCallAfter = 3, time.Second
 		}, func(w *twin) {
