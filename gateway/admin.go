@@ -86,8 +86,9 @@ type ThresholdsView struct {
 	ProbeTimeout      string `json:"probe_timeout"`
 	QuotaCooldown     string `json:"quota_cooldown"`
 	// The rules of SEMANTICS §8.1 and §8.2 in force (breaker.failure_rate,
-	// slow_call_after, slow_call_rate), absent while off, and the window's
-	// span and minimum (defaults applied), absent while neither rule is on.
+	// slow_call_rate), absent while off, slow_call_after whenever set (alone
+	// it fails a slow probe, §9.2), and the window's span and minimum
+	// (defaults applied), absent while neither rule is on.
 	FailureRate   float64 `json:"failure_rate,omitempty"`
 	SlowCallAfter string  `json:"slow_call_after,omitempty"`
 	SlowCallRate  float64 `json:"slow_call_rate,omitempty"`
