@@ -39,3 +39,25 @@ func TestAdminShowsBackoff(t *testing.T) {
 		t.Errorf("thresholds %+v", v.Thresholds)
 	}
 }
+
+// TestAdminThresholdsBackoff: the thresholds show the backoff in force (the
+// factor only while on, the cap with its default) and slow_call_after
+// alone (SEMANTICS §9.2: it fails slow probes without a rate).
+func TestAdminThresholdsBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		s                 fallback.Settings
+		backoff           float64
+		max, slowAfter    string
+		slowRate          float64
+	}{
+		{fallback.Settings{RecoveryTimeout: 5 * time.Second, RecoveryBackoff: 2}, 2, "50s", "", 0},
+		{fallback.Settings{RecoveryBackoff: 1, MaxRecoveryTimeout: time.Hour}, 0, "1h0m0s", "", 0},
+		{fallback.Settings{SlowCallAfter: time.Second}, 0, "10m0s", "1s", 0},
+	} {
+		tc.s.Primary = "up/a"
+		th := thresholds(tc.s)
+		if th.RecoveryBackoff != tc.backoff || th.MaxRecoveryTimeout != tc.max || th.SlowCallAfter != tc.slowAfter || th.SlowCallRate != tc.slowRate {
+			t.Errorf("%+v: thresholds %+v", tc.s, th)
+		}
+	}
+}
