@@ -45,10 +45,10 @@ func TestAdminShowsBackoff(t *testing.T) {
 // alone (SEMANTICS §9.2: it fails slow probes without a rate).
 func TestAdminThresholdsBackoff(t *testing.T) {
 	for _, tc := range []struct {
-		s                 fallback.Settings
-		backoff           float64
-		max, slowAfter    string
-		slowRate          float64
+		s              fallback.Settings
+		backoff        float64
+		max, slowAfter string
+		slowRate       float64
 	}{
 		{fallback.Settings{RecoveryTimeout: 5 * time.Second, RecoveryBackoff: 2}, 2, "50s", "", 0},
 		{fallback.Settings{RecoveryBackoff: 1, MaxRecoveryTimeout: time.Hour}, 0, "1h0m0s", "", 0},
