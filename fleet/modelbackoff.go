@@ -9,7 +9,7 @@ import (
 	"github.com/loopctl/loopctl-go/fallback"
 )
 
-// Repeated trips back off on the store too (SEMANTICS §9.1, FLEET rev 4):
+// Repeated trips back off on the store too (SEMANTICS §9.1, docs/FLEET.md):
 // the trip count n and closedAt are part of the shared state (the script's
 // hash field k), so the fleet backs off as one. The mirror applies the same
 // arithmetic as the script for the lazy steps a pure read runs (a lapsed
@@ -86,7 +86,7 @@ func (t Turn) SuccessAfter(firstContent time.Duration) {
 }
 
 // seedTrips replays a trip count on the local manager lm, whose clock reads
-// *at while it is seeded (FLEET rev 4: a local breaker seeded from the
+// *at while it is seeded (docs/FLEET.md: a local breaker seeded from the
 // mirror keeps n): cycles openings, each closed by probe successes at the
 // end of its own cooldown, the last closing at end. lm's next opening then
 // counts on from the fleet's n, as the shared breaker's would.

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
 // ticket is one attempt's turn ticket of a route's breaker (a
@@ -47,7 +47,7 @@ func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 // relayed (the probe was served: no fall-through), and its settlement at
 // the end counts nothing more (a ticket counts its first settlement only).
 func (x *exchange) settleSlowProbe(t ticket, firstContent time.Duration) {
-	if after := x.rt.settings.SlowCallAfter; after > 0 && firstContent > after && t.turn.IsProbe() {
+	if after := x.in.rt.settings.SlowCallAfter; after > 0 && firstContent > after && t.turn.IsProbe() {
 		t.SuccessAfter(firstContent)
 	}
 }
@@ -57,7 +57,7 @@ func (x *exchange) settleSlowProbe(t ticket, firstContent time.Duration) {
 // and in the metrics.
 func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {
 	t.SuccessAfter(firstContent)
-	if x.wire.verdict {
-		x.g.m.call(x.rt.name, loopmetrics.Success)
+	if x.in.endpoint.settles {
+		x.g.m.call(x.in.rt.name, metrics.Success)
 	}
 }
