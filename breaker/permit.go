@@ -201,7 +201,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	}
 	p := Permit{b: b, gen: w >> genShift, at: b.genAt.Load()} // Allow's closed path, inlined
 	start := int64(-1)
-	if _, ok := ctx.Deadline(); b.timed(ok) {
+	if _, ok := ctx.Deadline(); b.timed(ok, false) {
 		start = b.now()
 	}
 	// If fn panics, the deferred call finds p still armed and settles it as a
@@ -231,7 +231,8 @@ func doGated[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.at-b.now()))
 		defer cancel()
-	} else if _, ok := ctx.Deadline(); b.timed(ok) {
+	}
+	if _, ok := ctx.Deadline(); b.timed(ok && !p.probe, p.probe) {
 		start = b.now()
 	}
 	return run(ctx, p, start, fn)

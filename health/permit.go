@@ -53,8 +53,10 @@ func (p Permit) Success() {
 // call's start to its first content chunk, for a whole answer the time to the
 // answer. With the breaker's slow-call rule on (Settings.SlowCallAfter and
 // SlowCallRate), a success whose first content came after SlowCallAfter is a
-// slow call. The Stats record it as Success does (the duration from the gate
-// to the settlement).
+// slow call; with SlowCallAfter set, a probe's success after it re-opens the
+// breaker (SEMANTICS §9.2: the call was served, and is a success in the
+// Stats). The Stats record it as Success does (the duration from the gate to
+// the settlement).
 func (p Permit) SuccessAfter(firstContent time.Duration) {
 	if p.e != nil {
 		p.record(true)
