@@ -14,9 +14,9 @@ func ours(lib string) bool { return strings.HasPrefix(lib, "loopctl") }
 // pair.
 func timeLimit(family, lib, peer string) (limit float64, strict bool) {
 	switch {
-	case family == "Closed" && lib == "loopctl" && peer == "gobreaker-execute":
-		return 0.05, false // SEMANTICS §8.4: "at most 0.05× gobreaker's Execute"
-	case family == "Closed" && lib == "loopctl-do" && peer == "gobreaker-execute":
+	case family == "Closed" && (lib == "loopctl" || lib == "loopctl-backoff") && peer == "gobreaker-execute":
+		return 0.05, false // SEMANTICS §8.4: "at most 0.05× gobreaker's Execute", with or without backoff
+	case family == "Closed" && (lib == "loopctl-do" || lib == "loopctl-backoff-do") && peer == "gobreaker-execute":
 		return 0.1, false // issue 34: breaker.Do "≤ 0.1× gobreaker's Execute"
 	case (family == "Closed" || family == "Open") && strings.HasPrefix(peer, "gobreaker"):
 		return 0.2, false // "at most 1/5 of gobreaker v2's time"
