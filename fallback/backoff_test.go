@@ -3,6 +3,7 @@ package fallback
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -295,5 +296,25 @@ func TestBackoffSettings(t *testing.T) {
 		case tt.field != "" && (!errors.As(err, &se) || se.Field != tt.field || !errors.Is(err, ErrInvalidSettings)):
 			t.Errorf("backoff %v max %v: %v, want an error naming %s", tt.f, tt.max, err, tt.field)
 		}
+	}
+}
+
+// TestSnapshotTripsJSON: the trip count is written as "trips" (omitted
+// when 0) and read back; CauseBackoff's text is "backoff".
+func TestSnapshotTripsJSON(t *testing.T) {
+	in := Snapshot{State: Fallback, Trips: 3, TrippedAt: t0, CooldownEnds: t0.Add(20 * time.Second), CooldownCause: CauseBackoff, Chain: []Entry{}}
+	b, err := in.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"trips":3`) || !strings.Contains(s, `"cooldown_cause":"backoff"`) {
+		t.Fatalf("JSON %s", s)
+	}
+	var out Snapshot
+	if err := out.UnmarshalJSON(b); err != nil || !equalSnap(in, out) || out.Trips != 3 {
+		t.Fatalf("read back %+v, %v; want %+v", out, err, in)
+	}
+	if b, _ := (Snapshot{}).MarshalJSON(); strings.Contains(string(b), "trips") {
+		t.Fatalf("n = 0 written: %s", b)
 	}
 }
