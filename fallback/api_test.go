@@ -108,4 +108,9 @@ var (
 	_                                                          = fallback.Snapshot{HoldUntil: time.Time{}, HoldReason: ""}
 	_                                                          = fallback.Entry{DisabledUntil: time.Time{}, DisabledReason: ""}
 	_                                                          = fallback.ExhaustedError{Held: true}
+
+	// Revision 5 additions (SEMANTICS §9.1, §9.2).
+	_                = fallback.Settings{RecoveryBackoff: 0.0, MaxRecoveryTimeout: time.Duration(0)}
+	_                = fallback.Snapshot{Trips: 0}
+	_ fallback.Cause = fallback.CauseBackoff
 )

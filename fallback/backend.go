@@ -106,7 +106,10 @@ const (
 	// and the ticket is not stale), trips the primary as on the
 	// TripThreshold-th consecutive failure, so the fleet opens as one. A slow
 	// success that trips the window is sent as OutcomeTrip with a zero
-	// Failure.
+	// Failure. For the probe's ticket, OutcomeTrip is a probe whose first
+	// content came later than SlowCallAfter (SEMANTICS §9.2): the backend
+	// re-opens at once, Recovering → Fallback, raising the trip count, as
+	// the Manager does in process.
 	OutcomeTrip
 )
 
@@ -203,6 +206,8 @@ func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 		o = OutcomeFailure
 	case cancel:
 		o = OutcomeCancel
+	case slowProbe:
+		o = OutcomeTrip // a slow probe re-opens at once (§9.2)
 	}
 	st := SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: uint64(t.probe()), Entry: t.entry(),
 		Issued: m.epoch.Add(time.Duration(t.at))}

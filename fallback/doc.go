@@ -59,11 +59,22 @@
 // kept per process, and a window's trip is written through the backend
 // ([OutcomeTrip]).
 //
+// Repeated trips back off. Every opening that a failing primary caused raises
+// the trip count n ([Snapshot].Trips; a quota, a rate-limited probe's
+// immediate re-trip and a hold do not), and with RecoveryBackoff f set the
+// opening that makes n = k waits min(RecoveryTimeout × f^(k−1),
+// MaxRecoveryTimeout) instead of RecoveryTimeout (cause [CauseBackoff]), so
+// a brownout that re-trips each time the manager closes is probed ever less
+// often; after MaxRecoveryTimeout in Primary the count starts again. A probe
+// whose first content came later than SlowCallAfter ([Turn.SuccessAfter])
+// re-opens the manager at once: recovery must be proven fast. The turn was
+// served all the same.
+//
 // Time transitions are computed lazily from Settings.Now when the manager is
 // touched; there are no goroutines or timers. The pure reads ([Manager.State],
 // [Manager.ActiveModel], [Manager.Snapshot], [Manager.FallbackActivated]) change
 // nothing. Transition callbacks run outside every lock, in order.
 //
-// The normative semantics are sections 3, 7 and 8 of the repository's
+// The normative semantics are sections 3, 7, 8 and 9 of the repository's
 // docs/SEMANTICS.md.
 package fallback

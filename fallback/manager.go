@@ -122,7 +122,7 @@ func New(s Settings) (*Manager, error) {
 	if m.cfg.windowed() {
 		m.win.Store(ratewindow.New(m.cfg.rateWindow))
 	}
-	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win.Load()}
+	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win.Load(), closedAt: m.epoch}
 	m.publish()
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(m.attachSettings(s))

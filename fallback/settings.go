@@ -95,9 +95,14 @@ const (
 	// cooldown ends at the later of the hold's until and the cooldown that
 	// was running, or when [Manager.Release] ends it.
 	CauseManual
+	// CauseBackoff: the cooldown ends at trip time + c(n), the base cooldown
+	// grown by RecoveryBackoff for the n-th opening in a row (n > 1,
+	// SEMANTICS §9.1). It follows the other causes so that their numbers,
+	// which a fleet store keeps, stay as they were.
+	CauseBackoff
 )
 
-// String returns "recovery_timeout", "hint", "quota" or "manual".
+// String returns "recovery_timeout", "hint", "quota", "manual" or "backoff".
 func (c Cause) String() string {
 	if c >= 0 && int(c) < len(causeTexts) {
 		return causeTexts[c]
@@ -176,6 +181,20 @@ type Settings struct {
 	// RetryBudgetBurst is the size of each model's retry budget, which starts
 	// full. Zero: 10. Negative (or NaN): an error.
 	RetryBudgetBurst float64
+	// RecoveryBackoff grows the cooldown of repeated openings (SEMANTICS
+	// §9.1): the opening that makes the trip count n = k waits
+	// min(RecoveryTimeout × RecoveryBackoff^(k−1), MaxRecoveryTimeout)
+	// instead of RecoveryTimeout, so a brownout that re-trips each time the
+	// breaker closes costs fewer probes the longer it lasts. Zero or 1: off
+	// (the count is still kept and reported). It must be finite and ≥ 1:
+	// NaN, ±Inf and values in (0, 1) are errors, as is a negative one.
+	RecoveryBackoff float64
+	// MaxRecoveryTimeout caps the grown cooldown, and is the reset window of
+	// the trip count: an opening that comes this long or longer after the
+	// manager last entered Primary counts from n = 0 again. Zero: 10 ×
+	// RecoveryTimeout. Below RecoveryTimeout (the value in force, explicit
+	// or default): an error.
+	MaxRecoveryTimeout time.Duration
 	// Now is the clock. Zero (nil): time.Now, read once at New and then advanced
 	// by the monotonic clock. If set, New reads it once too. Now must not call
 	// into the manager.
@@ -288,6 +307,7 @@ func (s Settings) validateRev4(bad func(field, problem string), negInt func(stri
 	if !(s.RetryBudgetBurst >= 0) {
 		bad("RetryBudgetBurst", "must not be negative (got "+fmtFloat(s.RetryBudgetBurst)+")")
 	}
+	s.validateBackoff(bad)
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -309,6 +329,9 @@ type config struct {
 	slowAfter       time.Duration // §8.2; 0: off
 	retryFeed       float64       // §8.3
 	retryBurst      float64
+	probeSlowAfter  time.Duration // §9.2: SlowCallAfter alone; 0: off
+	backoff         float64       // §9.1: RecoveryBackoff; 1 when off
+	maxRecovery     time.Duration // §9.1: the cap of c(n) and the reset window of n
 }
 
 // windowed reports whether the failure-rate window is on (§8.1 or §8.2).
@@ -343,5 +366,8 @@ func newConfig(s Settings) config {
 		slowAfter:       slowAfter,
 		retryFeed:       s.RetryBudget,
 		retryBurst:      s.RetryBudgetBurst,
+		probeSlowAfter:  s.SlowCallAfter,
+		backoff:         max(s.RecoveryBackoff, 1),
+		maxRecovery:     maxRecovery(s),
 	}
 }

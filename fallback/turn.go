@@ -107,18 +107,32 @@ func (t Turn) Success() { t.settle(success, Failure{}) }
 
 // SuccessAfter reports that the turn succeeded, as [Turn.Success], and that
 // its first content came firstContent after the turn's start (SEMANTICS
-// §8.2): for a streamed answer the first content chunk, for a whole
-// answer the answer. With SlowCallAfter and SlowCallRate set, a success of
-// the primary's own turn in Primary later than SlowCallAfter is a slow call:
-// a success for every rule, and a slow call in the window, after which the
+// §8.2): for a streamed answer the first content chunk, for a whole answer
+// the answer. With SlowCallAfter and SlowCallRate set, a success of the
+// primary's own turn in Primary later than SlowCallAfter is a slow call: a
+// success for every rule, and a slow call in the window, after which the
 // manager trips (as on the TripThreshold-th failure) when slow calls /
-// verdicts ≥ SlowCallRate with at least RateMinCalls verdicts. The caller
-// measures firstContent on its own clock, so the manager reads none for it.
+// verdicts ≥ SlowCallRate with at least RateMinCalls verdicts.
+//
+// With SlowCallAfter set (SlowCallRate is not needed), a probe whose first
+// content came later than SlowCallAfter re-opens the manager at once,
+// Recovering → Fallback, whatever the streak of probe successes so far, and
+// raises the trip count (SEMANTICS §9.2): a primary that answers every
+// probe slowly is not sick enough to fail but too slow to serve. The turn
+// itself was served, so the caller keeps its answer and moves on to no
+// other model. A caller streaming the probe settles it when the late first
+// content arrives, whatever the stream does afterwards. The caller measures
+// firstContent on its own clock, so the manager reads none for it.
 func (t Turn) SuccessAfter(firstContent time.Duration) {
 	if t.m == nil {
 		return
 	}
-	if after := time.Duration(t.m.tuning.slowAfter.Load()); after > 0 && firstContent > after && t.entry() < 0 && t.probe() == 0 {
+	if t.probe() != 0 {
+		if after := time.Duration(t.m.tuning.probeSlowAfter.Load()); after > 0 && firstContent > after {
+			t.settle(slowProbe, Failure{})
+			return
+		}
+	} else if after := time.Duration(t.m.tuning.slowAfter.Load()); after > 0 && firstContent > after && t.entry() < 0 {
 		t.settle(slowSuccess, Failure{})
 		return
 	}

@@ -41,6 +41,17 @@ func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 	return ticket{turn: t}, err
 }
 
+// settleSlowProbe settles a streamed probe at its first content when that
+// came later than breaker.slow_call_after (SEMANTICS §9.2): the breaker
+// re-opens then, whatever the stream does afterwards. The stream is still
+// relayed (the probe was served: no fall-through), and its settlement at
+// the end counts nothing more (a ticket counts its first settlement only).
+func (x *exchange) settleSlowProbe(t ticket, firstContent time.Duration) {
+	if after := x.in.rt.settings.SlowCallAfter; after > 0 && firstContent > after && t.turn.IsProbe() {
+		t.SuccessAfter(firstContent)
+	}
+}
+
 // settleSuccess records an attempt's success on its turn, with its time to
 // first content (SEMANTICS §8.2: a slow call past breaker.slow_call_after),
 // and in the metrics.

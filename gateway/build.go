@@ -320,6 +320,8 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		RateMinCalls:            b.RateMinCalls,
 		SlowCallAfter:           b.SlowCallAfter,
 		SlowCallRate:            b.SlowCallRate,
+		RecoveryBackoff:         b.RecoveryBackoff,
+		MaxRecoveryTimeout:      b.MaxRecoveryTimeout,
 		RetryBudget:             retryFeed(g.retries.budget),
 		RetryBudgetBurst:        g.retries.budget.BudgetBurst,
 		Now:                     g.opt.Now,

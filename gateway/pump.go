@@ -29,6 +29,7 @@ func (x *exchange) pump(turn ticket, res *result) {
 	if st.tc != nil {
 		x.out.respID = st.tc.ResponseID()
 	}
+	x.settleSlowProbe(turn, res.content)
 	x.streamHeaders(res.resp.Header)
 	rc := http.NewResponseController(x.w)
 	t0 := time.Now()
