@@ -11,8 +11,8 @@ import (
 // fallback.Turn, settled once), or for a request without a verdict
 // (count_tokens) only the model it goes to.
 type ticket struct {
-	fallback fallback.Turn // the model breaker's ticket, settled once
-	model    string        // set: a ticket that settles nothing, for this model
+	fallback fallback.Ticket // the model breaker's ticket, settled once
+	model    string          // set: a ticket that settles nothing, for this model
 }
 
 // Model returns the upstream/model the attempt goes to.

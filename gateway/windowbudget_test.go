@@ -138,7 +138,7 @@ func TestRetryBudget(t *testing.T) {
 }
 
 // The rev 4 keys parse into the config and the breaker's settings.
-func TestRev4Keys(t *testing.T) {
+func TestWindowKeys(t *testing.T) {
 	c, err := ParseConfig([]byte(`
 upstreams: [{name: up, base_url: "http://127.0.0.1:1/v1"}]
 models:
