@@ -238,7 +238,7 @@ func (x *exchange) pick(tk ticket, body []byte) (*target, int) {
 		return nil, passed
 	case x.retryRefused(tk, tg.ref):
 		// Back to a model that failed this request: a same-model retry,
-		// and the budget refuses it (SEMANTICS §8.3, budget.go).
+		// and the budget refuses it (SEMANTICS §8.3, retrybudget.go).
 		x.skip(tk, tg, "")
 		return nil, passed
 	}
@@ -329,7 +329,7 @@ func (x *exchange) attempt(ctx context.Context, tk ticket, tg *target, body []by
 	pol := x.in.rt.policy
 	pol.Failover = failover
 	if failover && x.in.rt.settings.FailureRate > 0 {
-		pol.MaxRetries = -1 // each try a verdict for the window (budget.go)
+		pol.MaxRetries = -1 // each try a verdict for the window (retrybudget.go)
 	}
 	pol.Budget = x.retryBudget(tk, tg.ref)
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
