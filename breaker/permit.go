@@ -136,10 +136,25 @@ func (p Permit) Cancel() {
 // earliest, or for a probe as Timeout says; a tool that hangs until the
 // deadline is exactly what the breaker is for), and anything else is a
 // failure. [Permit.DoneAfter] dates a timeout exactly.
-func (p Permit) Done(err error) {
+func (p Permit) Done(err error) { Settle(p, err) }
+
+// A Settler is a permit with the four verdicts: a [Permit], or the permit
+// of a package built on breaker (health's, fleet's).
+type Settler interface {
+	Success()
+	Cancel()
+	Timeout()
+	Failure()
+}
+
+// Settle settles p from a call's error in the one shape every permit's Done
+// has: nil is a success, an error matching context.Canceled a cancel, one
+// matching context.DeadlineExceeded a timeout, and anything else a failure.
+// [Permit.Done] is Settle (a success keeps its inlined fast path).
+func Settle[P Settler](p P, err error) {
 	switch {
 	case err == nil:
-		p.Success() // inlined, with its fast path
+		p.Success()
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
 	case errors.Is(err, context.DeadlineExceeded):

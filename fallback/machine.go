@@ -300,7 +300,7 @@ const (
 
 // settle applies the verdict of ticket t (already known to be its first
 // settlement) to the model that served it; f is a failure's report.
-func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+func (c *machine) settle(t *Ticket, v verdict, f Failure, clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
 	c.expireDisables(clk, rec)
 	if t.probe() != 0 {
@@ -369,7 +369,7 @@ func (c *machine) failureTime(f Failure, clk *clock) time.Time {
 }
 
 // settleProbe applies the verdict of a probe ticket.
-func (c *machine) settleProbe(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+func (c *machine) settleProbe(t *Ticket, v verdict, f Failure, clk *clock, rec *recorder) {
 	if c.state != Recovering || !c.probing || c.probeSeq != t.probe() || c.gen != t.gen {
 		return // a stale probe: its lease expired, or the state moved on
 	}
@@ -388,7 +388,7 @@ func (c *machine) settleProbe(t *Turn, v verdict, f Failure, clk *clock, rec *re
 
 // settleEntry applies the verdict of a ticket served by a chain entry: a
 // failure spends its budget while live (a Quota failure all of it).
-func (c *machine) settleEntry(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+func (c *machine) settleEntry(t *Ticket, v verdict, f Failure, clk *clock, rec *recorder) {
 	if v == success || c.epoch != t.epoch {
 		return
 	}

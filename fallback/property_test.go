@@ -13,7 +13,7 @@ import (
 
 // held is a ticket the history holds, with its reference twin.
 type held struct {
-	turn Turn
+	turn Ticket
 	ref  *refTicket
 }
 
@@ -377,7 +377,7 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 
 // checkBegin compares a Begin or Next with the reference's ticket rt and
 // returns the pair to hold.
-func checkBegin(fail func(string, ...any), models []string, tk Turn, err error, rt *refTicket, probeAt time.Time) (held, bool) {
+func checkBegin(fail func(string, ...any), models []string, tk Ticket, err error, rt *refTicket, probeAt time.Time) (held, bool) {
 	if !slices.Contains(models, tk.Model()) {
 		fail("routed to %q", tk.Model())
 	}
@@ -407,7 +407,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-func settle(t Turn, v int, f Failure) {
+func settle(t Ticket, v int, f Failure) {
 	switch v {
 	case vSuccess:
 		t.Success()

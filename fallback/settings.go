@@ -134,7 +134,7 @@ type Settings struct {
 	MaxFailCount int
 	// ProbeTimeout is the lease of a probe turn: a probe not settled after this
 	// long frees its slot and counts as one Transient probe failure at the lease
-	// end ([Turn.Deadline]; the caller bounds the probe's request by it). Zero:
+	// end ([Ticket.Deadline]; the caller bounds the probe's request by it). Zero:
 	// 5m. Negative: an error.
 	ProbeTimeout time.Duration
 	// QuotaCooldown is the cooldown after a Quota failure without a hint
@@ -165,7 +165,7 @@ type Settings struct {
 	RateMinCalls int
 	// SlowCallAfter is the slow-call threshold of §8.2: a success of the
 	// primary whose first content came later than this after the turn's
-	// start ([Turn.SuccessAfter]) is a slow call. Zero: off (with
+	// start ([Ticket.SuccessAfter]) is a slow call. Zero: off (with
 	// SlowCallRate). Negative: an error.
 	SlowCallAfter time.Duration
 	// SlowCallRate trips the manager, after a slow success, when slow
@@ -174,7 +174,7 @@ type Settings struct {
 	SlowCallRate float64
 	// RetryBudget is what each turn adds to the retry budget of each model it
 	// reaches (SEMANTICS §8.3): a same-model retry spends one token
-	// ([Turn.Retry], [Manager.Retry]). Zero: 0.2. Negative: the budget is
+	// ([Ticket.Retry], [Manager.Retry]). Zero: 0.2. Negative: the budget is
 	// off (every retry allowed), the one setting where a negative value is
 	// not an error. NaN: an error.
 	RetryBudget float64
@@ -285,12 +285,12 @@ func (s Settings) validate() error {
 	if !(s.HedgeBudget >= 0) {
 		bad("HedgeBudget", "must not be negative (got "+fmtFloat(s.HedgeBudget)+")")
 	}
-	s.validateRev4(bad, negInt, negDur)
+	s.validateWindow(bad, negInt, negDur)
 	return errors.Join(errs...)
 }
 
-// validateRev4 checks the settings of SEMANTICS §8.
-func (s Settings) validateRev4(bad func(field, problem string), negInt func(string, int), negDur func(string, time.Duration)) {
+// validateWindow checks the settings of SEMANTICS §8.
+func (s Settings) validateWindow(bad func(field, problem string), negInt func(string, int), negDur func(string, time.Duration)) {
 	rate := func(field string, v float64) {
 		if !(v >= 0 && v <= 1) {
 			bad(field, "must be in (0, 1], or 0 for off (got "+fmtFloat(v)+")")

@@ -105,7 +105,7 @@ func TestRetryBudget(t *testing.T) {
 	if got := spendAll(h.m, "b"); got != 2 { // every model has its own
 		t.Fatalf("b's budget allowed %d retries", got)
 	}
-	if !h.m.Retry("unknown") || (Turn{}).Retry() {
+	if !h.m.Retry("unknown") || (Ticket{}).Retry() {
 		t.Fatal("an unknown model has no budget; the zero Turn may not retry")
 	}
 }

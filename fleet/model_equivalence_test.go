@@ -37,7 +37,7 @@ func TestModelEquivalence(t *testing.T) {
 type modelPair struct {
 	proc int
 	t    Turn
-	rt   fallback.Turn
+	rt   fallback.Ticket
 	at   int64 // µs, when it began
 }
 

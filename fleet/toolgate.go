@@ -159,18 +159,7 @@ func (p Permit) Cancel() {
 // Done settles p from a call's error like [breaker.Permit.Done]: nil is a
 // success, context.Canceled a cancel, context.DeadlineExceeded a timeout,
 // anything else a failure.
-func (p Permit) Done(err error) {
-	switch {
-	case err == nil:
-		p.Success()
-	case errors.Is(err, context.Canceled):
-		p.Cancel()
-	case errors.Is(err, context.DeadlineExceeded):
-		p.Timeout()
-	default:
-		p.Failure()
-	}
-}
+func (p Permit) Done(err error) { breaker.Settle(p, err) }
 
 // settle applies a verdict: on the store when p is shared and the store is
 // up, else to the local breaker (a shared permit settled while the store is

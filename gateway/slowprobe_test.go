@@ -42,7 +42,7 @@ func TestSlowProbeReopens(t *testing.T) {
 				if r := b.post(chatBody("smart", stream)); r.status != 200 || !strings.Contains(r.body, "from a") {
 					t.Fatalf("the slow probe's request: %d %s, want served by the primary", r.status, r.body)
 				}
-				s := b.gw.Managers()["smart"].Snapshot()
+				s := managers(b.gw)["smart"].Snapshot()
 				if s.State != fallback.Fallback || s.Trips != 2 || s.CooldownCause != fallback.CauseBackoff ||
 					s.CooldownEnds.Sub(s.TrippedAt) != 20*time.Second {
 					t.Fatalf("after the slow probe: %+v", s)

@@ -98,18 +98,7 @@ func (p Permit) Cancel() { p.p.Cancel() }
 // Done settles p from a call's error: nil is a success, an error matching
 // context.Canceled is a cancel, an error matching context.DeadlineExceeded is
 // a timeout ([Permit.Timeout]), and anything else is a failure.
-func (p Permit) Done(err error) {
-	switch {
-	case err == nil:
-		p.Success()
-	case errors.Is(err, context.Canceled):
-		p.Cancel()
-	case errors.Is(err, context.DeadlineExceeded):
-		p.Timeout()
-	default:
-		p.Failure()
-	}
-}
+func (p Permit) Done(err error) { breaker.Settle(p, err) }
 
 // DoneAfter is [Permit.Done] for a call whose first content came
 // firstContent after its start: nil is [Permit.SuccessAfter](firstContent),
