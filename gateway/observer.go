@@ -132,7 +132,7 @@ func (x *exchange) observe(t ticket, n int, hedge bool) ticket {
 	}
 	tg := x.in.rt.targets[t.Model()]
 	mgr := x.in.rt.mgr
-	a := AttemptStart{Model: x.in.rt.name, Target: t.Model(), Attempt: n, Probe: t.turn.IsProbe(), Hedge: hedge,
+	a := AttemptStart{Model: x.in.rt.name, Target: t.Model(), Attempt: n, Probe: t.fallback.IsProbe(), Hedge: hedge,
 		State: mgr.State(), ActiveModel: mgr.ActiveModel()}
 	if tg != nil {
 		a.Upstream, a.UpstreamModel, a.API = tg.up.name, tg.model, tg.up.api
