@@ -165,9 +165,7 @@ func (x *exchange) run(body []byte) {
 		}
 		turn, err := x.begin()
 		if err != nil {
-			g.m.call(rt.name, loopmetrics.Refused)
-			if x.attempts == 0 || last == nil {
-				x.exhausted(err)
+			if x.refusedTurn(err, last) {
 				return
 			}
 			break
