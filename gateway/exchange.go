@@ -259,6 +259,11 @@ func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
 	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
+	case x.failedOn[tg.ref] && tg.up.authFailing.Load():
+		// Its credentials could not be had: a second try of it within
+		// this request would only repeat that (GATEWAY §10.1).
+		x.skip(turn, tg, "")
+		return nil, passed
 	case x.retryRefused(turn, tg.ref):
 		// Back to a model that failed this request: a same-model retry,
 		// and the budget refuses it (SEMANTICS §8.3, budget.go).

@@ -143,9 +143,11 @@ type upstream struct {
 	// Authentication and hosts (§10): the header a static key goes in,
 	// the authorizer of the other auth types (nil: the static key), and
 	// a Bedrock or Vertex upstream's differences (nil: another host).
-	credHeader string
-	auth       authorizer
-	cloud      *cloud
+	credHeader  string
+	auth        authorizer
+	cloud       *cloud
+	authLogged  atomic.Int64 // when its failing auth was last logged (Unix ns; see logAuthFailure)
+	authFailing atomic.Bool  // its latest authentication could not be made (see pick)
 }
 
 // prepare parses the upstream's URL for every wire and builds its

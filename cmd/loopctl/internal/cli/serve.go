@@ -118,14 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if *check {
-		// Every check serve runs before it listens (keys, policies).
-		gw, err := gateway.New(s.cfg, gateway.Options{})
-		if err != nil {
-			return configProblems(stderr, *configPath, err)
-		}
-		gw.Close()
-		fmt.Fprintf(stdout, "%s: OK (%d models: %s; %d upstreams)\n", *configPath, len(s.cfg.Models), modelNames(s.cfg), len(s.cfg.Upstreams))
-		return ExitOK
+		return checkConfig(ctx, s.cfg, *configPath, stdout, stderr)
 	}
 	ctx, force, stop := signals(ctx)
 	defer stop()
@@ -171,6 +164,42 @@ func configProblems(stderr io.Writer, path string, err error) int {
 		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "loopctl serve: %s: %v\n", path, err)
+	return ExitUsage
+}
+
+// checkConfig runs every check serve runs before it listens (keys,
+// policies), then resolves the upstreams' credentials.
+func checkConfig(ctx context.Context, cfg gateway.Config, path string, stdout, stderr io.Writer) int {
+	gw, err := gateway.New(cfg, gateway.Options{})
+	if err != nil {
+		return configProblems(stderr, path, err)
+	}
+	defer gw.Close()
+	if code := credentialProblems(stderr, path, gw.CheckCredentials(ctx)); code != ExitOK {
+		return code
+	}
+	fmt.Fprintf(stdout, "%s: OK (%d models: %s; %d upstreams)\n", path, len(cfg.Models), modelNames(cfg), len(cfg.Upstreams))
+	return ExitOK
+}
+
+// credentialProblems prints the checks of upstream credentials: each
+// warning, then each credential not found (exit 2, as a config problem).
+func credentialProblems(stderr io.Writer, path string, checks []gateway.CredentialCheck) int {
+	var bad []gateway.CredentialCheck
+	for _, c := range checks {
+		if c.Problem != "" {
+			bad = append(bad, c)
+		} else if c.Warning != "" {
+			fmt.Fprintf(stderr, "loopctl serve: %s: warning: %s (upstream %s): %s\n", path, c.Path, c.Upstream, c.Warning)
+		}
+	}
+	if len(bad) == 0 {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "loopctl serve: %s: %d problem(s):\n", path, len(bad))
+	for _, c := range bad {
+		fmt.Fprintf(stderr, "  %s: upstream %s: %s\n", c.Path, c.Upstream, c.Problem)
+	}
 	return ExitUsage
 }
 
