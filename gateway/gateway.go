@@ -148,6 +148,9 @@ type upstream struct {
 	cloud       *cloud
 	authLogged  atomic.Int64 // when its failing auth was last logged (Unix ns; see logAuthFailure)
 	authFailing atomic.Bool  // its latest authentication could not be made (see pick)
+	// azureVersion is an Azure OpenAI upstream's api-version: its paths
+	// name the model as the deployment (azureURL). "": none.
+	azureVersion string
 }
 
 // prepare parses the upstream's URL for every wire and builds its

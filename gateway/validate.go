@@ -55,6 +55,7 @@ func (ps *problems) upstreams(list []Upstream) map[string]int {
 			ps.add(p+".api_key_file", "api_key_env and api_key_file are two sources of one key: give one")
 		}
 		ps.authProblems(p, u)
+		ps.azureProblems(p, u)
 	}
 	return ups
 }
@@ -117,6 +118,8 @@ func (ps *problems) baseURL(path, s string) {
 		ps.add(path, "required")
 	} else if pu, err := url.Parse(s); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 		ps.add(path, "%q is not an http:// or https:// URL", redactQuery(s))
+	} else if pu.Query().Has("api-version") {
+		ps.add(path, "%q: Azure's api-version goes in the upstream's api_version (with base_url the resource's, such as https://my-resource.openai.azure.com), not in the URL", redactQuery(s))
 	} else if pu.RawQuery != "" || pu.ForceQuery || pu.Fragment != "" || pu.User != nil {
 		ps.add(path, "%q must not have a query string, fragment or credentials (keys go in api_key_env)", redactQuery(s))
 	}
