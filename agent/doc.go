@@ -45,7 +45,7 @@
 //
 // Within a turn, a failed attempt is tried again on whatever the model breaker
 // routes to next, up to Config.TurnAttempts (by default enough to walk the
-// whole chain once). The verdicts follow docs/SEMANTICS.md section 4 (rev 2): a
+// whole chain once). The verdicts follow docs/SEMANTICS.md section 4: a
 // request the provider rejects as malformed (HTTP 400, 413, 422) carries no
 // verdict against the model and ends the run with ErrTurnFailed, whose text
 // carries the provider's own message and code (e.g. context_length_exceeded);
@@ -55,14 +55,15 @@
 // 4xx other than 408 and 429, see [retry.Classify]) is never repeated on the
 // same model in that turn.
 //
-// Revision 3 (docs/SEMANTICS.md section 7): a turn's attempts share one
-// [fallback.Attempts] and go through [fallback.Manager.Next]. While another
+// A turn's attempts share one
+// [fallback.Attempts] and go through [fallback.Manager.Next], so that a turn
+// fails over rather than waits (docs/SEMANTICS.md section 7). While another
 // model is usable the ladder runs with [retry.Policy.Failover]: the first
 // rate limit (any kind) or timeout ends the attempt at once and the turn moves
 // on (TurnRecord.FailedOver, Event.FailedOver); fast 5xx keep their retries.
 // A turn holds at most one probe; a failed probe falls through to the chain.
 // Verdicts carry the kind (Quota trips at once), the provider's hint and
-// timeouts (dated at the attempt's start: Failure.Elapsed, revision 4). Each
+// timeouts (dated at the attempt's start: Failure.Elapsed). Each
 // same-model retry or rate-limited wait of the ladder spends a token of the
 // model's retry budget ([fallback.Turn.Retry] as [retry.Policy.Budget];
 // Models.RetryBudget, SEMANTICS §8.3): with none left, the attempt ends with
@@ -72,7 +73,7 @@
 // agent (Models.HedgeAfter is ignored): Provider.Complete returns only the
 // whole response, so there is no first byte to race on.
 //
-// Probes are bounded by their lease (docs/SEMANTICS.md sections 1, 3 and 6, rev 2):
+// Probes are bounded by their lease (docs/SEMANTICS.md sections 1, 3 and 6):
 // a tool call that is its breaker's recovery probe runs under the earlier of
 // the tool's timeout and the lease end ([breaker.Permit.Deadline]), and a turn
 // that is the model breaker's probe sends its requests under the ticket's

@@ -52,7 +52,7 @@ type TurnRecord struct {
 
 	// FailedOver: the attempt ended at once on a rate limit or a timeout,
 	// without waiting or retrying on this model, because another model was
-	// usable (SEMANTICS 7.1, rev 3); the turn's next attempt went there.
+	// usable (SEMANTICS 7.1); the turn's next attempt went there.
 	FailedOver bool
 
 	StopReason StopReason // the response's stop reason ("" on failure)
@@ -119,7 +119,7 @@ func (a *Agent) Run(ctx context.Context, msgs []Message) (*Result, error) {
 
 // turn sends one turn to the model breaker's routed model, failing over to
 // whatever it routes to next, up to the attempt budget. The turn's attempts
-// share one fallback.Attempts (SEMANTICS 7, rev 3): one probe per turn, and
+// share one fallback.Attempts (SEMANTICS 7): one probe per turn, and
 // the models that failed the turn slowly (a timeout, a rate limit) are routed
 // past, so the turn moves on at once.
 func (a *Agent) turn(ctx context.Context, n int, res *Result) (Message, error) {
@@ -230,7 +230,7 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 	a.emit(ctx, Event{Kind: EventTurnStarted, RunID: runID, Turn: n, Attempt: attempt, Model: model, Probe: rec.Probe})
 
 	pol := a.policy(ctx, runID, n, attempt, ticket, failover)
-	// A probe turn never outlives its lease (SEMANTICS 3, rev 2): its requests
+	// A probe turn never outlives its lease (SEMANTICS 3): its requests
 	// run under the lease left on the model breaker's clock; a cut is a failure.
 	rctx := context.WithValue(ctx, attemptKey{}, attemptID{n, attempt})
 	if end, ok := ticket.Deadline(); ok {

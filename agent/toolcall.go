@@ -128,7 +128,7 @@ func (a *Agent) invoke(ctx context.Context, requested, name string, args []byte)
 		}
 	}()
 
-	// A probe never outlives its lease (SEMANTICS 1, rev 2): it runs under the
+	// A probe never outlives its lease (SEMANTICS 1): it runs under the
 	// earlier of the tool's timeout and the lease left on the breakers' clock.
 	limit := tool.Timeout
 	if end, ok := permit.Deadline(); ok {
@@ -165,7 +165,7 @@ func (r *invocation) settle(ctx context.Context, permit health.Permit, res ran) 
 	}
 	failure := func(o Outcome, text string) {
 		if o == OutcomeTimeout {
-			permit.Timeout() // no answer until its deadline: dated at its start (SEMANTICS 1, rev 3)
+			permit.Timeout() // no answer until its deadline: dated at its start (SEMANTICS 1)
 		} else {
 			permit.Failure()
 		}

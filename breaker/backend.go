@@ -45,7 +45,7 @@ type Shared interface {
 // SharedPermit is what a [Shared] gate grants: the backend's generation of
 // the permit (its start order and, for a probe, its fencing token), whether
 // it is the probe, the probe's lease end (Unix nanoseconds; 0 for a permit
-// that is not the probe), and when it was issued (rev 3: a timeout is dated
+// that is not the probe), and when it was issued (a timeout is dated
 // at it). It is small and pointer-free, so that the seam costs little.
 type SharedPermit struct {
 	Gen      uint64
@@ -65,15 +65,15 @@ const (
 	OutcomeSuccess Outcome = iota
 	OutcomeFailure
 	OutcomeCancel
-	// OutcomeTimeout (rev 3) is a failure of a call that gave no answer
+	// OutcomeTimeout is a failure of a call that gave no answer
 	// until its deadline: for a permit that is not the probe, dated at its
 	// Issued time (never moving the last failure back); for the probe, dated
 	// now, or at its lease end if the lease has run out ([Permit.Timeout]).
 	OutcomeTimeout
-	// OutcomeTrip (rev 4) is a flag, OR'ed onto OutcomeSuccess,
+	// OutcomeTrip is a flag, OR'ed onto OutcomeSuccess,
 	// OutcomeFailure or OutcomeTimeout: after this verdict the failure-rate
 	// window of this process tripped (SEMANTICS §8.1, §8.2; with a Backend
-	// the window is kept per process, FLEET rev 3). The backend applies the
+	// the window is kept per process, docs/FLEET.md). The backend applies the
 	// verdict as it would without the flag and then, if the shared state is
 	// still Closed (and a failure counted: it was not stale), trips it as on
 	// FailureThreshold, so that every sharing process opens as one. A slow

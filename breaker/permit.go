@@ -92,7 +92,7 @@ func (p Permit) Failure() {
 }
 
 // TimeoutAfter reports that the call gave no answer until its deadline, after
-// running for ran (SEMANTICS §1 rev 3, §8.4): a failure like
+// running for ran (SEMANTICS §1, §8.4): a failure like
 // [Permit.Failure], dated at its start, now − ran, instead of now, since the
 // tool lost the call then and its silence since says nothing about later. The
 // last failure never moves back: it becomes the later of its old value and

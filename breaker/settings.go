@@ -43,7 +43,7 @@ type Settings struct {
 	// causes is written through the Backend ([OutcomeTrip]; SEMANTICS §8.1).
 	Backend Backend
 
-	// FailureRate (SEMANTICS §8.1, rev 4) turns the failure-rate window on:
+	// FailureRate (SEMANTICS §8.1) turns the failure-rate window on:
 	// in Closed, after a failure, the breaker trips when the window holds at
 	// least RateMinCalls verdicts and failures/verdicts ≥ FailureRate, exactly
 	// as on FailureThreshold (whichever fires first). 0 < FailureRate ≤ 1.

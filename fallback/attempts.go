@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Failure is a failed turn's report (rev 3), for [Turn.Fail].
+// Failure is a failed turn's report, for [Turn.Fail].
 type Failure struct {
 	// Kind is the kind of the failure: Transient, RateLimit (a throttle or an
 	// overload) or Quota. Any other value counts as Transient.
@@ -17,12 +17,12 @@ type Failure struct {
 	Hint time.Time
 	// Timeout reports that the turn gave no answer before its deadline. A
 	// timeout of a ticket that is not the probe is dated at its call's start,
-	// now − Elapsed, for the trip time and every cooldown (rev 3, §8.4); a
+	// now − Elapsed, for the trip time and every cooldown (§8.4); a
 	// probe's is dated when it is reported (a probe cut at its lease: the
 	// lease end).
 	Timeout bool
 	// Elapsed is how long the timed-out call ran, from its start to the
-	// report (rev 4, SEMANTICS §8.4): the caller measures it, so that Begin
+	// report (SEMANTICS §8.4): the caller measures it, so that Begin
 	// reads no clock. Zero (or negative): the timeout is dated when it is
 	// reported, except through a Backend, which dates it at the ticket's
 	// issue. Ignored unless Timeout is set, and for the probe.

@@ -29,7 +29,7 @@ type Backend interface {
 type Shared interface {
 	// Begin is the gate: a ticket, or ErrExhausted (an [*ExhaustedError]).
 	Begin() (SharedTurn, error)
-	// Next is Begin for a turn with memory ([Manager.Next], rev 3): probed
+	// Next is Begin for a turn with memory ([Manager.Next]): probed
 	// says the turn has held a probe ticket (it never gets the probe slot
 	// again; with the chain spent or empty it is refused), slow(i) whether
 	// model i failed the turn slowly (0: the primary, i+1: chain entry i),
@@ -47,7 +47,7 @@ type Shared interface {
 	// returned; f is a failure's report (kind, hint, timeout: a timeout of a
 	// ticket that is not the probe is dated at t.Issued, which the Manager
 	// sets to now − f.Elapsed when the caller reported it). o may be
-	// OutcomeTrip (rev 4): the failure, and a trip.
+	// OutcomeTrip: the failure, and a trip.
 	Settle(t SharedTurn, o Outcome, f Failure)
 	// ActiveModel, State, FallbackActivated and Snapshot are pure reads.
 	ActiveModel() string
@@ -57,7 +57,7 @@ type Shared interface {
 	// SetAvailable and Reset are as on Manager.
 	SetAvailable(model string, available bool) error
 	Reset()
-	// Hold, Release and Disable are as on Manager (SEMANTICS §8.5, rev 4):
+	// Hold, Release and Disable are as on Manager (SEMANTICS §8.5):
 	// state like a trip's, written where the state is kept, so that every
 	// sharing process routes by them. A hold's or a disable's end is
 	// computed on the backend's clock from the time left until until
@@ -79,7 +79,7 @@ type Shared interface {
 // SharedTurn is what a [Shared] gate grants: the backend's generation and
 // chain-budget epoch when it was issued, the probe's number (0: not the
 // probe; it must fit in 32 bits), the chain entry that serves it (-1: the
-// primary), the probe's lease end, the issue time (rev 3; on the local clock,
+// primary), the probe's lease end, the issue time (on the local clock,
 // as Settings.Now would read it) and whether its verdict counts nothing
 // (Uncounted: a chain entry serving a turn in Primary; the Manager then does
 // not call Settle).
@@ -99,9 +99,9 @@ const (
 	OutcomeSuccess Outcome = iota
 	OutcomeFailure
 	OutcomeCancel
-	// OutcomeTrip (rev 4) is a failure of the primary's own turn after which
+	// OutcomeTrip is a failure of the primary's own turn after which
 	// the failure-rate window of this process trips (SEMANTICS §8.1, §8.2;
-	// the window is kept per process, FLEET rev 3): the backend counts the
+	// the window is kept per process, docs/FLEET.md): the backend counts the
 	// failure as OutcomeFailure does and, if it counts (the state is Primary
 	// and the ticket is not stale), trips the primary as on the
 	// TripThreshold-th consecutive failure, so the fleet opens as one. A slow

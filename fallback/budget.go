@@ -1,6 +1,6 @@
 package fallback
 
-// The retry budget of SEMANTICS §8.3 (rev 4).
+// The retry budget of SEMANTICS §8.3.
 
 // feed adds the turn a's tokens to the retry budget of the model that serves
 // entry (-1: the primary), once per turn and model (a nil turn is a turn of

@@ -31,7 +31,8 @@
 // ends and counts as one transient probe failure at the lease end. The caller
 // bounds the probe turn's request by the lease end, [Turn.Deadline].
 //
-// Revision 3 is about time. [Turn.Fail] reports a failure with its kind
+// Failures carry time, so that an outage that has ended stops counting.
+// [Turn.Fail] reports a failure with its kind
 // ([Quota] trips the primary at once), the provider's hint (the cooldown
 // ends no earlier than the latest hint of the streak that tripped) and
 // whether it timed out (a timeout is dated at its call's start, so calls
@@ -42,7 +43,8 @@
 // limit); [Attempts.Usable] tells the retry ladder whether another model is
 // usable, and [Manager.Hedge] hands out hedge tickets within a budget.
 //
-// Revision 4 is about the partial outage. With FailureRate set, a window of
+// A partial outage (a primary that fails a share of its calls, never enough
+// in a row) trips a window rather than the consecutive count. With FailureRate set, a window of
 // the primary's own verdicts in Primary (RateWindow, ten lazy buckets) trips
 // the manager, as the consecutive count does, once it holds RateMinCalls
 // verdicts and the share of failures reaches FailureRate; with SlowCallAfter

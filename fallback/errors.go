@@ -40,7 +40,7 @@ type ExhaustedError struct {
 	// RetryIn is ProbeAt minus the time of the refusal, never negative.
 	RetryIn time.Duration
 	// Probed is true when the refusal is for a turn ([Manager.Next]) that
-	// has held the probe ticket (one probe per turn, rev 3): the chain is
+	// has held the probe ticket (one probe per turn): the chain is
 	// spent, or empty. The caller ends the turn with its probe's error.
 	Probed bool
 	// ProbeFailure is the report the turn's probe failed with (zero if it

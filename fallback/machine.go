@@ -31,7 +31,7 @@ type machine struct {
 	failures       int    // consecutive failed turns on the primary / transient probe failures
 	probeSuccesses int    // consecutive probe successes (Recovering)
 	trippedAt      time.Time
-	cooldownEnd    time.Time // Fallback, Recovering: when the cooldown ends (rev 3)
+	cooldownEnd    time.Time // Fallback, Recovering: when the cooldown ends
 	cause          Cause     // why the cooldown ends then
 	streakHint     time.Time // the latest hint among the failures of the current streak
 	lastFail       time.Time // the latest failure time of the current streak (never moves back)
@@ -330,7 +330,7 @@ func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorde
 	if c.state != Primary || t.gen < c.changed {
 		return
 	}
-	// Stale failures (rev 2): tickets are ordered by gen, which also moves
+	// Stale failures: tickets are ordered by gen, which also moves
 	// on the first failure after a clean streak and on every counted success
 	// (one that resets a nonzero streak), so that a failure of a ticket
 	// issued before a counted success's ticket is known to be older.

@@ -53,8 +53,8 @@ func (e *ChainChangedError) Is(target error) bool { return target == ErrChainCha
 // compared at the next failure or probe success (a change of settings
 // trips nothing by itself); a changed MaxFailCount changes which entries
 // are failed at once, and a Fallback -> Fallback transition fires if the
-// active entry changes. The hedge bucket keeps its level. The rev 4
-// settings (SEMANTICS §8) apply to the next verdict: the failure-rate
+// active entry changes. The hedge bucket keeps its level. The window,
+// slow-call and budget settings (SEMANTICS §8) apply to the next verdict: the failure-rate
 // window keeps its counts under a new FailureRate, SlowCallRate,
 // SlowCallAfter or RateMinCalls, while a new RateWindow starts a fresh,
 // empty window (as does a window turned on; one turned off is dropped);

@@ -70,7 +70,7 @@ type refModel struct {
 
 	events []Transition
 
-	r4 ref4 // rev 4: the window, the slow-call rule and the retry budgets (ref4_test.go)
+	r4 ref4 // the window, the slow-call rule and the retry budgets (ref_window_test.go)
 }
 
 type refTicket struct {

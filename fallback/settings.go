@@ -48,7 +48,7 @@ const (
 	// or an overload: the retry ladder escalated). A rate-limited probe
 	// re-trips at once.
 	RateLimit
-	// Quota: the account's quota or billing is exhausted (rev 3): it will not
+	// Quota: the account's quota or billing is exhausted: it will not
 	// pass by itself within seconds. A Quota failure trips the primary at once
 	// (from Primary or Recovering) and spends a chain entry's whole budget.
 	Quota
@@ -133,7 +133,7 @@ type Settings struct {
 	// 5m. Negative: an error.
 	ProbeTimeout time.Duration
 	// QuotaCooldown is the cooldown after a Quota failure without a hint
-	// tripped the primary (rev 3); never shorter than RecoveryTimeout. Zero:
+	// tripped the primary; never shorter than RecoveryTimeout. Zero:
 	// 10m. Negative: an error.
 	QuotaCooldown time.Duration
 	// HedgeAfter is the delay after which a turn still waiting for its first
@@ -299,7 +299,7 @@ func (s Settings) validate() error {
 	return errors.Join(errs...)
 }
 
-// validateRev4 checks the settings of SEMANTICS §8 (rev 4).
+// validateRev4 checks the settings of SEMANTICS §8.
 func (s Settings) validateRev4(bad func(field, problem string), negInt func(string, int), negDur func(string, time.Duration)) {
 	rate := func(field string, v float64) {
 		if !(v >= 0 && v <= 1) {

@@ -20,7 +20,7 @@ type Snapshot struct {
 	// ProbeStartedAt is when the probe in flight was granted; zero if no probe
 	// is in flight (or its lease has expired).
 	ProbeStartedAt time.Time
-	// CooldownEnds is when the cooldown of the latest trip ends (rev 3): the
+	// CooldownEnds is when the cooldown of the latest trip ends: the
 	// later of TrippedAt + RecoveryTimeout and the latest hint among the
 	// failures that tripped, or for a Quota trip its hint or TrippedAt +
 	// QuotaCooldown; zero unless tripped.

@@ -107,7 +107,7 @@ func (t Turn) Success() { t.settle(success, Failure{}) }
 
 // SuccessAfter reports that the turn succeeded, as [Turn.Success], and that
 // its first content came firstContent after the turn's start (SEMANTICS
-// §8.2, rev 4): for a streamed answer the first content chunk, for a whole
+// §8.2): for a streamed answer the first content chunk, for a whole
 // answer the answer. With SlowCallAfter and SlowCallRate set, a success of
 // the primary's own turn in Primary later than SlowCallAfter is a slow call:
 // a success for every rule, and a slow call in the window, after which the
@@ -141,12 +141,12 @@ func (t Turn) SuccessAfter(firstContent time.Duration) {
 // primary says nothing about an entry: an entry's failure is never stale.
 func (t Turn) Failure(k Kind) { t.settle(failure, Failure{Kind: k}) }
 
-// Fail reports that the turn failed, with its report (rev 3). It is
+// Fail reports that the turn failed, with its report. It is
 // [Turn.Failure] of f.Kind, and: a Quota failure trips the primary at once
 // (from Primary, or as the probe) and spends a chain entry's whole budget; the
 // latest Hint among the failures that trip the primary holds its cooldown
 // until then; a Timeout of a ticket that is not the probe is dated at its
-// call's start, now − f.Elapsed (rev 4: the caller reports the duration, so
+// call's start, now − f.Elapsed (the caller reports the duration, so
 // that Begin reads no clock), for the trip time and every cooldown. With a
 // failure-rate window, a failure of the primary's own turn in Primary may
 // trip it as the TripThreshold-th would (SEMANTICS §8.1). A ticket begun

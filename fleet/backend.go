@@ -13,7 +13,7 @@ import (
 // use shared tool breakers with no other change. A breaker's failure-rate
 // window (SEMANTICS §8.1, §8.2) stays in its process, and a trip it causes
 // (breaker.OutcomeTrip) is written through the store like any trip, so the
-// fleet opens as one (FLEET rev 3). Breakers of the same name
+// fleet opens as one (docs/FLEET.md). Breakers of the same name
 // attached to one Store share one [ToolBreaker].
 func (s *Store) ToolBackend() breaker.Backend { return toolBackend{s} }
 

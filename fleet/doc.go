@@ -17,17 +17,17 @@
 // seeded from its mirror, and switches back (the store's state wins) when the
 // store answers again.
 //
-// The model breaker follows SEMANTICS revision 3 through its
+// The model breaker follows SEMANTICS through its
 // [fallback.Backend] ([Store.ModelBackend]): Quota failures, hints that hold
 // the cooldown, timeouts dated at their ticket's issue (on the store's clock),
 // and the turn memory of [fallback.Manager.Next] and [fallback.Manager.Hedge]
 // (one probe per turn for the whole fleet, routing past slow models). A
-// state written by a revision-2 process is read with its cooldown end at trip
-// time + RecoveryTimeout. While the store is down, the local manager serves
+// state written by a process without cooldown ends is read with its cooldown
+// end at trip time + RecoveryTimeout. While the store is down, the local manager serves
 // turns without their memory (Next is Begin there, and Hedge hands out none).
 //
-// Holds, releases, resets and disables with an end (SEMANTICS §8.5, FLEET
-// rev 3: [ModelBreaker.Hold], [ModelBreaker.Release], [ModelBreaker.Disable])
+// Holds, releases, resets and disables with an end (SEMANTICS §8.5, docs/FLEET.md:
+// [ModelBreaker.Hold], [ModelBreaker.Release], [ModelBreaker.Disable])
 // are written through the store like a trip, with their ends on the store's
 // clock; [ModelBreaker.Reconfigure] changes a breaker's settings with no
 // state written, and [StoreName] names a breaker by its primary and chain so

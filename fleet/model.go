@@ -22,15 +22,15 @@ type modelMirror struct {
 	st               fallback.State
 	f, s             int
 	ta, pst          int64 // trip time (-1 none), probe start
-	cen, sh, lf      int64 // rev 3: cooldown end (0 none), the streak's latest hint and failure time
+	cen, sh, lf      int64 // cooldown end (0 none), the streak's latest hint and failure time
 	cause            fallback.Cause
 	act, pr          bool
 	att              []int
 	dis              []bool
-	du               []int64    // rev 4: each manual disable's end (0: until enabled)
+	du               []int64    // each manual disable's end (0: until enabled)
 	dexp             int64      // the earliest end of a disable in force (0 none)
 	route            int        // Fallback: the active entry, -1 (no chain), -2 (exhausted)
-	hr               string     // rev 4: the latest hold's reason (shown while held)
+	hr               string     // the latest hold's reason (shown while held)
 	dr               []string   // each entry's latest disable's reason (shown while disabled)
 	rat              []reasonAt // the state version each reason was written at (the hold's, then the entries')
 }
@@ -61,7 +61,7 @@ type ModelBreaker struct {
 // use the same settings (above all the same chain) for the same name. A
 // Store holds one model breaker per name. The failure-rate window, slow
 // calls and retry budget of SEMANTICS §8 are kept per process by the
-// fallback.Manager (FLEET rev 3): to have them, build the Manager with
+// fallback.Manager (docs/FLEET.md): to have them, build the Manager with
 // fallback.New and [Store.ModelBackend]; a ModelBreaker used directly applies
 // them only while the store is down (its local manager).
 func (s *Store) Model(name string, fs fallback.Settings) (*ModelBreaker, error) {
@@ -132,7 +132,7 @@ func (m *ModelBreaker) routeOf(_ *modelMirror, att []int, dis []bool) int {
 	return -2
 }
 
-// extra is the rev-3 part of a script call: a failure's hint (store µs, 0
+// extra is the part of a script call that carries time and the turn's memory: a failure's hint (store µs, 0
 // none) and timeout flag, the turn's probed flag and slow models, and the
 // entry a hedge skips.
 type extra struct {
@@ -141,8 +141,8 @@ type extra struct {
 	probed bool
 	slow   string
 	skip   int
-	ttl    int64  // rev 4: hold, disable: µs from the store's now
-	reason string // rev 4: hold, disable
+	ttl    int64  // hold, disable: µs from the store's now
+	reason string // hold, disable
 }
 
 func b01(b bool) string {

@@ -22,7 +22,7 @@ type Turn struct {
 	probe  uint64
 	entry  int   // -1: the primary
 	dl     int64 // probe: the lease end, local Unix ns
-	issued int64 // when it was issued, store µs (rev 3: a timeout is dated then)
+	issued int64 // when it was issued, store µs (a timeout is dated then)
 	unc    bool  // a chain entry serving a turn in Primary: its verdict counts nothing
 }
 
@@ -107,7 +107,7 @@ func (t Turn) settle(op string, f fallback.Failure) {
 			kind = 2
 		}
 		x := extra{tmo: f.Timeout}
-		if f.Timeout && f.Elapsed > 0 { // rev 4: dated at the call's start, as the caller measured it
+		if f.Timeout && f.Elapsed > 0 { // dated at the call's start, as the caller measured it
 			t.issued = m.storeMicros() - f.Elapsed.Microseconds()
 		}
 		if !f.Hint.IsZero() {

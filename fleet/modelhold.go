@@ -12,7 +12,7 @@ import (
 	"github.com/loopctl/loopctl-go/fallback"
 )
 
-// Manual control of a shared model breaker (SEMANTICS §8.5, FLEET rev 3):
+// Manual control of a shared model breaker (SEMANTICS §8.5, docs/FLEET.md):
 // holds, releases and disables with an end are written through the store
 // like a trip, on the store's clock, so that every process routes by them
 // (each process's mirror has them within one pub/sub message) and they
@@ -46,7 +46,7 @@ func (m *ModelBreaker) tuned() *modelTune { return m.tune.Load() }
 // [fallback.Manager.Reconfigure] does: fs must have the same primary and
 // chain (else a [*fallback.ChainChangedError]) and is validated as
 // fallback.New validates it. The shared state is kept and nothing is
-// written: the replica stays attached to the same keys (FLEET rev 3), and a
+// written: the replica stays attached to the same keys (docs/FLEET.md), and a
 // running cooldown keeps its end. While the store is down the local manager
 // is reconfigured too. Every process should use the same settings; during a
 // rolling reload each applies its own to the events it runs.
@@ -240,7 +240,7 @@ func (m *ModelBreaker) expireDisables(c *modelMirror, now int64) {
 
 // StoreName returns a store name for a model breaker of primary and chain:
 // name, "@", and the first 16 hex digits of the SHA-256 of the primary and
-// the chain (GATEWAY §9.3, FLEET rev 3). A process that reloads a model
+// the chain (GATEWAY §9.3, docs/FLEET.md). A process that reloads a model
 // with the same primary and chain gets the same name, so it re-attaches to
 // the same keys and state; a changed primary or chain gets a new name, so
 // the state of the old chain is never read for the new one.

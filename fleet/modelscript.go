@@ -11,14 +11,14 @@ import "github.com/redis/rueidis"
 // primary), the failure kind (0 transient, 1 rate limit, 2 quota) or for
 // avail the entry, the avail flag (for failure, 1: trip, a process's
 // failure-rate window tripped, SEMANTICS §8.1), (tests only, else empty) a virtual time,
-// and (rev 3) the quota cooldown (µs), the failure's hint (µs, 0 none), its
+// and the quota cooldown (µs), the failure's hint (µs, 0 none), its
 // timeout flag, the ticket's issue time (µs), the turn's probed flag, the
 // models that failed the turn slowly (space-separated: 0 the primary, i+1
-// chain entry i) and for hedge the entry to skip, then (rev 4) a time to
-// live (µs from the store's now) and a reason. Ops (rev 3): begin routes
+// chain entry i) and for hedge the entry to skip, then a time to
+// live (µs from the store's now) and a reason. Ops: begin routes
 // a turn with memory; hedge issues a ticket for the first usable chain entry
-// that is not slow and not the skipped one (no cooldown step). Ops (rev 4,
-// SEMANTICS §8.5): hold (a trip whose cooldown ends at the later of now +
+// that is not slow and not the skipped one (no cooldown step). Manual ops
+// (SEMANTICS §8.5): hold (a trip whose cooldown ends at the later of now +
 // ttl and the running one, cause 3 manual; the reason goes to the hash field
 // hr), release (a hold in force ends now), disable (entry kind off until
 // now + ttl, or for good with ttl 0; the reason goes to dr<kind>; avail
@@ -36,14 +36,15 @@ import "github.com/redis/rueidis"
 // probe start, pq probe number, then n attempts and n disabled flags, then
 // cg the generation of the latest state change or reset and pv the
 // generation of the latest-issued ticket whose success on the primary was
-// counted (rev 2 stale failures: an older ticket's failure on the primary
+// counted (stale failures: an older ticket's failure on the primary
 // changes nothing). As in package fallback, g also moves on the first
-// failure after a clean streak and on every counted success. Then (rev 3)
+// failure after a clean streak and on every counted success. Then
 // cen the cooldown's end (0 none), cause (0 recovery timeout, 1 hint,
 // 2 quota, 3 manual), sh the latest hint of the current streak and lf its
-// latest failure time (0 none). A state of the rev-2 width is read with cen
-// = ta + cooldown. Rev 4 keeps the width of rev 3 (a process of revision 3
-// still reads the state during a rolling upgrade; it ignores what follows):
+// latest failure time (0 none). A state of the width before cen (written by a process
+// without quota cooldowns) is read with cen = ta + cooldown. The manual ops
+// keep that width (an older process still reads the state during a rolling
+// upgrade; it ignores what follows):
 // the disables' ends (n µs, 0 until enabled) live in the hash field d, the
 // reasons in hr and dr<i>. A change message is the state alone, or the
 // state, a newline, the disables' ends, a newline and a note: the item the
@@ -52,7 +53,7 @@ import "github.com/redis/rueidis"
 //
 // Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
-// flag (a chain entry serving a turn in Primary), then (rev 4) the n
+// flag (a chain entry serving a turn in Primary), then the n
 // disables' ends.
 const modelLua = `
 local key = KEYS[1]

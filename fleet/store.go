@@ -57,7 +57,7 @@ type Options struct {
 	// goroutine of the call that found the store down, outside every lock.
 	OnStoreChange func(up bool)
 	// Required makes [Dial] return an error when the store does not answer
-	// at start (FLEET rev 2). false: Dial returns a Store that is down at
+	// at start (docs/FLEET.md). false: Dial returns a Store that is down at
 	// once (its breakers follow Policy) and joins when the store answers.
 	// [New] ignores it: its client is the caller's.
 	Required bool
@@ -153,7 +153,7 @@ func newStore(o Options, fake func() int64) (*Store, error) {
 // Dial connects to the Redis at url (redis://host:port/db, rediss://, or
 // unix://; see rueidis.ParseURL) and returns a Store that owns the client:
 // Close closes it too. o.Client must be nil. A store that does not answer
-// at start is no error unless o.Required (FLEET rev 2, "Starting without
+// at start is no error unless o.Required (docs/FLEET.md, "Starting without
 // the store"): the Store is down from the start, with a client to one node
 // that connects when it can, and joins when the store answers.
 func Dial(url string, o Options) (*Store, error) {

@@ -60,7 +60,7 @@ type ToolBreaker struct {
 // the fleet must use the same settings for the same name. A Store holds one
 // breaker per name: a second call with the same name is an error. The
 // failure-rate window and slow calls of SEMANTICS §8 are kept per process by
-// the breaker.Breaker (FLEET rev 3): to have them, build it with breaker.New
+// the breaker.Breaker (docs/FLEET.md): to have them, build it with breaker.New
 // and [Store.ToolBackend]; a ToolBreaker used directly does not apply them.
 func (s *Store) Tool(bs breaker.Settings) (*ToolBreaker, error) {
 	if err := bs.Validate(); err != nil {

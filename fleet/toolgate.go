@@ -98,7 +98,7 @@ func (b *ToolBreaker) refusal(st breaker.State, d int64) error {
 // generation when it was issued (the start order of its call) and whether it
 // holds the probe slot; the probe's generation is its fencing token: only the
 // current probe's verdict can close the breaker. It also carries when it was
-// issued (a timeout is dated at it: SEMANTICS §1, rev 3). The zero Permit is
+// issued (a timeout is dated at it: SEMANTICS §1). The zero Permit is
 // valid and its methods do nothing.
 type Permit struct {
 	b     *ToolBreaker // nil: the zero Permit (and FailOpen's): settling does nothing

@@ -2,14 +2,14 @@ package fleet
 
 import "github.com/redis/rueidis"
 
-// toolLua applies one event to a shared tool breaker (SEMANTICS §1, rev 3),
+// toolLua applies one event to a shared tool breaker (SEMANTICS §1),
 // atomically, on the store's clock. KEYS[1] is the breaker's hash. ARGV:
 // op (allow, success, failure, timeout, cancel, sync, reset), threshold,
 // cooldown (µs), lease (µs), channel, the permit's probe flag, generation and
 // issue time (µs; a probe: its grant), (tests only, else empty) a virtual
-// time replacing TIME, and (rev 4) the trip flag: 1 when the process's
+// time replacing TIME, and the trip flag: 1 when the process's
 // failure-rate window tripped on this verdict (SEMANTICS §8.1, §8.2; the
-// window is kept per process, FLEET rev 3), so that after a success or a
+// window is kept per process, docs/FLEET.md), so that after a success or a
 // counted failure a closed breaker trips as on the threshold (a success's
 // trip dated now). A failure is dated now; a timeout at its permit's
 // issue, a probe's timeout at the earlier of now and its lease end; the last

@@ -174,9 +174,9 @@ func (g *Gateway) routeOf(name string) *route {
 	if rt := g.models[name]; rt != nil {
 		return rt
 	}
-	g.directMu.RLock()
-	defer g.directMu.RUnlock()
-	return g.direct[name]
+	g.direct.mu.RLock()
+	defer g.direct.mu.RUnlock()
+	return g.direct.routes[name]
 }
 
 // writeJSON writes v as JSON with status.

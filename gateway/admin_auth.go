@@ -14,21 +14,21 @@ import (
 // log), "" when none was needed or the key is a client key.
 func (g *Gateway) adminAuthorized(w http.ResponseWriter, r *http.Request) (name string, ok bool) {
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
-	if i := matchKey(presented(r, true), g.admin); i >= 0 {
-		return g.adminNames[i], true
+	if i := matchKey(presented(r, true), g.admins.keys); i >= 0 {
+		return g.admins.names[i], true
 	}
 	switch {
-	case len(g.admin) == 0 && len(g.keys) == 0 && (read || loopbackRemote(r)):
+	case len(g.admins.keys) == 0 && len(g.clients.keys) == 0 && (read || loopbackRemote(r)):
 		return "", true
-	case read && len(g.admin) == 0 && matchKey(presented(r, true), g.keys) >= 0:
+	case read && len(g.admins.keys) == 0 && matchKey(presented(r, true), g.clients.keys) >= 0:
 		return "", true
-	case !read && len(g.admin) == 0:
+	case !read && len(g.admins.keys) == 0:
 		writeOpenAIError(w, http.StatusForbidden, apiError{Message: "admin writes need one of admin_keys, and this gateway has none (add admin_keys to the config)", Type: "permission_error", Code: "no_admin_keys"})
 		return "", false
 	}
 	w.Header().Set("WWW-Authenticate", `Basic realm="loopctl gateway admin"`)
 	what := "a key"
-	if !read || len(g.admin) > 0 {
+	if !read || len(g.admins.keys) > 0 {
 		what = "one of admin_keys"
 	}
 	writeOpenAIError(w, http.StatusUnauthorized, apiError{Message: "this endpoint needs " + what + " (Authorization: Bearer <key>)", Type: "authentication_error", Code: "invalid_api_key"})

@@ -9,26 +9,23 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
 // headers sets the gateway's own response headers.
 func (x *exchange) headers(h http.Header) {
-	switch {
-	case x.servedHdr != nil:
-		h["X-Loopctl-Model"] = x.servedHdr
-	case x.served != "":
-		h["X-Loopctl-Model"] = []string{x.served}
+	if tg := x.walk.last; tg != nil {
+		h["X-Loopctl-Model"] = tg.hdr
 	}
-	if x.translated != "" || x.skipped != nil || x.refused != "" {
+	if x.out.translated != "" || x.walk.skips.list != nil || x.out.refused != "" {
 		x.translationHeaders(h)
 	}
-	if x.attempts >= 0 && x.attempts < len(attemptsHdr) {
-		h["X-Loopctl-Attempts"] = attemptsHdr[x.attempts]
+	if x.walk.attempts >= 0 && x.walk.attempts < len(attemptsHdr) {
+		h["X-Loopctl-Attempts"] = attemptsHdr[x.walk.attempts]
 	} else {
-		h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.attempts)}
+		h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.walk.attempts)}
 	}
 }
 
@@ -53,8 +50,8 @@ func (x *exchange) writeResult(res *result) {
 	h := x.w.Header()
 	copyHeader(h, res.resp.Header)
 	x.headers(h)
-	x.length[0] = strconv.Itoa(res.body.Len())
-	h["Content-Length"] = x.length[:]
+	x.out.length[0] = strconv.Itoa(res.body.Len())
+	h["Content-Length"] = x.out.length[:]
 	x.w.WriteHeader(res.resp.StatusCode)
 	_, _ = x.w.Write(res.body.Bytes())
 }
@@ -70,11 +67,11 @@ func (x *exchange) exhausted(err error) {
 	x.headers(x.w.Header())
 	retryHeaders(x.w.Header(), int64(wait))
 	status := http.StatusServiceUnavailable
-	if x.wire.xl == xlate.Messages {
+	if x.in.endpoint.wire == wire.Messages {
 		status = 529
 	}
 	e := apiError{Message: err.Error(), Type: "fallback_exhausted", Code: "fallback_exhausted"}
-	x.wire.writeError(x.w, status, e)
+	x.in.endpoint.writeError(x.w, status, e)
 	x.done(outcomeExhausted, status, e.Message)
 }
 
@@ -84,20 +81,20 @@ func (x *exchange) exhausted(err error) {
 // the request is answered at once with Retry-After until the model may be
 // probed, as an exhausted chain is (GATEWAY.md §3, §6).
 func (x *exchange) refuseOpen() bool {
-	if !x.rt.direct || !x.wire.verdict {
+	if !x.in.rt.direct || !x.in.endpoint.settles {
 		return false
 	}
-	s := x.rt.mgr.Snapshot()
+	s := x.in.rt.mgr.Snapshot()
 	now := x.g.now()
 	if s.State != fallback.Fallback || !now.Before(s.CooldownEnds) {
 		return false
 	}
-	ee := &fallback.ExhaustedError{Primary: x.rt.settings.Primary, State: s.State,
+	ee := &fallback.ExhaustedError{Primary: x.in.rt.settings.Primary, State: s.State,
 		ProbeAt: s.CooldownEnds, RetryIn: s.CooldownEnds.Sub(now)}
 	if x.byOperator(ee, nil) {
 		return true
 	}
-	x.g.m.call(x.rt.name, loopmetrics.Refused)
+	x.g.m.call(x.in.rt.name, metrics.Refused)
 	x.exhausted(ee)
 	return true
 }
@@ -125,7 +122,7 @@ func (x *exchange) fail(err error) {
 	var ue *upstreamError
 	lim, wait := limitOf(err, x.g.now())
 	switch {
-	case lim == retry.Overload && x.wire.xl == xlate.Messages:
+	case lim == retry.Overload && x.in.endpoint.wire == wire.Messages:
 		status, outcome = 529, outcomeRateLimit
 	case lim != retry.NoLimit:
 		status, e.Type, outcome = http.StatusTooManyRequests, "rate_limit_error", outcomeRateLimit
@@ -152,43 +149,43 @@ func (x *exchange) fail(err error) {
 		}
 		retryHeaders(h, int64(wait))
 	}
-	x.wire.writeError(x.w, status, e)
+	x.in.endpoint.writeError(x.w, status, e)
 	x.done(outcome, status, e.Message)
 }
 
 // done records the request: metrics and one log line.
 func (x *exchange) done(outcome string, status int, msg string) {
-	total := time.Since(x.start)
+	total := time.Since(x.in.start)
 	model := ""
-	if x.rt != nil {
-		model = x.rt.name
+	if x.in.rt != nil {
+		model = x.in.rt.name
 	}
-	x.g.m.request(x.wire.api, model, x.served, outcome, total-x.upstream)
+	x.g.m.request(x.in.endpoint.label, model, x.walk.servedBy(), outcome, total-x.walk.upstream)
 	if x.g.log == nil {
 		return
 	}
 	if model == "" {
-		model = logName(x.req.model) // refused before routing: the name it gave (never a metric label)
+		model = logName(x.in.req.model) // refused before routing: the name it gave (never a metric label)
 	}
 	level := slog.LevelInfo
 	if outcome != outcomeSuccess && outcome != outcomeCancel {
 		level = slog.LevelWarn
 	}
 	attrs := []slog.Attr{
-		slog.String("api", x.wire.api),
+		slog.String("api", x.in.endpoint.label),
 		slog.String("model", model),
-		slog.String("served", x.served),
-		slog.Int("attempts", x.attempts),
+		slog.String("served", x.walk.servedBy()),
+		slog.Int("attempts", x.walk.attempts),
 		slog.Int("status", status),
 		slog.String("outcome", outcome),
-		slog.Bool("stream", x.req.stream),
+		slog.Bool("stream", x.in.req.stream),
 		slog.Duration("duration", total),
 	}
-	if x.client != "" {
-		attrs = append(attrs, slog.String("client", x.client))
+	if x.in.client != "" {
+		attrs = append(attrs, slog.String("client", x.in.client))
 	}
-	if x.translated != "" {
-		attrs = append(attrs, slog.String("translated", x.translated))
+	if x.out.translated != "" {
+		attrs = append(attrs, slog.String("translated", x.out.translated))
 	}
 	if msg != "" && outcome != outcomeSuccess {
 		attrs = append(attrs, slog.String("error", msg))
@@ -203,4 +200,17 @@ func responseID(body []byte) string {
 	}
 	_ = json.Unmarshal(body, &r)
 	return r.ID
+}
+
+// logName returns a client's model name as it may appear in a log: at most
+// MaxModelName bytes, with every byte that is not printable ASCII escaped.
+func logName(s string) string {
+	if validModelName(s) {
+		return s
+	}
+	if len(s) > MaxModelName {
+		s = s[:MaxModelName] + "..."
+	}
+	q := strconv.QuoteToASCII(s)
+	return q[1 : len(q)-1]
 }

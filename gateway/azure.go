@@ -14,11 +14,11 @@ import (
 // Without api_version, Azure's v1 API is base_url …/openai/v1 as any
 // openai upstream.
 
-// azureURL returns the URL of a request for deployment on wire w of an
+// azureURL returns the URL of a request for deployment on endpoint w of an
 // Azure OpenAI upstream whose base URL is base, with api-version version.
-func azureURL(base, deployment, version string, w *wire) (*url.URL, error) {
+func azureURL(base, deployment, version string, w *endpoint) (*url.URL, error) {
 	path := "/openai/deployments/" + url.PathEscape(deployment) + w.path
-	if w == wireResponses {
+	if w == responsesEndpoint {
 		path = "/openai/responses"
 	}
 	return url.Parse(base + path + "?api-version=" + url.QueryEscape(version))

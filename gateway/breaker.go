@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
 // ticket is one attempt's turn ticket of a route's breaker (a
@@ -46,7 +46,7 @@ func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 // and in the metrics.
 func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {
 	t.SuccessAfter(firstContent)
-	if x.wire.verdict {
-		x.g.m.call(x.rt.name, loopmetrics.Success)
+	if x.in.endpoint.settles {
+		x.g.m.call(x.in.rt.name, metrics.Success)
 	}
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/dashboard"
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -31,7 +30,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := g.buildPolicy(cfg.Retry, opt.Rand); err != nil {
 		return nil, err
 	}
-	g.m = newMetrics(opt.Registry)
+	g.m = newMeters(opt.Registry)
 	g.m.reg.MustRegister(openUntil{g})
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
@@ -39,8 +38,8 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := g.addModels(cfg.Models); err != nil {
 		return nil, err
 	}
-	g.modelList = modelList(cfg.Models)
-	g.anthropicModels = anthropicModelList(cfg.Models)
+	g.lists.openai = modelList(cfg.Models)
+	g.lists.anthropic = anthropicModelList(cfg.Models)
 	g.transport = g.upstreamTransport(opt.Transport)
 	return g, nil
 }
@@ -54,20 +53,24 @@ func newGateway(cfg Config, opt Options) *Gateway {
 		now:       opt.Now,
 		upstreams: map[string]*upstream{},
 		models:    map[string]*route{},
-		direct:    map[string]*route{},
-		maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
-		request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
-		total:     orDefault(cfg.Timeouts.Total, DefaultTotal),
-		budget:    Retry{Budget: cfg.Retry.Budget, BudgetBurst: cfg.Retry.BudgetBurst},
-		firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
-		idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
-		maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
-		maxDirect: max(int(orDefault(int64(cfg.Limits.MaxDirect), DefaultMaxDirect)), 0),
-		targets:   map[string]bool{},
-		log:       opt.Logger,
-		pins:      newPins(opt.Responses),
+		direct: directRoutes{
+			routes:  map[string]*route{},
+			max:     max(int(orDefault(int64(cfg.Limits.MaxDirect), DefaultMaxDirect)), 0),
+			targets: map[string]bool{},
+		},
+		limits: limits{
+			maxBody:   orDefault(cfg.Limits.MaxBody, DefaultMaxBody),
+			maxResp:   orDefault(cfg.Limits.MaxResponse, DefaultMaxResponse),
+			request:   orDefault(cfg.Timeouts.Request, DefaultRequest),
+			total:     orDefault(cfg.Timeouts.Total, DefaultTotal),
+			firstByte: orDefault(cfg.Timeouts.FirstByte, DefaultFirstByte),
+			idle:      orDefault(cfg.Timeouts.Idle, DefaultIdle),
+		},
+		retries: retries{budget: Retry{Budget: cfg.Retry.Budget, BudgetBurst: cfg.Retry.BudgetBurst}},
+		log:     opt.Logger,
+		pins:    newPins(opt.Responses),
 	}
-	g.held.limit = max(g.maxResp, g.maxBody) * ResponseBudgetFactor
+	g.held.limit = max(g.limits.maxResp, g.limits.maxBody) * ResponseBudgetFactor
 	if g.now == nil {
 		g.now = time.Now
 	}
@@ -84,14 +87,14 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	var ps problems
 	for i, k := range cfg.ClientKeys {
 		if key, ok := ps.clientKey("client_keys", i, k, getenv); ok {
-			g.keys = append(g.keys, sha256.Sum256([]byte(key)))
-			g.keyNames = append(g.keyNames, k.Name)
+			g.clients.keys = append(g.clients.keys, sha256.Sum256([]byte(key)))
+			g.clients.names = append(g.clients.names, k.Name)
 		}
 	}
 	for i, k := range cfg.AdminKeys {
 		if key, ok := ps.clientKey("admin_keys", i, k, getenv); ok {
-			g.admin = append(g.admin, sha256.Sum256([]byte(key)))
-			g.adminNames = append(g.adminNames, k.Name)
+			g.admins.keys = append(g.admins.keys, sha256.Sum256([]byte(key)))
+			g.admins.names = append(g.admins.names, k.Name)
 		}
 	}
 	for i, u := range cfg.Upstreams {
@@ -165,7 +168,7 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 // buildPolicy sets the retry ladder every route starts from, from r and the
 // random source rnd.
 func (g *Gateway) buildPolicy(r Retry, rnd func() float64) error {
-	g.policy = retry.Policy{
+	g.retries.policy = retry.Policy{
 		MaxRetries:       r.MaxRetries,
 		BaseDelay:        r.BaseDelay,
 		MaxDelay:         r.MaxDelay,
@@ -173,7 +176,7 @@ func (g *Gateway) buildPolicy(r Retry, rnd func() float64) error {
 		RateLimitWait:    rateLimitWait(r.RateLimitWait),
 		Rand:             rnd,
 	}
-	if err := g.policy.Validate(); err != nil {
+	if err := g.retries.policy.Validate(); err != nil {
 		return &ConfigError{Problems: []Problem{{Path: "retry", Message: strings.TrimPrefix(err.Error(), "retry: ")}}}
 	}
 	return nil
@@ -210,29 +213,10 @@ func (g *Gateway) addModels(models []Model) error {
 		g.models[m.Name] = rt
 		g.order = append(g.order, rt)
 		for ref := range rt.targets {
-			g.targets[ref] = true
+			g.direct.targets[ref] = true
 		}
 	}
 	return nil
-}
-
-// modelList is the body of GET /v1/models: the configured models.
-func modelList(models []Model) []byte {
-	type entry struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}
-	list := struct {
-		Object string  `json:"object"`
-		Data   []entry `json:"data"`
-	}{Object: "list", Data: []entry{}}
-	for _, m := range models {
-		list.Data = append(list.Data, entry{ID: m.Name, Object: "model", OwnedBy: "loopctl"})
-	}
-	b, _ := json.Marshal(list)
-	return b
 }
 
 // upstreamTransport returns the upstream transport: rt, or nil for the
@@ -309,9 +293,9 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 		rt.openai = rt.openai || tg.up != nil && tg.up.api == APIOpenAI
 	}
 	rt.refusals = m.OnRefusal == "fallback"
-	rt.policy = g.policy
-	rt.noRetry = g.budget.Budget == RetryBudgetNone
-	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, loopmetrics.Model)
+	rt.policy = g.retries.policy
+	rt.noRetry = g.retries.budget.Budget == RetryBudgetNone
+	rt.policy.OnRetry = g.m.breakers.RetryHook(m.Name, metrics.Model)
 	return rt, nil
 }
 
@@ -336,8 +320,8 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		RateMinCalls:            b.RateMinCalls,
 		SlowCallAfter:           b.SlowCallAfter,
 		SlowCallRate:            b.SlowCallRate,
-		RetryBudget:             retryFeed(g.budget),
-		RetryBudgetBurst:        g.budget.BudgetBurst,
+		RetryBudget:             retryFeed(g.retries.budget),
+		RetryBudgetBurst:        g.retries.budget.BudgetBurst,
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {

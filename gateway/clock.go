@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -181,3 +182,5 @@ func (p *clockTimers) put(ct *clockTimer) {
 	ct.clock.Store(nil)
 	p.pool.Put(ct)
 }
+
+var errIdle = errors.New("upstream sent nothing for timeouts.idle")

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/aws/smithy-go/encoding/httpbinding"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // The Anthropic family's other hosts (docs/GATEWAY.md §10.2): Amazon
@@ -109,7 +109,7 @@ func (ps *problems) cloudProblems(p string, u Upstream) {
 }
 
 // url returns the URL of a request for model on wire w.
-func (c *cloud) url(model string, w *wire, stream bool) (*url.URL, error) {
+func (c *cloud) url(model string, w *endpoint, stream bool) (*url.URL, error) {
 	var path string
 	switch {
 	case c.api == APIBedrock:
@@ -118,7 +118,7 @@ func (c *cloud) url(model string, w *wire, stream bool) (*url.URL, error) {
 			action = "invoke-with-response-stream"
 		}
 		path = "/model/" + httpbinding.EscapePath(model, true) + "/" + action
-	case w == wireCountTokens:
+	case w == countTokensEndpoint:
 		path = c.vertexModels() + "count-tokens:rawPredict"
 	default:
 		action := ":rawPredict"
@@ -141,9 +141,9 @@ func (c *cloud) vertexModels() string {
 // does not take (count_tokens keeps its model: its path names none), with
 // its anthropic_version and, for Bedrock, the allowed anthropic-beta flags
 // of the request's headers h as anthropic_beta.
-func (c *cloud) body(b []byte, h http.Header, w *wire) []byte {
+func (c *cloud) body(b []byte, h http.Header, w *endpoint) []byte {
 	drop := c.drop
-	if w == wireCountTokens {
+	if w == countTokensEndpoint {
 		drop = []string{"anthropic_version"}
 	}
 	out := make([]byte, 0, len(b)+64)
@@ -184,27 +184,27 @@ func (c *cloud) allowedBetas(h http.Header) []string {
 // and closes the object. b is valid JSON (the gateway scanned it or wrote
 // it).
 func appendMembers(out, b []byte, drop []string) []byte {
-	i := xlate.SkipSpace(b, 0)
+	i := wire.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return append(out, '}')
 	}
 	i++
 	for {
-		i = xlate.SkipSpace(b, i)
+		i = wire.SkipSpace(b, i)
 		if i >= len(b) || b[i] != '"' {
 			break
 		}
 		ks := i
-		i = xlate.SkipString(b, i)
+		i = wire.SkipString(b, i)
 		key, err := strconv.Unquote(string(b[ks:i]))
-		i = xlate.SkipSpace(b, i) + 1 // the colon
-		i = xlate.SkipSpace(b, i)
-		i = xlate.SkipValue(b, i)
+		i = wire.SkipSpace(b, i) + 1 // the colon
+		i = wire.SkipSpace(b, i)
+		i = wire.SkipValue(b, i)
 		if err != nil || !slices.Contains(drop, key) {
 			out = append(out, ',')
 			out = append(out, b[ks:i]...)
 		}
-		i = xlate.SkipSpace(b, i)
+		i = wire.SkipSpace(b, i)
 		if i < len(b) && b[i] == ',' {
 			i++
 		}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -91,7 +91,7 @@ func bedrockKind(status int, name, message string) cloudError {
 // (its type kept), Google's ({"error": {"code", "message", "status"}},
 // alone or in a list) maps by its status.
 func vertexError(status int, _ http.Header, body []byte) cloudError {
-	typ, _, msg := xlate.ErrorMessage(xlate.Messages, body)
+	typ, _, msg := wire.ErrorMessage(wire.Messages, body)
 	var g struct {
 		Error struct {
 			Message string `json:"message"`
@@ -125,7 +125,7 @@ func (ce cloudError) body(api string) []byte {
 	if ce.name != "" {
 		msg = api + ": " + ce.name + ": " + msg
 	}
-	return xlate.ErrorBody(xlate.Messages, ce.status, ce.typ, "", strings.TrimSuffix(msg, ": "))
+	return wire.ErrorBody(wire.Messages, ce.status, ce.typ, "", strings.TrimSuffix(msg, ": "))
 }
 
 // answerError is the attempt's error for a cloud's error answer resp

@@ -118,14 +118,14 @@ func TestCloudBodyRules(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		c    *cloud
-		w    *wire
+		w    *endpoint
 		h    http.Header
 		want string
 	}{
-		{"bedrock", bedrock, wireMessages, betas, `{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["interleaved-thinking-2025-05-14","context-1m-2025-08-07"],"max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
-		{"bedrock without betas", bedrock, wireMessages, http.Header{"Anthropic-Beta": {"claude-code-20250219"}}, `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
-		{"vertex", vertex, wireMessages, betas, `{"anthropic_version":"vertex-2023-10-16","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
-		{"vertex count-tokens", vertex, wireCountTokens, nil, `{"anthropic_version":"vertex-2023-10-16","model" : "m","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
+		{"bedrock", bedrock, messagesEndpoint, betas, `{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["interleaved-thinking-2025-05-14","context-1m-2025-08-07"],"max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
+		{"bedrock without betas", bedrock, messagesEndpoint, http.Header{"Anthropic-Beta": {"claude-code-20250219"}}, `{"anthropic_version":"bedrock-2023-05-31","max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
+		{"vertex", vertex, messagesEndpoint, betas, `{"anthropic_version":"vertex-2023-10-16","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
+		{"vertex count-tokens", vertex, countTokensEndpoint, nil, `{"anthropic_version":"vertex-2023-10-16","model" : "m","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"a \"model\": b"}]}`},
 	} {
 		if got := string(tc.c.body([]byte(in), tc.h, tc.w)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
@@ -135,7 +135,7 @@ func TestCloudBodyRules(t *testing.T) {
 		"anthropic.claude-3-haiku-20240307-v1:0":                              "/model/anthropic.claude-3-haiku-20240307-v1%3A0/invoke",
 		"arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.x-v1:0": "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123%3Ainference-profile%2Fus.anthropic.x-v1%3A0/invoke",
 	} {
-		u, _ := bedrock.url(model, wireMessages, false)
+		u, _ := bedrock.url(model, messagesEndpoint, false)
 		if u.EscapedPath() != want {
 			t.Errorf("%s: %s, want %s", model, u.EscapedPath(), want)
 		}

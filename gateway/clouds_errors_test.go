@@ -109,7 +109,7 @@ func streamErrorOf(t *testing.T, model string) error {
 	bedrockScripted(rec, model, "invoke-with-response-stream")
 	resp := &http.Response{Header: http.Header{"Content-Type": {eventstreamType}}, Body: io.NopCloser(&rec.buf)}
 	adaptStream(resp)
-	st := newStream(resp.Body, wireMessages)
+	st := newStream(resp.Body, messagesEndpoint)
 	defer st.release()
 	for {
 		ev, err := st.next()

@@ -163,9 +163,9 @@ type Breaker struct {
 	RecoverySuccesses int           // 0: 2
 	MaxFailCount      int           // 0: 2
 	ProbeTimeout      time.Duration // 0: 5m
-	QuotaCooldown     time.Duration // 0: 10m (SEMANTICS §3 rev 3: open this long after a quota failure without a hint)
+	QuotaCooldown     time.Duration // 0: 10m (SEMANTICS §3: open this long after a quota failure without a hint)
 	// The failure-rate window of SEMANTICS §8.1 and the slow calls of §8.2
-	// (rev 4, opt-in; see [fallback.Settings]).
+	// (opt-in; see [fallback.Settings]).
 	FailureRate   float64       // 0: off; else in (0, 1]
 	RateWindow    time.Duration // 0: 30s
 	RateMinCalls  int           // 0: 20

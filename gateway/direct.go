@@ -17,43 +17,43 @@ func (g *Gateway) lookup(name string) (*route, error) {
 		return rt, nil
 	}
 	upName, model, ok := strings.Cut(name, "/")
-	if !ok || model == "" || g.upstreams[upName] == nil || g.maxDirect == 0 {
+	if !ok || model == "" || g.upstreams[upName] == nil || g.direct.max == 0 {
 		return nil, nil
 	}
-	g.directMu.RLock()
-	rt := g.direct[name]
-	g.directMu.RUnlock()
+	g.direct.mu.RLock()
+	rt := g.direct.routes[name]
+	g.direct.mu.RUnlock()
 	if rt != nil {
-		rt.used.Store(g.tick.Add(1))
+		rt.used.Store(g.direct.tick.Add(1))
 		return rt, nil
 	}
-	g.directMu.Lock()
-	defer g.directMu.Unlock()
-	if rt = g.direct[name]; rt != nil {
-		rt.used.Store(g.tick.Add(1))
+	g.direct.mu.Lock()
+	defer g.direct.mu.Unlock()
+	if rt = g.direct.routes[name]; rt != nil {
+		rt.used.Store(g.direct.tick.Add(1))
 		return rt, nil
 	}
-	if len(g.direct) >= g.maxDirect {
+	if len(g.direct.routes) >= g.direct.max {
 		victim, wait := g.victim()
 		if victim == nil {
 			return nil, &localError{status: http.StatusTooManyRequests, retry: wait, e: apiError{
 				Message: "every direct upstream/model slot (limits.max_direct) holds an open breaker; try again later or use a configured model",
 				Type:    "rate_limit_error", Param: "model", Code: "direct_models_busy"}}
 		}
-		delete(g.direct, victim.name)
+		delete(g.direct.routes, victim.name)
 		g.m.breakers.RemoveManager(victim.name)
 		if r, ok := victim.settings.Backend.(interface{ Release() }); ok {
 			r.Release() // e.g. a fleet.Store forgets the evicted breaker
 		}
-		g.m.forget(victim.name, g.targets[victim.name])
+		g.m.forget(victim.name, g.direct.targets[victim.name])
 	}
 	rt, err := g.newRoute(Model{Name: name, Primary: name})
 	if err != nil {
 		return nil, nil
 	}
-	rt.used.Store(g.tick.Add(1))
+	rt.used.Store(g.direct.tick.Add(1))
 	rt.direct = true
-	g.direct[name] = rt
+	g.direct.routes[name] = rt
 	return rt, nil
 }
 
@@ -64,7 +64,7 @@ func (g *Gateway) victim() (*route, time.Duration) {
 	var best *route
 	wait := time.Duration(1<<63 - 1)
 	now := g.now()
-	for _, rt := range g.direct {
+	for _, rt := range g.direct.routes {
 		b := rt.mgr
 		if b.State() != fallback.Primary {
 			rec := rt.settings.RecoveryTimeout

@@ -5,30 +5,41 @@
 //
 // # Reading the code: one request's path
 //
+// A request in flight is an exchange in three parts, split by lifetime:
+// its intake (what the gateway decided before the first attempt, read-only
+// after), its walk (the attempts over the route's candidates and what each
+// did) and its reply (what was written beyond the answer). The words are
+// those of the repository's docs/ARCHITECTURE.md.
+//
 //  1. [Gateway.ServeHTTP] (serve.go) applies the doors (admit) and picks the
-//     endpoint; a model wire (wire.go: chat, responses, messages,
-//     embeddings, count_tokens) goes to serveWire (exchange.go).
-//  2. serveWire authenticates, reads the body within limits.max_body
-//     (readBody in intake.go, hold.go's byte budget) and scans it
-//     (scan.go: model, stream, previous_response_id); route (intake.go)
-//     finds the model's breaker.
-//  3. run (exchange.go) walks the attempt budget: each turn of the breaker
-//     (breaker.go) names a target; attempt translates the body when the
-//     target speaks another wire (translate.go, package
-//     gateway/internal/wire) and sends it through the retry ladder (send,
-//     upstream.go) under the attempt's clock (clock.go); hedge.go races a
-//     second model. post (post.go) authenticates each request (auth.go:
-//     static keys, SigV4, Google tokens, a token helper) and, for Bedrock
-//     and Vertex AI (cloud.go: paths and body rules; clouderrors.go: their
+//     endpoint (endpoint.go: chat, responses, messages, embeddings,
+//     count_tokens); a model endpoint goes to serveWire (exchange.go).
+//  2. serveWire does the intake: the client's key, the body within
+//     limits.max_body (readBody in intake.go, bytebudget.go), what the body
+//     says (scan.go: model, stream, previous_response_id), and the route
+//     and attempt budget (route in intake.go).
+//  3. run (exchange.go) walks the attempt budget: each attempt begins a
+//     ticket of the model breaker (breaker.go) naming a candidate; pick
+//     passes or stops at candidates by what the walk knows (walk.go);
+//     attempt translates the body when the candidate speaks another wire
+//     (translate.go, package gateway/internal/wire) and sends it through
+//     the retry ladder (send, upstream.go; the retry budget:
+//     retrybudget.go) under the attempt's clock (clock.go) and the
+//     request's deadline (deadline.go); hedge.go races a second candidate.
+//     post (post.go) authenticates each upstream request (auth.go: static
+//     keys, SigV4, Google tokens, a token helper) and, for Bedrock and
+//     Vertex AI (cloud.go: paths and body rules; clouderrors.go: their
 //     errors; eventstream.go: Bedrock's frames as Messages SSE), speaks the
 //     cloud's differences from Anthropic's API (docs/GATEWAY.md §10).
-//  4. send reads the answer up to the commit point: a whole body, or a
-//     stream's first content (stream.go), translated when the request was.
-//  5. conclude (exchange.go) settles the turn: a served answer is written
-//     (answer.go) or pumped event by event (pump.go); a failure is
-//     classified (turn.go, one classifier: retry.LimitOf) and the next
-//     attempt runs; a request no model served gets the wire's error
-//     (answer.go: fail, exhausted) in the client's own shape (wire.go).
+//  4. send reads the answer up to the commit point: a whole body
+//     (bytebudget.go), or a stream's first content (stream.go), translated
+//     when the request was.
+//  5. conclude (exchange.go) settles the ticket: a served answer is written
+//     (answer.go) or pumped event by event (pump.go); a failure gets its
+//     verdict (verdict.go, one classifier: retry.LimitOf) and the next
+//     attempt runs; a request no candidate served gets the wire's error
+//     (answer.go: fail, exhausted; localerror.go) in the client's own
+//     shape (endpoint.go).
 //  6. done (answer.go) counts it (metrics.go) and logs one line.
 //
 // A [Gateway] is built from a [Config] (parsed from YAML with [ParseConfig]

@@ -7,14 +7,13 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // Outcomes of a request, the outcome label of loopctl_gateway_requests_total.
@@ -29,66 +28,57 @@ const (
 	outcomeInvalid     = "invalid"      // refused before routing (auth, JSON, model)
 )
 
-// exchange is one client request in flight.
+// exchange is one client request in flight, in three parts by lifetime:
+// what intake decided (read-only once the walk starts), the walk over the
+// route's candidates (attempt by attempt), and what was written to the
+// client. Data travels between the steps through these values, so each
+// step's inputs are the parts it reads.
 type exchange struct {
-	g        *Gateway
-	w        http.ResponseWriter
-	r        *http.Request
-	wire     *wire
-	rt       *route
-	req      request
-	budget   int // attempts (breaker turns) this request may take
-	start    time.Time
-	upstream time.Duration // time spent waiting on upstreams (the ladder included)
-	attempts int
-	served   string // upstream/model that served or failed last
-	// servedHdr is served as a header value (its target's, shared).
-	servedHdr []string
-	body      io.LimitedReader // the client's body, read within limits.max_body
-	length    [1]string        // the Content-Length header's value
+	g    *Gateway
+	w    http.ResponseWriter
+	r    *http.Request
+	in   intake
+	walk walk
+	out  reply
+}
+
+// intake is what the gateway decided about a request before its first
+// attempt: its endpoint and client, what its body says, its route and how
+// many attempts it may take. Nothing changes it once the walk starts, so
+// an attempt on its own goroutine (hedging) may read it.
+type intake struct {
+	endpoint  *endpoint
 	client    string
-	respID    string // Responses: the id of the response being streamed
+	start     time.Time
+	req       request          // what scan found in the body
+	body      io.LimitedReader // the client's body, read within limits.max_body
+	rt        *route
+	budget    int  // attempts (breaker turns) the request may take
+	pinned    bool // a previous_response_id request: its model only
+	unchecked bool // the body has not been checked with json.Valid (translatesFirst)
+}
 
-	// SEMANTICS §7: the request's turn memory, deadline, the models that
-	// failed it slowly and the earliest time one said it may serve again.
-	att     fallback.Attempts
-	dctx    deadlineContext
-	slow    map[string]bool
-	serveAt time.Time
-	pinned  bool // a previous_response_id request: its model only
-
-	// Chains across wires (§8): the entries the request routed past with
-	// no verdict (skipped, or a translated entry's rejection), the first
-	// parameter an entry could not express, the last rejection and the
-	// wire it came in, and the served answer's translation headers.
-	passed       map[string]bool
-	failedEntry  map[string]bool // chain entries that failed this request
-	failedOn     map[string]bool // models that failed an attempt of this request (§8.3)
-	refusedMu    sync.Mutex
-	refusedOn    map[string]bool // models whose retry budget refused a retry of this request
-	skipped      []string
-	skipParam    string
-	skipWhy      string // the first skip's reason, when the request did not decode
-	rejected     *upstreamError
-	rejectedWire *wire
-	translated   string
-	dropped      []string
-	refused      string
-	unchecked    bool      // the body has not been checked with json.Valid (translatesFirst)
-	checkOnce    sync.Once // validBody's json.Valid, run once (attempts may run at once: hedging)
-	valid        bool
+// reply is what the gateway wrote, or is about to write, to the client
+// beyond the answer itself: the headers of a translated answer and of the
+// response being streamed.
+type reply struct {
+	translated string   // x-loopctl-translated: <client wire>-><upstream wire>
+	dropped    []string // x-loopctl-dropped: parameters the translation dropped
+	refused    string   // x-loopctl-refused: the entry whose refusal fell back
+	respID     string   // Responses: the id of the response being streamed
+	length     [1]string
 }
 
 // serveWire serves a POST on wire wi: it authenticates, reads and scans the
 // body, routes the model and runs the attempt loop.
-func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
-	x := exchange{g: g, w: w, r: r, wire: wi, start: time.Now()}
+func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *endpoint) {
+	x := exchange{g: g, w: w, r: r, in: intake{endpoint: wi, start: time.Now()}}
 	name, ok := g.clientName(r)
 	if !ok {
 		x.refuse(http.StatusUnauthorized, apiError{Message: "missing or invalid API key (send Authorization: Bearer <key> or x-api-key: <key>)", Type: "authentication_error", Code: "invalid_api_key"})
 		return
 	}
-	x.client = name
+	x.in.client = name
 	buf := getBuf()
 	defer putBuf(buf)
 	charged, ok := x.readBody(buf)
@@ -98,8 +88,8 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 	}
 	body := buf.Bytes()
 	req, err := scan(body)
+	x.in.req = req // the log names the model even of a refused request
 	if err != nil {
-		x.req = req
 		e := apiError{Message: err.Error(), Type: "invalid_request_error"}
 		if errors.Is(err, errNoModel) || errors.Is(err, errModelType) || errors.Is(err, errTwoModels) {
 			e.Param = "model"
@@ -107,10 +97,9 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 		x.refuse(http.StatusBadRequest, e)
 		return
 	}
-	x.req = req
 	// A body first translated is checked by the translator as it reads it
 	// (and by json.Valid before any attempt that forwards it as it is).
-	if x.unchecked = x.translatesFirst(); !x.unchecked && !json.Valid(body) {
+	if x.in.unchecked = x.translatesFirst(); !x.in.unchecked && !json.Valid(body) {
 		x.refuse(http.StatusBadRequest, apiError{Message: errNotJSON.Error(), Type: "invalid_request_error"})
 		return
 	}
@@ -122,29 +111,29 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *wire) {
 // begin starts an attempt's turn. A wire without verdicts (count_tokens)
 // takes the routed model and settles nothing.
 func (x *exchange) begin() (ticket, error) {
-	if !x.wire.verdict {
-		return ticket{model: x.rt.mgr.ActiveModel()}, nil
+	if !x.in.endpoint.settles {
+		return ticket{model: x.in.rt.mgr.ActiveModel()}, nil
 	}
-	return x.rt.begin(&x.att)
+	return x.in.rt.begin(&x.walk.att)
 }
 
 // settle records an attempt's verdict on its turn and in the metrics.
-func (x *exchange) settle(t ticket, o loopmetrics.Outcome, k fallback.Kind) {
+func (x *exchange) settle(t ticket, o metrics.Outcome, k fallback.Kind) {
 	x.settleFailure(t, o, fallback.Failure{Kind: k})
 }
 
 // settleFailure is settle with a failure's whole report (kind, hint, timeout).
-func (x *exchange) settleFailure(t ticket, o loopmetrics.Outcome, f fallback.Failure) {
+func (x *exchange) settleFailure(t ticket, o metrics.Outcome, f fallback.Failure) {
 	switch o {
-	case loopmetrics.Success:
+	case metrics.Success:
 		t.Success()
-	case loopmetrics.Failure:
+	case metrics.Failure:
 		t.Fail(f)
 	default:
 		t.Cancel()
 	}
-	if x.wire.verdict {
-		x.g.m.call(x.rt.name, o)
+	if x.in.endpoint.settles {
+		x.g.m.call(x.in.rt.name, o)
 	}
 }
 
@@ -153,13 +142,13 @@ func (x *exchange) settleFailure(t ticket, o loopmetrics.Outcome, f fallback.Fai
 // the request's deadline; while another model is usable an attempt fails
 // over rather than waits (SEMANTICS §7).
 func (x *exchange) run(body []byte) {
-	g, rt := x.g, x.rt
+	g, rt := x.g, x.in.rt
 	var last error
 	prev := ""
-	stream := x.req.stream && x.wire.streams
-	x.dctx = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.start)}
-	rctx := &x.dctx
-	for x.attempts < x.budget {
+	stream := x.in.req.stream && x.in.endpoint.streams
+	x.walk.deadline = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.in.start)}
+	rctx := &x.walk.deadline
+	for x.walk.attempts < x.in.budget {
 		if last != nil && rctx.ended() {
 			break // no attempt starts after the deadline (§7.3)
 		}
@@ -178,11 +167,11 @@ func (x *exchange) run(body []byte) {
 		} else if next == passed {
 			continue
 		}
-		x.attempts++
+		x.walk.attempts++
 		if prev != "" && prev != tg.ref {
 			g.m.fallback(rt.name, prev, tg.ref)
 		}
-		prev, x.served, x.servedHdr = tg.ref, tg.ref, tg.hdr
+		prev, x.walk.last = tg.ref, tg
 		actx, acancel := x.attemptContext(rctx, turn)
 		defer acancel() // a served stream is read under it until run returns
 		var res *result
@@ -191,11 +180,11 @@ func (x *exchange) run(body []byte) {
 			o := x.race(actx, turn, tg, body, stream)
 			defer o.cancel()
 			turn, tg, res, err, t0 = o.turn, o.tg, o.res, o.err, o.started
-			prev, x.served, x.servedHdr = tg.ref, tg.ref, tg.hdr
+			prev, x.walk.last = tg.ref, tg
 		} else {
 			t0 = time.Now()
 			res, err = x.attempt(actx, turn, tg, body, stream, x.otherUsable(tg.ref))
-			x.upstream += time.Since(t0)
+			x.walk.upstream += time.Since(t0)
 		}
 		switch x.conclude(turn, tg, res, err, t0) {
 		case answered:
@@ -208,20 +197,6 @@ func (x *exchange) run(body []byte) {
 		return
 	}
 	x.fail(last)
-}
-
-// clientGone reports whether the client went away: its request's context
-// ended, or reached its own deadline. The attempt's clock enforces that
-// deadline too (it is the request's when it is the earliest), and its
-// timer may cut the attempt a moment before the context's own timer ends
-// the request: that is the client's timeout, not a failure of the model.
-func (x *exchange) clientGone() bool {
-	ctx := x.r.Context()
-	if ctx.Err() != nil {
-		return true
-	}
-	d, ok := ctx.Deadline()
-	return ok && !time.Now().Before(d)
 }
 
 // What pick and conclude did with an attempt.
@@ -241,25 +216,25 @@ const (
 // (§8.3), or route embeddings past an entry that is not an openai
 // upstream.
 func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
-	tg := x.rt.targets[turn.Model()]
+	tg := x.in.rt.targets[turn.Model()]
 	switch {
-	case x.wire == wireCountTokens && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
+	case x.in.endpoint == countTokensEndpoint && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
 		x.estimateTokens(body, tg)
 		return nil, answered
-	case x.slow[tg.ref] || x.passed[tg.ref]:
+	case x.walk.is(tg.ref, markSlow|markPassed):
 		turn.Cancel()
 		return nil, stopped
-	case x.failedEntry[tg.ref] && x.rt.mgr.State() == fallback.Primary:
+	case x.walk.is(tg.ref, markFailedEntry) && x.in.rt.mgr.State() == fallback.Primary:
 		// A chain entry serving a request whose primary failed it slowly
 		// counts nothing for the entry while the primary is closed, so
 		// the breaker would hand it out again: a second failure of it
 		// would only repeat the first. The request goes to the next entry.
 		x.skip(turn, tg, "")
 		return nil, passed
-	case x.wire == wireEmbeddings && tg.up.api != APIOpenAI:
+	case x.in.endpoint == embeddingsEndpoint && tg.up.api != APIOpenAI:
 		x.skip(turn, tg, "")
 		return nil, passed
-	case x.failedOn[tg.ref] && tg.up.authFailing.Load():
+	case x.walk.is(tg.ref, markFailed) && tg.up.authFailing.Load():
 		// Its credentials could not be had: a second try of it within
 		// this request would only repeat that (GATEWAY §10.1).
 		x.skip(turn, tg, "")
@@ -283,7 +258,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 	if err == nil {
 		if x.refusal(res) {
 			x.skip(turn, tg, "")
-			x.refused = tg.ref
+			x.out.refused = tg.ref
 			res.release()
 			return passed
 		}
@@ -295,7 +270,7 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 		return answered
 	}
 	if x.clientGone() {
-		x.settle(turn, loopmetrics.Cancel, 0)
+		x.settle(turn, metrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")
 		return answered
 	}
@@ -310,18 +285,21 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 		x.passThrough(turn, ue, err)
 		return answered
 	}
-	f := failure(err, start)
-	x.tried(tg.ref)
-	x.noteFailure(tg.ref, f)
-	x.rt.noteFailure(tg.ref, f, err, x.g.now())
-	x.settleFailure(turn, loopmetrics.Failure, f)
-	if tg.ref != x.rt.settings.Primary {
-		if x.failedEntry == nil {
-			x.failedEntry = make(map[string]bool, 2)
-		}
-		x.failedEntry[tg.ref] = true
+	x.failedAttempt(turn, tg, err, start)
+	if tg.ref != x.in.rt.settings.Primary {
+		x.walk.set(tg.ref, markFailedEntry)
 	}
 	return failed
+}
+
+// failedAttempt settles a failed attempt on tg (started at start) with its
+// verdict, on the turn, the walk and the route.
+func (x *exchange) failedAttempt(turn ticket, tg *target, err error, start time.Time) {
+	f := failure(err, start)
+	now := x.g.now()
+	x.walk.failed(tg.ref, f, now)
+	x.in.rt.noteFailure(tg.ref, f, err, now)
+	x.settleFailure(turn, metrics.Failure, f)
 }
 
 // attempt sends one attempt to tg through the retry ladder, which fails
@@ -335,24 +313,24 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
-	tr, w, err := tg.translate(x.wire, body)
+	tr, w, err := tg.translate(x.in.endpoint, body)
 	if err != nil {
 		return nil, err
 	}
 	var payload []byte
 	if tr != nil {
 		payload = tr.Body
-	} else if x.unchecked && !x.validBody(body) {
-		return nil, &xlate.RequestError{Message: errNotJSON.Error()}
+	} else if x.in.unchecked && !x.validBody(body) {
+		return nil, &wire.RequestError{Message: errNotJSON.Error()}
 	} else {
-		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.req, tg.quoted)
+		payload = rewrite(make([]byte, 0, len(body)+len(tg.quoted)), body, x.in.req, tg.quoted)
 	}
 	if c := tg.up.cloud; c != nil {
 		payload = c.body(payload, x.r.Header, w) // Bedrock's and Vertex's body rules (§10.2)
 	}
-	pol := x.rt.policy
+	pol := x.in.rt.policy
 	pol.Failover = failover
-	if failover && x.rt.settings.FailureRate > 0 {
+	if failover && x.in.rt.settings.FailureRate > 0 {
 		pol.MaxRetries = -1 // each try a verdict for the window (budget.go)
 	}
 	pol.Budget = x.retryBudget(turn, tg.ref)
@@ -364,7 +342,7 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 // passThrough relays an upstream's 400, 413 or 422 unchanged: the request
 // was bad, not the model, so there is no verdict.
 func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
-	x.settle(turn, loopmetrics.Cancel, 0)
+	x.settle(turn, metrics.Cancel, 0)
 	x.headers(x.w.Header())
 	copyHeader(x.w.Header(), ue.header)
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
@@ -378,9 +356,9 @@ func (x *exchange) relay(turn ticket, tg *target, res *result) {
 	defer res.release()
 	x.g.m.firstByte(tg.ref, res.first)
 	if res.tr != nil {
-		x.translated, x.dropped = translatedLabel(res.tr), res.tr.Dropped
+		x.out.translated, x.out.dropped = translatedLabel(res.tr), res.tr.Dropped
 		x.g.m.translation(res.tr)
-	} else if x.wire.pinned {
+	} else if x.in.endpoint.pinned {
 		id := ""
 		if res.stream != nil {
 			id = res.stream.id

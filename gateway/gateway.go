@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -79,41 +79,66 @@ type Options struct {
 type Gateway struct {
 	cfg       Config
 	opt       Options
+	now       func() time.Time
 	transport http.RoundTripper // the upstream transport (Options.Transport or own)
 	own       *http.Transport   // the default transport, closed by Close
-	now       func() time.Time
-	keys      [][sha256.Size]byte
-	keyNames  []string
-	admin     [][sha256.Size]byte // admin_keys: the keys of /metrics and /dashboard/
-	// adminNames are the names of admin, in order (the audit log's).
-	adminNames []string
-	upstreams  map[string]*upstream
-	models     map[string]*route // configured models, by name
-	order      []*route          // configured models, in config order
-	policy     retry.Policy
-	maxBody    int64
-	request    time.Duration
-	total      time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
-	budget     Retry         // retry.budget and retry.budget_burst (SEMANTICS §8.3)
-	firstByte  time.Duration
-	idle       time.Duration
-	maxResp    int64
-	held       held        // bytes of upstream answers held
-	timers     clockTimers // the attempts' timers
-	modelList  []byte
-	// anthropicModels is the model list in Anthropic's shape (§8.8).
-	anthropicModels []byte
-	log             *slog.Logger
-	m               *metrics
-	pins            *pins
-
-	directMu  sync.RWMutex
-	direct    map[string]*route // upstream/model routes, created on first use
-	maxDirect int               // at most this many (limits.max_direct; 0: none)
-	tick      atomic.Int64      // the clock of the routes' last use
-	targets   map[string]bool   // upstream models of the configured models
+	clients   keyring           // the client keys (keys) and their names
+	admins    keyring           // admin_keys: the keys of /admin, /metrics and /dashboard/
+	upstreams map[string]*upstream
+	models    map[string]*route // configured models, by name
+	order     []*route          // configured models, in config order
+	direct    directRoutes
+	lists     modelLists
+	retries   retries
+	limits    limits
+	held      held        // bytes of upstream answers and request bodies held
+	timers    clockTimers // the attempts' timers
+	log       *slog.Logger
+	m         *meters
+	pins      *pins
 	// next is the gateway a reload built from this one (Reload), if any.
 	next atomic.Pointer[Gateway]
+}
+
+// keyring is a set of API keys, by their SHA-256, with each key's name in
+// the same order (the request log's and the audit log's).
+type keyring struct {
+	keys  [][sha256.Size]byte
+	names []string
+}
+
+// limits are the gateway's sizes and timeouts, defaults applied.
+type limits struct {
+	maxBody   int64         // limits.max_body
+	maxResp   int64         // limits.max_response
+	request   time.Duration // timeouts.request
+	total     time.Duration // timeouts.total: the request's deadline (SEMANTICS §7.3)
+	firstByte time.Duration // timeouts.first_byte
+	idle      time.Duration // timeouts.idle
+}
+
+// retries are the retry ladder's policy and the retry budget's settings
+// (retry.budget and retry.budget_burst, SEMANTICS §8.3).
+type retries struct {
+	policy retry.Policy
+	budget Retry
+}
+
+// modelLists are the bodies of GET /v1/models, built once per config: in
+// OpenAI's shape and in Anthropic's (§8.8).
+type modelLists struct {
+	openai    []byte
+	anthropic []byte
+}
+
+// directRoutes are the routes of upstream/model names, created on first
+// use and evicted, least recently used first, past limits.max_direct.
+type directRoutes struct {
+	mu      sync.RWMutex
+	routes  map[string]*route
+	max     int             // at most this many (limits.max_direct; 0: none)
+	tick    atomic.Int64    // the clock of the routes' last use
+	targets map[string]bool // upstream models of the configured models
 }
 
 // latest returns the gateway the reloads of g built last (g if none).
@@ -132,14 +157,14 @@ type upstream struct {
 	key  string // "": no credentials sent
 	// Parsed once (prepare): the URL of each wire (base + path; nil if it
 	// does not parse) and the credentials header's value.
-	urls [len(allWires)]*url.URL
+	urls [len(endpoints)]*url.URL
 	cred []string
-	// Translation (§8): the client wires it speaks (by xlate.API), the
+	// Translation (§8): the client wires it speaks (by wire.API), the
 	// wire a request on any other reaches it on, and that target's
 	// settings (its API and Model set per request).
 	speaks [3]bool
-	to     *wire
-	target xlate.Target
+	to     *endpoint
+	target wire.Target
 	// Authentication and hosts (§10): the header a static key goes in,
 	// the authorizer of the other auth types (nil: the static key), and
 	// a Bedrock or Vertex upstream's differences (nil: another host).
@@ -156,7 +181,7 @@ type upstream struct {
 // prepare parses the upstream's URL for every wire and builds its
 // credentials header value, so that a request allocates neither.
 func (u *upstream) prepare() {
-	for i, w := range allWires {
+	for i, w := range endpoints {
 		if p, err := url.Parse(u.base + w.path); err == nil {
 			u.urls[i] = p
 		}
@@ -228,12 +253,12 @@ func (g *Gateway) LocalBreakers() []LocalBreaker {
 	for _, rt := range g.order {
 		out = append(out, LocalBreaker{rt.name, rt.mgr, rt.settings})
 	}
-	g.directMu.RLock()
+	g.direct.mu.RLock()
 	var direct []LocalBreaker
-	for _, rt := range g.direct {
+	for _, rt := range g.direct.routes {
 		direct = append(direct, LocalBreaker{rt.name, rt.mgr, rt.settings})
 	}
-	g.directMu.RUnlock()
+	g.direct.mu.RUnlock()
 	slices.SortFunc(direct, func(a, b LocalBreaker) int { return strings.Compare(a.Name, b.Name) })
 	return append(out, direct...)
 }
@@ -252,11 +277,11 @@ func (g *Gateway) routes() map[string]*route {
 	for n, rt := range g.models {
 		out[n] = rt
 	}
-	g.directMu.RLock()
-	for n, rt := range g.direct {
+	g.direct.mu.RLock()
+	for n, rt := range g.direct.routes {
 		out[n] = rt
 	}
-	g.directMu.RUnlock()
+	g.direct.mu.RUnlock()
 	return out
 }
 

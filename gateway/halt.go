@@ -5,8 +5,8 @@ import (
 	"errors"
 	"net/http"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
 // ErrHalted is the cause a server cancels its requests' contexts with when
@@ -33,8 +33,8 @@ func (x *exchange) halted() bool {
 // wire's error event.
 func (x *exchange) haltStream(turn ticket, res *result) {
 	res.cancel(ErrHalted)
-	x.settle(turn, loopmetrics.Cancel, 0)
-	if ev := xlate.Broken(x.wire.xl, haltMessage, x.respID, false); len(ev) > 0 {
+	x.settle(turn, metrics.Cancel, 0)
+	if ev := wire.Broken(x.in.endpoint.wire, haltMessage, x.out.respID, false); len(ev) > 0 {
 		_, _ = x.w.Write(ev)
 		_ = http.NewResponseController(x.w).Flush()
 	}
@@ -44,8 +44,8 @@ func (x *exchange) haltStream(turn ticket, res *result) {
 // haltAnswer answers a request the server halted before it was answered:
 // 503 in its wire's error shape, the turn settling nothing.
 func (x *exchange) haltAnswer(turn ticket) {
-	x.settle(turn, loopmetrics.Cancel, 0)
+	x.settle(turn, metrics.Cancel, 0)
 	x.w.Header().Set("Retry-After", "1")
-	x.wire.writeError(x.w, http.StatusServiceUnavailable, apiError{Message: haltMessage, Type: "api_error", Code: "shutting_down"})
+	x.in.endpoint.writeError(x.w, http.StatusServiceUnavailable, apiError{Message: haltMessage, Type: "api_error", Code: "shutting_down"})
 	x.done(outcomeHalted, http.StatusServiceUnavailable, ErrHalted.Error())
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
 // Hedging (SEMANTICS §7.4), opt-in per model with Model.HedgeAfter: an
@@ -29,7 +29,7 @@ type tried struct {
 
 // hedging reports whether the request's attempts may be hedged.
 func (x *exchange) hedging() bool {
-	return x.rt.settings.HedgeAfter > 0 && x.wire.verdict && !x.pinned
+	return x.in.rt.settings.HedgeAfter > 0 && x.in.endpoint.settles && !x.in.pinned
 }
 
 // launch starts an attempt on its own goroutine; its outcome arrives on ch.
@@ -52,35 +52,31 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 	ch := make(chan tried, 2)
 	var cancels [2]context.CancelFunc // the first attempt's, the hedge's
 	cancels[0] = x.launch(ctx, ch, turn, tg, body, stream, false)
-	after := x.rt.settings.HedgeAfter
+	after := x.in.rt.settings.HedgeAfter
 	timer := time.NewTimer(after)
 	defer timer.Stop()
 	select {
 	case o := <-ch:
-		x.upstream += time.Since(o.started)
+		x.walk.upstream += time.Since(o.started)
 		return o
 	case <-timer.C:
 	}
-	ht, ok := x.rt.mgr.Hedge(&x.att, turn.turn)
+	ht, ok := x.in.rt.mgr.Hedge(&x.walk.att, turn.turn)
 	if !ok {
 		o := <-ch
-		x.upstream += time.Since(o.started)
+		x.walk.upstream += time.Since(o.started)
 		return o
 	}
-	x.attempts++
-	x.g.m.hedge(x.rt.name, "started")
-	cancels[1] = x.launch(ctx, ch, ticket{turn: ht}, x.rt.targets[ht.Model()], body, stream, true)
+	x.walk.attempts++
+	x.g.m.hedge(x.in.rt.name, "started")
+	cancels[1] = x.launch(ctx, ch, ticket{turn: ht}, x.in.rt.targets[ht.Model()], body, stream, true)
 	first := <-ch
-	x.upstream += time.Since(first.started)
+	x.walk.upstream += time.Since(first.started)
 	final := first.err != nil && x.final(first.err)
 	if first.err != nil && !final {
 		// The first to end failed: its verdict now, and the rival decides.
 		first.cancel()
-		f := failure(first.err, first.started)
-		x.tried(first.tg.ref)
-		x.noteFailure(first.tg.ref, f)
-		x.rt.noteFailure(first.tg.ref, f, first.err, x.g.now())
-		x.settleFailure(first.turn, loopmetrics.Failure, f)
+		x.failedAttempt(first.turn, first.tg, first.err, first.started)
 		return <-ch
 	}
 	rival := 1
@@ -95,7 +91,7 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 		if first.hedge {
 			result = "won"
 		}
-		x.g.m.hedge(x.rt.name, result)
+		x.g.m.hedge(x.in.rt.name, result)
 	}
 	return first
 }
@@ -110,19 +106,15 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 	o.cancel()
 	switch {
 	case final || o.err == nil:
-		x.settle(o.turn, loopmetrics.Cancel, 0)
+		x.settle(o.turn, metrics.Cancel, 0)
 	case errors.Is(o.err, context.Canceled):
 		if won.Sub(o.started) >= after {
-			x.settleFailure(o.turn, loopmetrics.Failure, fallback.Failure{Kind: fallback.Transient})
+			x.settleFailure(o.turn, metrics.Failure, fallback.Failure{Kind: fallback.Transient})
 			return
 		}
-		x.settle(o.turn, loopmetrics.Cancel, 0)
+		x.settle(o.turn, metrics.Cancel, 0)
 	default:
-		f := failure(o.err, o.started)
-		x.tried(o.tg.ref)
-		x.noteFailure(o.tg.ref, f)
-		x.rt.noteFailure(o.tg.ref, f, o.err, x.g.now())
-		x.settleFailure(o.turn, loopmetrics.Failure, f)
+		x.failedAttempt(o.turn, o.tg, o.err, o.started)
 	}
 }
 

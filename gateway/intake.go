@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // What a request passes before its first attempt: its body within
@@ -21,8 +21,8 @@ import (
 // budget is spent).
 func (x *exchange) readBody(buf *bytes.Buffer) (int64, bool) {
 	g, r := x.g, x.r
-	if r.ContentLength > g.maxBody {
-		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.maxBody))
+	if r.ContentLength > g.limits.maxBody {
+		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.limits.maxBody))
 		return 0, false
 	}
 	charged := max(r.ContentLength, 0)
@@ -30,13 +30,13 @@ func (x *exchange) readBody(buf *bytes.Buffer) (int64, bool) {
 		x.refuseLocal(errGatewayFull)
 		return 0, false
 	}
-	x.body = io.LimitedReader{R: r.Body, N: g.maxBody + 1}
-	if _, err := buf.ReadFrom(&x.body); err != nil {
+	x.in.body = io.LimitedReader{R: r.Body, N: g.limits.maxBody + 1}
+	if _, err := buf.ReadFrom(&x.in.body); err != nil {
 		x.refuse(http.StatusBadRequest, apiError{Message: "could not read the request body: " + err.Error(), Type: "invalid_request_error"})
 		return charged, false
 	}
-	if int64(buf.Len()) > g.maxBody {
-		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.maxBody))
+	if int64(buf.Len()) > g.limits.maxBody {
+		x.refuse(http.StatusRequestEntityTooLarge, tooLarge(g.limits.maxBody))
 		return charged, false
 	}
 	if n := int64(buf.Len()); n > charged {
@@ -51,7 +51,7 @@ func (x *exchange) readBody(buf *bytes.Buffer) (int64, bool) {
 
 // route finds the request's route and budget, or refuses the request.
 func (x *exchange) route() bool {
-	g, req := x.g, x.req
+	g, req := x.g, x.in.req
 	rt, err := g.lookup(req.model)
 	if err != nil {
 		x.refuseLocal(err)
@@ -61,28 +61,28 @@ func (x *exchange) route() bool {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return false
 	}
-	if x.wire == wireEmbeddings && !rt.openai {
+	if x.in.endpoint == embeddingsEndpoint && !rt.openai {
 		x.refuse(http.StatusNotFound, apiError{Message: "The model `" + req.model + "` is not served on " + x.r.URL.Path + ": embeddings are served by openai upstreams only, and no entry of its chain is one", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
 		return false
 	}
-	x.rt, x.budget = rt, rt.budget
-	if !x.wire.verdict {
-		x.budget = 1
+	x.in.rt, x.in.budget = rt, rt.budget
+	if !x.in.endpoint.settles {
+		x.in.budget = 1
 	}
-	if x.wire.pinned && xlate.Minted(req.prev) {
+	if x.in.endpoint.pinned && wire.Minted(req.prev) {
 		// A response the gateway minted by translation: it keeps no state
 		// for it, so no upstream can continue it (§8.3).
 		x.refuse(http.StatusBadRequest, apiError{Message: "Previous response with id '" + req.prev + "' not found: it was translated from another wire by loopctl, which keeps no state for it; send the whole conversation instead", Type: "invalid_request_error", Param: "previous_response_id", Code: "previous_response_not_found"})
 		return false
 	}
-	if x.wire.pinned && req.prev != "" {
+	if x.in.endpoint.pinned && req.prev != "" {
 		// Stateful Responses: the upstream model that produced the previous
 		// response, on its own breaker; an unknown id goes to the routed
 		// model without failover.
-		x.budget, x.pinned = 1, true
+		x.in.budget, x.in.pinned = 1, true
 		if ref := g.pins.lookup(x.r.Context(), req.prev); ref != "" {
 			if prt, err := g.lookup(ref); err == nil && prt != nil {
-				x.rt, x.budget = prt, prt.budget
+				x.in.rt, x.in.budget = prt, prt.budget
 			}
 		}
 	}
@@ -95,6 +95,6 @@ func tooLarge(limit int64) apiError {
 
 // refuse answers a request the gateway rejects before routing it.
 func (x *exchange) refuse(status int, e apiError) {
-	x.wire.writeError(x.w, status, e)
+	x.in.endpoint.writeError(x.w, status, e)
 	x.done(outcomeInvalid, status, e.Message)
 }

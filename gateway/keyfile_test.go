@@ -31,7 +31,7 @@ func TestKeysFromFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if matchKey("sk-client", g.keys) != 0 || matchKey("sk-admin", g.admin) != 0 || g.upstreams["u"].key != "sk-up" {
+	if matchKey("sk-client", g.clients.keys) != 0 || matchKey("sk-admin", g.admins.keys) != 0 || g.upstreams["u"].key != "sk-up" {
 		t.Fatalf("keys not read from their files: upstream key %q", g.upstreams["u"].key)
 	}
 	for _, tc := range []struct{ name, yaml, want string }{

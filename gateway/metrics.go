@@ -8,19 +8,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 )
 
-// metrics are the gateway's Prometheus collectors: its own request-level
-// ones (loopctl_gateway_*) and, through package metrics, the breaker-level
+// meters are the gateway's Prometheus collectors: its own request-level
+// ones (loopctl_gateway_*) and, through package meters, the breaker-level
 // ones of its model breakers (loopctl_breaker_state,
 // loopctl_breaker_transitions_total, loopctl_calls_total and
 // loopctl_retries_total, kind="model").
-type metrics struct {
+type meters struct {
 	reg       *prometheus.Registry
 	handler   http.Handler
-	breakers  *loopmetrics.Collector
+	breakers  *metrics.Collector
 	requests  *prometheus.CounterVec
 	fallbacks *prometheus.CounterVec
 	hedges    *prometheus.CounterVec
@@ -39,13 +39,13 @@ type counterKey struct {
 	a, b, c, d string
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
+func newMeters(reg *prometheus.Registry) *meters {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	m := &metrics{
+	m := &meters{
 		reg:      reg,
-		breakers: loopmetrics.NewCollector(),
+		breakers: metrics.NewCollector(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_requests_total",
 			Help: "Client requests by wire (api: chat, responses, messages, embeddings), model, upstream model that served (or failed last) and outcome.",
@@ -84,7 +84,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 
 // counter returns the counter of vec with labels a, b, c and, when vec has
 // four labels, d.
-func (m *metrics) counter(vec *prometheus.CounterVec, a, b, c, d string) prometheus.Counter {
+func (m *meters) counter(vec *prometheus.CounterVec, a, b, c, d string) prometheus.Counter {
 	k := counterKey{vec, a, b, c, d}
 	if v, ok := m.cache.Load(k); ok {
 		return v.(prometheus.Counter)
@@ -99,36 +99,36 @@ func (m *metrics) counter(vec *prometheus.CounterVec, a, b, c, d string) prometh
 	return ctr
 }
 
-func (m *metrics) request(api, model, upstream, outcome string, overhead time.Duration) {
+func (m *meters) request(api, model, upstream, outcome string, overhead time.Duration) {
 	m.counter(m.requests, api, model, upstream, outcome).Inc()
 	m.overhead.Observe(overhead.Seconds())
 }
 
 // translation counts a translated answer.
-func (m *metrics) translation(tr *xlate.Translation) {
+func (m *meters) translation(tr *wire.Translation) {
 	m.translations.WithLabelValues(tr.From.String(), tr.To.API.String()).Inc()
 }
 
-func (m *metrics) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to, "").Inc() }
+func (m *meters) fallback(model, from, to string) { m.counter(m.fallbacks, model, from, to, "").Inc() }
 
 // hedge counts a hedge of model's: started, won or lost.
-func (m *metrics) hedge(model, result string) { m.hedges.WithLabelValues(model, result).Inc() }
+func (m *meters) hedge(model, result string) { m.hedges.WithLabelValues(model, result).Inc() }
 
 // budgetExhausted counts a retry the retry budget of upstream model refused.
-func (m *metrics) budgetExhausted(model string) { m.exhausted.WithLabelValues(model).Inc() }
+func (m *meters) budgetExhausted(model string) { m.exhausted.WithLabelValues(model).Inc() }
 
-func (m *metrics) firstByte(upstream string, d time.Duration) {
+func (m *meters) firstByte(upstream string, d time.Duration) {
 	m.first.WithLabelValues(upstream).Observe(d.Seconds())
 }
 
-func (m *metrics) call(model string, o loopmetrics.Outcome) {
-	m.breakers.CountCall(model, loopmetrics.Model, o)
+func (m *meters) call(model string, o metrics.Outcome) {
+	m.breakers.CountCall(model, metrics.Model, o)
 }
 
 // forget removes every series labelled with the direct route name (one the
 // gateway evicted); configured is true when name is also an upstream model
 // of a configured model, whose series stay.
-func (m *metrics) forget(name string, configured bool) {
+func (m *meters) forget(name string, configured bool) {
 	m.breakers.Forget(name)
 	m.requests.DeletePartialMatch(prometheus.Labels{"model": name})
 	if !configured {

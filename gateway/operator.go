@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -24,8 +24,8 @@ func (x *exchange) refusedTurn(err, last error) bool {
 	if x.byOperator(err, last) {
 		return true
 	}
-	x.g.m.call(x.rt.name, loopmetrics.Refused)
-	if x.attempts == 0 || last == nil {
+	x.g.m.call(x.in.rt.name, metrics.Refused)
+	if x.walk.attempts == 0 || last == nil {
 		x.exhausted(err)
 		return true
 	}
@@ -43,12 +43,12 @@ func (x *exchange) refusedTurn(err, last error) bool {
 // gateway's own words. It reports false for every other refusal.
 func (x *exchange) byOperator(err, last error) bool {
 	var ee *fallback.ExhaustedError
-	if x.rt == nil || !errors.As(err, &ee) {
+	if x.in.rt == nil || !errors.As(err, &ee) {
 		return false
 	}
 	now := x.g.now()
-	s := x.rt.mgr.Snapshot()
-	msg, at, ok := operatorCause(x.rt.name, x.rt.settings.Primary, s, now)
+	s := x.in.rt.mgr.Snapshot()
+	msg, at, ok := operatorCause(x.in.rt.name, x.in.rt.settings.Primary, s, now)
 	if !ok {
 		return false
 	}
@@ -66,8 +66,8 @@ func (x *exchange) byOperator(err, last error) bool {
 	if !s.HoldUntil.IsZero() {
 		e.Code = "held_by_operator"
 	}
-	x.g.m.call(x.rt.name, loopmetrics.Refused)
-	x.wire.writeError(x.w, http.StatusServiceUnavailable, e)
+	x.g.m.call(x.in.rt.name, metrics.Refused)
+	x.in.endpoint.writeError(x.w, http.StatusServiceUnavailable, e)
 	x.done(outcomeOperator, http.StatusServiceUnavailable, e.Message)
 	return true
 }

@@ -17,7 +17,7 @@ import (
 // Bedrock stream read as Messages server-sent events. An error is the
 // attempt's, classified for the retry ladder: an authentication that
 // could not be made is a failure of this upstream, never retried.
-func (g *Gateway) post(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, stream bool, w *wire) (*http.Response, error) {
+func (g *Gateway) post(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, stream bool, w *endpoint) (*http.Response, error) {
 	for try := 0; ; try++ {
 		req, err := upstreamRequest(ctx, res, tg, in, body, w, stream)
 		if err != nil {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -25,14 +25,14 @@ import (
 // nothing (a cancellation).
 func (x *exchange) pump(turn ticket, res *result) {
 	st := res.stream
-	x.respID = st.id
+	x.out.respID = st.id
 	if st.tc != nil {
-		x.respID = st.tc.ResponseID()
+		x.out.respID = st.tc.ResponseID()
 	}
 	x.streamHeaders(res.resp.Header)
 	rc := http.NewResponseController(x.w)
 	t0 := time.Now()
-	defer func() { x.upstream += time.Since(t0) }()
+	defer func() { x.walk.upstream += time.Since(t0) }()
 
 	if !x.writeFlush(rc, st.held.Bytes()) {
 		x.streamCancelled(turn, res)
@@ -72,7 +72,7 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 		x.broken(turn, err, nil)
 		return false
 	}
-	info, err := xlate.After(st.wire.xl, ev)
+	info, err := wire.After(st.wire.wire, ev)
 	if err != nil {
 		x.broken(turn, err, nil)
 		return false
@@ -80,29 +80,29 @@ func (x *exchange) pumpEvent(turn ticket, res *result, rc *http.ResponseControll
 	if st.tc != nil {
 		return x.pumpTranslated(turn, res, rc, ev, info)
 	}
-	if info.ID != "" && x.respID == "" {
-		x.respID = info.ID
+	if info.ID != "" && x.out.respID == "" {
+		x.out.respID = info.ID
 	}
 	if !x.writeFlush(rc, ev) {
 		x.streamCancelled(turn, res)
 		return false
 	}
-	if info.Kind == xlate.EventError {
+	if info.Kind == wire.EventError {
 		// The upstream's own error event reached the client as is.
-		x.broken(turn, &streamError{payload: string(xlate.Data(ev)), typ: info.ErrType}, ev)
+		x.broken(turn, &streamError{payload: string(wire.Data(ev)), typ: info.ErrType}, ev)
 		return false
 	}
-	st.done = info.Kind == xlate.EventEnd
+	st.done = info.Kind == wire.EventEnd
 	return true
 }
 
 // pumpTranslated relays one event of a translated stream: its translation
 // into the client's wire; an upstream error event is not relayed (the
 // client gets its own wire's error event).
-func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info xlate.EventInfo) bool {
+func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseController, ev []byte, info wire.EventInfo) bool {
 	st := res.stream
-	if info.Kind == xlate.EventError {
-		x.broken(turn, &streamError{payload: string(xlate.Data(ev)), typ: info.ErrType}, nil)
+	if info.Kind == wire.EventError {
+		x.broken(turn, &streamError{payload: string(wire.Data(ev)), typ: info.ErrType}, nil)
 		return false
 	}
 	out, err := st.tc.Event(st.held.AvailableBuffer()[:0], ev)
@@ -114,7 +114,7 @@ func (x *exchange) pumpTranslated(turn ticket, res *result, rc *http.ResponseCon
 		x.streamCancelled(turn, res)
 		return false
 	}
-	st.done = info.Kind == xlate.EventEnd
+	st.done = info.Kind == wire.EventEnd
 	return true
 }
 
@@ -131,7 +131,7 @@ func (x *exchange) writeFlush(rc *http.ResponseController, b []byte) bool {
 // upstream request and settles the turn as a cancellation.
 func (x *exchange) streamCancelled(turn ticket, res *result) {
 	res.cancel(errClientGone)
-	x.settle(turn, loopmetrics.Cancel, 0)
+	x.settle(turn, metrics.Cancel, 0)
 	x.done(outcomeCancel, 499, "client went away")
 }
 
@@ -156,11 +156,11 @@ func (x *exchange) broken(turn ticket, err error, forwarded []byte) {
 	if lim, _ := retry.LimitOf(streamLimit(err)); lim != retry.NoLimit {
 		kind = fallback.RateLimit
 	}
-	x.settle(turn, loopmetrics.Failure, kind)
-	x.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
+	x.settle(turn, metrics.Failure, kind)
+	x.in.rt.noteFailure(turn.Model(), fallback.Failure{Kind: kind}, err, x.g.now())
 	final := forwarded != nil && bytes.Contains(forwarded, []byte("response.failed"))
 	if !final {
-		if ev := xlate.Broken(x.wire.xl, "the upstream stream broke: "+err.Error(), x.respID, forwarded != nil); len(ev) > 0 {
+		if ev := wire.Broken(x.in.endpoint.wire, "the upstream stream broke: "+err.Error(), x.out.respID, forwarded != nil); len(ev) > 0 {
 			_, _ = x.w.Write(ev)
 			_ = http.NewResponseController(x.w).Flush()
 		}

@@ -66,7 +66,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 		}
 		next.models[m.Name], next.order = rt, append(next.order, rt)
 		for ref := range rt.targets {
-			next.targets[ref] = true
+			next.direct.targets[ref] = true
 		}
 		if keep[m.Name] != nil {
 			rep.Kept = append(rep.Kept, m.Name)
@@ -78,7 +78,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 		}
 	}
 	next.adoptDirect(g)
-	next.modelList, next.anthropicModels = modelList(cfg.Models), anthropicModelList(cfg.Models)
+	next.lists.openai, next.lists.anthropic = modelList(cfg.Models), anthropicModelList(cfg.Models)
 	g.next.Store(next)
 	return next, rep, nil
 }
@@ -181,14 +181,14 @@ func release(b fallback.Backend) {
 // configured and the name is not now a configured model's; the others are
 // dropped.
 func (next *Gateway) adoptDirect(g *Gateway) {
-	g.directMu.RLock()
-	defer g.directMu.RUnlock()
-	for name, old := range g.direct {
+	g.direct.mu.RLock()
+	defer g.direct.mu.RUnlock()
+	for name, old := range g.direct.routes {
 		upName, _, _ := strings.Cut(name, "/")
-		if next.upstreams[upName] == nil || next.models[name] != nil || next.maxDirect == 0 {
+		if next.upstreams[upName] == nil || next.models[name] != nil || next.direct.max == 0 {
 			g.m.breakers.RemoveManager(name)
 			release(old.settings.Backend)
-			g.m.forget(name, g.targets[name])
+			g.m.forget(name, g.direct.targets[name])
 			continue
 		}
 		rt, err := next.buildRoute(Model{Name: name, Primary: name}, old)
@@ -197,9 +197,9 @@ func (next *Gateway) adoptDirect(g *Gateway) {
 		}
 		rt.direct = true
 		rt.used.Store(old.used.Load())
-		next.direct[name] = rt
+		next.direct.routes[name] = rt
 	}
-	next.tick.Store(g.tick.Load())
+	next.direct.tick.Store(g.direct.tick.Load())
 }
 
 // storeName is the name of model m's breaker in a shared store: a

@@ -211,8 +211,8 @@ func TestReloadTakesTheRetryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer next.Close()
-	if next.budget.Budget != RetryBudgetNone || next.budget.BudgetBurst != 3 || !next.models["m"].noRetry {
-		t.Errorf("after the reload: budget %+v, no retries %v", next.budget, next.models["m"].noRetry)
+	if next.retries.budget.Budget != RetryBudgetNone || next.retries.budget.BudgetBurst != 3 || !next.models["m"].noRetry {
+		t.Errorf("after the reload: budget %+v, no retries %v", next.retries.budget, next.models["m"].noRetry)
 	}
 }
 

@@ -9,12 +9,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
-// request is what the gateway needs from a chat completions body: where the
-// top-level "model" value is (to rewrite it without decoding the rest) and
-// whether the client asked for a stream.
+// request is what the gateway needs from a request body on any endpoint:
+// where the top-level "model" value is (to rewrite it without decoding the
+// rest), whether the client asked for a stream, and a Responses request's
+// previous_response_id.
 type request struct {
 	model      string
 	modelStart int // byte range of the model value, quotes included
@@ -72,7 +73,7 @@ func scan(body []byte) (request, error) {
 // scanTop is scan on a body not yet known to be valid JSON: every index is
 // checked, and a break in the top-level object's structure is errNotJSON.
 func scanTop(body []byte) (request, error) {
-	i := xlate.SkipSpace(body, 0)
+	i := wire.SkipSpace(body, 0)
 	if i == len(body) || body[i] != '{' {
 		if i < len(body) && json.Valid(body) {
 			return request{}, errNotObject
@@ -80,7 +81,7 @@ func scanTop(body []byte) (request, error) {
 		return request{}, errNotJSON
 	}
 	r := request{modelStart: -1}
-	for i = xlate.SkipSpace(body, i+1); i < len(body) && body[i] != '}'; {
+	for i = wire.SkipSpace(body, i+1); i < len(body) && body[i] != '}'; {
 		ks, ke, vs, ve, ok := member(body, i)
 		if !ok {
 			return request{}, errNotJSON
@@ -88,9 +89,9 @@ func scanTop(body []byte) (request, error) {
 		if err := r.field(body, ks, ke, vs, ve); err != nil {
 			return request{}, err
 		}
-		i = xlate.SkipSpace(body, ve)
+		i = wire.SkipSpace(body, ve)
 		if i < len(body) && body[i] == ',' {
-			if i = xlate.SkipSpace(body, i+1); i < len(body) && body[i] == '}' {
+			if i = wire.SkipSpace(body, i+1); i < len(body) && body[i] == '}' {
 				return request{}, errNotJSON
 			}
 		} else if i < len(body) && body[i] != '}' {
@@ -115,18 +116,18 @@ func member(body []byte, i int) (ks, ke, vs, ve int, ok bool) {
 	if body[i] != '"' {
 		return
 	}
-	ks, ke = i, xlate.SkipString(body, i)
+	ks, ke = i, wire.SkipString(body, i)
 	if ke > len(body) || ke-ks < 2 || body[ke-1] != '"' {
 		return
 	}
-	i = xlate.SkipSpace(body, ke)
+	i = wire.SkipSpace(body, ke)
 	if i == len(body) || body[i] != ':' {
 		return
 	}
-	if vs = xlate.SkipSpace(body, i+1); vs == len(body) {
+	if vs = wire.SkipSpace(body, i+1); vs == len(body) {
 		return
 	}
-	ve = xlate.SkipValue(body, vs)
+	ve = wire.SkipValue(body, vs)
 	return ks, ke, vs, ve, ve <= len(body) && ve > vs
 }
 
@@ -237,7 +238,7 @@ func quote(s string) []byte {
 	return b
 }
 
-// ceilSeconds returns d in whole seconds, rounded up, at least 1.
+// ceilSeconds returns ns nanoseconds in whole seconds, rounded up, at least 1.
 func ceilSeconds(ns int64) string {
 	s := (ns + 999_999_999) / 1_000_000_000
 	return strconv.FormatInt(max(s, 1), 10)

@@ -54,23 +54,6 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// listModels serves GET /v1/models: the configured models.
-func (g *Gateway) listModels(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, http.MethodGet)
-		return
-	}
-	if !g.authorized(w, r) {
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if r.Header.Get("Anthropic-Version") != "" {
-		_, _ = w.Write(g.anthropicModels)
-		return
-	}
-	_, _ = w.Write(g.modelList)
-}
-
 // readyz serves /readyz: Options.Ready's verdict, and where the breakers'
 // state lives (Options.StoreMode).
 func (g *Gateway) readyz(w http.ResponseWriter, r *http.Request) {
@@ -102,36 +85,12 @@ func (g *Gateway) dashboard(w http.ResponseWriter, r *http.Request) {
 }
 
 // wires are the POST endpoints of the model wires (docs/GATEWAY.md §3, §6).
-var wires = map[string]*wire{
-	"/v1/chat/completions": wireChat, "/chat/completions": wireChat,
-	"/v1/responses": wireResponses, "/responses": wireResponses,
-	"/v1/embeddings": wireEmbeddings, "/embeddings": wireEmbeddings,
-	"/v1/messages":              wireMessages,
-	"/v1/messages/count_tokens": wireCountTokens,
-}
-
-// model serves GET /v1/models/{id}: one configured model, or 404
-// model_not_found.
-func (g *Gateway) model(w http.ResponseWriter, r *http.Request, id string) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, http.MethodGet)
-		return
-	}
-	if !g.authorized(w, r) {
-		return
-	}
-	if g.models[id] == nil {
-		writeOpenAIError(w, http.StatusNotFound, apiError{Message: "The model `" + id + "` does not exist (see GET /v1/models)", Type: "invalid_request_error", Param: "model", Code: "model_not_found"})
-		return
-	}
-	b, _ := json.Marshal(struct {
-		ID      string `json:"id"`
-		Object  string `json:"object"`
-		Created int64  `json:"created"`
-		OwnedBy string `json:"owned_by"`
-	}{id, "model", 0, "loopctl"})
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
+var wires = map[string]*endpoint{
+	"/v1/chat/completions": chatEndpoint, "/chat/completions": chatEndpoint,
+	"/v1/responses": responsesEndpoint, "/responses": responsesEndpoint,
+	"/v1/embeddings": embeddingsEndpoint, "/embeddings": embeddingsEndpoint,
+	"/v1/messages":              messagesEndpoint,
+	"/v1/messages/count_tokens": countTokensEndpoint,
 }
 
 func notFound(w http.ResponseWriter, r *http.Request) {
@@ -157,14 +116,14 @@ func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request) bool {
 // clientName returns the name of the client key r presents; ok is true when no
 // keys are configured.
 func (g *Gateway) clientName(r *http.Request) (string, bool) {
-	if len(g.keys) == 0 {
+	if len(g.clients.keys) == 0 {
 		return "", true
 	}
-	match := matchKey(presented(r, false), g.keys)
+	match := matchKey(presented(r, false), g.clients.keys)
 	if match < 0 {
 		return "", false
 	}
-	return g.keyNames[match], true
+	return g.clients.names[match], true
 }
 
 // presented returns the key r presents: "Authorization: Bearer <key>",
@@ -209,7 +168,7 @@ func matchKey(key string, keys [][sha256.Size]byte) int {
 // (no DNS rebinding) and a POST must carry a JSON body type (no form post
 // from a web page). It writes the refusal itself.
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
-	if len(g.keys) == 0 {
+	if len(g.clients.keys) == 0 {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback(la.String()) && !loopback(r.Host) {
 			wires[r.URL.Path].writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
 			return false
@@ -223,9 +182,9 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 	if p != "/metrics" && p != "/dashboard" && !strings.HasPrefix(p, "/dashboard/") {
 		return true
 	}
-	keys := g.admin
+	keys := g.admins.keys
 	if len(keys) == 0 {
-		keys = g.keys
+		keys = g.clients.keys
 	}
 	if len(keys) == 0 || matchKey(presented(r, true), keys) >= 0 {
 		return true

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 var jsonValid = json.Valid
@@ -26,15 +26,15 @@ type stream struct {
 	ev   bytes.Buffer // the event being read
 	held bytes.Buffer // events held back before the first content chunk
 	done bool         // the held events end the stream (the end marker)
-	wire *wire        // how events are classified (the upstream's wire)
+	wire *endpoint    // how events are classified (the upstream's wire)
 	id   string       // Responses: the response id (response.created)
 	// tc translates the events into the client's wire (§8.5); nil: the
 	// same wire. With it, held holds translated events, and the stream
 	// commits at its first translated content.
-	tc *xlate.Transcoder
+	tc *wire.Transcoder
 }
 
-func newStream(body io.Reader, w *wire) *stream {
+func newStream(body io.Reader, w *endpoint) *stream {
 	r := readerPool.Get().(*bufio.Reader)
 	r.Reset(body)
 	return &stream{r: r, wire: w}
@@ -101,15 +101,15 @@ func (s *stream) commit(lim holdLimits) error {
 		if err != nil {
 			return err
 		}
-		info, err := xlate.Classify(s.wire.xl, ev)
+		info, err := wire.Classify(s.wire.wire, ev)
 		if err != nil {
 			return err
 		}
 		if info.ID != "" {
 			s.id = info.ID
 		}
-		if info.Kind == xlate.EventError {
-			return &streamError{payload: string(bytes.TrimSpace(xlate.Data(ev))), typ: info.ErrType}
+		if info.Kind == wire.EventError {
+			return &streamError{payload: string(bytes.TrimSpace(wire.Data(ev))), typ: info.ErrType}
 		}
 		if s.tc != nil {
 			if done, err := s.hold(ev, info.Kind); err != nil || done {
@@ -117,11 +117,11 @@ func (s *stream) commit(lim holdLimits) error {
 			}
 		} else {
 			switch info.Kind {
-			case xlate.EventEnd:
+			case wire.EventEnd:
 				s.held.Write(ev)
 				s.done = true
 				return nil
-			case xlate.EventContent:
+			case wire.EventContent:
 				s.held.Write(ev)
 				return nil
 			}
@@ -136,12 +136,12 @@ func (s *stream) commit(lim holdLimits) error {
 // hold translates an event read before the commit point into held; done
 // reports that the stream commits at it: its first translated content, or
 // the upstream's end marker.
-func (s *stream) hold(ev []byte, k xlate.EventKind) (done bool, err error) {
+func (s *stream) hold(ev []byte, k wire.EventKind) (done bool, err error) {
 	b, err := s.tc.Event(s.held.AvailableBuffer(), ev)
 	if err != nil {
 		return false, err
 	}
 	s.held.Write(b)
-	s.done = k == xlate.EventEnd
+	s.done = k == wire.EventEnd
 	return s.done || s.tc.Committed(), nil
 }

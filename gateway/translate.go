@@ -2,15 +2,14 @@ package gateway
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
-	loopmetrics "github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -20,16 +19,16 @@ import (
 // other is translated (package gateway/internal/wire) into a wire the entry
 // speaks, and its answer or stream back into the client's.
 
-// clientWires are the client wires translation serves, by xlate.API.
-var clientWires = [...]*wire{xlate.Chat: wireChat, xlate.Responses: wireResponses, xlate.Messages: wireMessages}
+// clientWires are the client wires translation serves, by wire.API.
+var clientWires = [...]*endpoint{wire.Chat: chatEndpoint, wire.Responses: responsesEndpoint, wire.Messages: messagesEndpoint}
 
 // setWires sets what upstream u speaks and how translated requests reach it,
 // from its config c (validated).
 func (u *upstream) setWires(c Upstream) {
 	if u.api == APIAnthropic {
-		u.speaks[xlate.Messages] = true
-		u.to = wireMessages
-		u.target = xlate.Target{API: xlate.Messages, Family: true, DefaultMaxTokens: c.DefaultMaxTokens}
+		u.speaks[wire.Messages] = true
+		u.to = messagesEndpoint
+		u.target = wire.Target{API: wire.Messages, Family: true, DefaultMaxTokens: c.DefaultMaxTokens}
 		return
 	}
 	wires := c.Wires
@@ -42,49 +41,49 @@ func (u *upstream) setWires(c Upstream) {
 	to := c.Translate.To
 	if to == "" {
 		to = wires[0]
-		if u.speaks[xlate.Chat] {
+		if u.speaks[wire.Chat] {
 			to = "chat"
 		}
 	}
 	u.to = clientWires[apiOf(to)]
-	u.target = xlate.Target{API: apiOf(to), MaxTokensField: c.Translate.MaxTokensField, StreamUsage: !c.Translate.NoStreamUsage}
+	u.target = wire.Target{API: apiOf(to), MaxTokensField: c.Translate.MaxTokensField, StreamUsage: !c.Translate.NoStreamUsage}
 }
 
-// apiOf returns the xlate.API of a wire's config name (chat, responses).
-func apiOf(name string) xlate.API {
+// apiOf returns the wire.API of a wire's config name (chat, responses).
+func apiOf(name string) wire.API {
 	if name == "responses" {
-		return xlate.Responses
+		return wire.Responses
 	}
-	return xlate.Chat
+	return wire.Chat
 }
 
 // wireFor returns the wire a request of the client wire w is sent to u on:
 // w itself when u speaks it (or w is not a translated wire: embeddings,
 // count_tokens), else the wire it is translated into.
-func (u *upstream) wireFor(w *wire) *wire {
-	if !w.translated || u.speaks[w.xl] {
+func (u *upstream) wireFor(w *endpoint) *endpoint {
+	if !w.translated || u.speaks[w.wire] {
 		return w
 	}
 	return u.to
 }
 
 // translate translates the client's body (wire w) for target tg; nil when
-// tg's upstream speaks w. The error is a *xlate.UnsupportedError (the entry
-// is skipped) or a *xlate.RequestError (the client's request is bad).
-func (tg *target) translate(w *wire, body []byte) (*xlate.Translation, *wire, error) {
+// tg's upstream speaks w. The error is a *wire.UnsupportedError (the entry
+// is skipped) or a *wire.RequestError (the client's request is bad).
+func (tg *target) translate(w *endpoint, body []byte) (*wire.Translation, *endpoint, error) {
 	to := tg.up.wireFor(w)
 	if to == w {
 		return nil, w, nil
 	}
 	t := tg.up.target
-	t.API, t.Model = to.xl, tg.model
-	tr, err := xlate.Translate(w.xl, body, t)
+	t.API, t.Model = to.wire, tg.model
+	tr, err := wire.Translate(w.wire, body, t)
 	return tr, to, err
 }
 
 // translatedLabel is the x-loopctl-translated value and log field of a
 // translation: <client wire>-><upstream wire>.
-func translatedLabel(tr *xlate.Translation) string {
+func translatedLabel(tr *wire.Translation) string {
 	return tr.From.String() + "->" + tr.To.API.String()
 }
 
@@ -93,17 +92,8 @@ func translatedLabel(tr *xlate.Translation) string {
 // another wire, §8.6): no verdict, and the request routes past it.
 func (x *exchange) skip(turn ticket, tg *target, param string) {
 	turn.Skip()
-	x.g.m.call(x.rt.name, loopmetrics.Cancel)
-	if param != "" {
-		x.skipped = append(x.skipped, tg.ref+"="+param)
-		if x.skipParam == "" {
-			x.skipParam = param
-		}
-	}
-	if x.passed == nil {
-		x.passed = make(map[string]bool, 2)
-	}
-	x.passed[tg.ref] = true
+	x.g.m.call(x.in.rt.name, metrics.Cancel)
+	x.walk.pass(tg, param)
 }
 
 // concludeTranslated handles the failures of an attempt that only a
@@ -112,27 +102,27 @@ func (x *exchange) skip(turn ticket, tg *target, param string) {
 // verdict), or the entry refused the request (400, 413, 422: no verdict,
 // the next entry). It reports whether err was one of them.
 func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
-	var ue *xlate.UnsupportedError
-	var re *xlate.RequestError
+	var ue *wire.UnsupportedError
+	var re *wire.RequestError
 	var up *upstreamError
 	switch {
 	case errors.As(err, &ue):
-		x.attempts-- // no upstream request was made
+		x.walk.attempts-- // no upstream request was made
 		x.skip(turn, tg, ue.Field)
 		return true
 	case errors.As(err, &re):
 		// The request does not decode for translation: this entry cannot
 		// serve it, but an entry on the client's own wire still may.
-		x.attempts--
-		if x.skipWhy == "" && x.skipParam == "" {
-			x.skipWhy = re.Message
+		x.walk.attempts--
+		if x.walk.skips.why == "" && x.walk.skips.param == "" {
+			x.walk.skips.why = re.Message
 		}
 		x.skip(turn, tg, cmp.Or(re.Param, "the request"))
 		return true
-	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.wire) != x.wire:
+	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.in.endpoint) != x.in.endpoint:
 		x.skip(turn, tg, "")
-		x.rejected = up
-		x.rejectedWire = tg.up.wireFor(x.wire)
+		x.walk.skips.rejected = up
+		x.walk.skips.rejectedOn = tg.up.wireFor(x.in.endpoint)
 		return true
 	}
 	return false
@@ -145,11 +135,11 @@ func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
 // would have answered it with (§8.6): no verdict, the next entry, and when
 // none serves the client's own wire's overflow error. A rate limit or an
 // overload stays one.
-func commitError(err error, tr *xlate.Translation, w *wire, ref string, now time.Time) error {
+func commitError(err error, tr *wire.Translation, w *endpoint, ref string, now time.Time) error {
 	err = streamLimit(fmt.Errorf("%w (%s)", err, ref))
 	var se *streamError
 	var limited *retry.StatusError
-	if tr != nil && !errors.As(err, &limited) && errors.As(err, &se) && xlate.ContextOverflow(w.xl, []byte(se.payload)) {
+	if tr != nil && !errors.As(err, &limited) && errors.As(err, &se) && wire.ContextOverflow(w.wire, []byte(se.payload)) {
 		return statusError(&upstreamError{status: http.StatusBadRequest, body: []byte(se.payload)}, now)
 	}
 	return err
@@ -169,25 +159,25 @@ func nullable(s string) any {
 // (last is nil), 400 naming the parameter no entry could express. It
 // reports false when neither applies.
 func (x *exchange) unserved(last error) bool {
-	if ue := x.rejected; ue != nil {
+	if ue := x.walk.skips.rejected; ue != nil {
 		x.headers(x.w.Header())
-		if xlate.ContextOverflow(x.rejectedWire.xl, ue.body) {
-			x.writeBody(http.StatusBadRequest, xlate.OverflowBody(x.wire.xl))
+		if wire.ContextOverflow(x.walk.skips.rejectedOn.wire, ue.body) {
+			x.writeBody(http.StatusBadRequest, wire.OverflowBody(x.in.endpoint.wire))
 			x.done(outcomePassthrough, http.StatusBadRequest, ue.Error())
 			return true
 		}
-		typ, code, msg := xlate.ErrorMessage(x.rejectedWire.xl, ue.body)
-		x.writeBody(ue.status, xlate.ErrorBody(x.wire.xl, ue.status, typ, code, msg))
+		typ, code, msg := wire.ErrorMessage(x.walk.skips.rejectedOn.wire, ue.body)
+		x.writeBody(ue.status, wire.ErrorBody(x.in.endpoint.wire, ue.status, typ, code, msg))
 		x.done(outcomePassthrough, ue.status, ue.Error())
 		return true
 	}
-	if x.skipParam != "" && last == nil {
+	if x.walk.skips.param != "" && last == nil {
 		x.headers(x.w.Header())
-		msg := "no entry of model `" + x.rt.name + "` can serve this request: its wires cannot express " + x.skipParam
-		if x.skipWhy != "" {
-			msg = x.skipWhy
+		msg := "no entry of model `" + x.in.rt.name + "` can serve this request: its wires cannot express " + x.walk.skips.param
+		if x.walk.skips.why != "" {
+			msg = x.walk.skips.why
 		}
-		x.wire.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.skipParam})
+		x.in.endpoint.writeError(x.w, http.StatusBadRequest, apiError{Message: msg, Type: "invalid_request_error", Param: x.walk.skips.param})
 		x.done(outcomeInvalid, http.StatusBadRequest, msg)
 		return true
 	}
@@ -206,17 +196,17 @@ func (x *exchange) writeBody(status int, b []byte) {
 // translationHeaders sets the headers of a translated answer and of the
 // entries the request skipped or dropped parameters for (§8.3, §8.8).
 func (x *exchange) translationHeaders(h http.Header) {
-	if x.translated != "" {
-		h.Set("X-Loopctl-Translated", x.translated)
+	if x.out.translated != "" {
+		h.Set("X-Loopctl-Translated", x.out.translated)
 	}
-	if len(x.dropped) > 0 {
-		h.Set("X-Loopctl-Dropped", strings.Join(x.dropped, ","))
+	if len(x.out.dropped) > 0 {
+		h.Set("X-Loopctl-Dropped", strings.Join(x.out.dropped, ","))
 	}
-	if len(x.skipped) > 0 {
-		h.Set("X-Loopctl-Skipped", strings.Join(x.skipped, ","))
+	if len(x.walk.skips.list) > 0 {
+		h.Set("X-Loopctl-Skipped", strings.Join(x.walk.skips.list, ","))
 	}
-	if x.refused != "" {
-		h.Set("X-Loopctl-Refused", x.refused)
+	if x.out.refused != "" {
+		h.Set("X-Loopctl-Refused", x.out.refused)
 	}
 }
 
@@ -224,17 +214,16 @@ func (x *exchange) translationHeaders(h http.Header) {
 // whose active entry is on another wire than the client's: its first
 // attempt is translated.
 func (x *exchange) translatesFirst() bool {
-	rt := x.g.models[x.req.model]
-	if rt == nil || !x.wire.translated {
+	rt := x.g.models[x.in.req.model]
+	if rt == nil || !x.in.endpoint.translated {
 		return false
 	}
 	tg := rt.targets[rt.mgr.ActiveModel()]
-	return tg != nil && tg.up.wireFor(x.wire) != x.wire
+	return tg != nil && tg.up.wireFor(x.in.endpoint) != x.in.endpoint
 }
 
 // validBody reports whether body, a body first translated, is valid JSON
 // before an attempt forwards it as it is: json.Valid runs once per request.
 func (x *exchange) validBody(body []byte) bool {
-	x.checkOnce.Do(func() { x.valid = json.Valid(body) })
-	return x.valid
+	return x.walk.check.ok(body)
 }

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -47,14 +47,14 @@ type result struct {
 	stream  *stream         // streaming: committed, with its held-back events
 	ctx     context.Context // the attempt's context
 	cancel  context.CancelCauseFunc
-	first   time.Duration      // time to first byte
-	content time.Duration      // time to first content: the stream's first chunk, or the whole answer (§8.2)
-	held    *held              // where body's capacity is charged
-	charge  int64              // what body's capacity charged to held
-	clock   attemptClock       // the attempt's time bounds
-	out     http.Request       // the upstream request, before its context
-	payload bytes.Reader       // its body
-	tr      *xlate.Translation // the request was translated (§8); nil: same wire
+	first   time.Duration     // time to first byte
+	content time.Duration     // time to first content: the stream's first chunk, or the whole answer (§8.2)
+	held    *held             // where body's capacity is charged
+	charge  int64             // what body's capacity charged to held
+	clock   attemptClock      // the attempt's time bounds
+	out     http.Request      // the upstream request, before its context
+	payload bytes.Reader      // its body
+	tr      *wire.Translation // the request was translated (§8); nil: same wire
 }
 
 // release frees what the result holds; the upstream connection is reused
@@ -96,9 +96,9 @@ func putBuf(b *bytes.Buffer) {
 // where the gateway commits to it (a whole non-streaming body, or a
 // stream's first content event, translated). A failure is returned as an
 // error the retry ladder classifies.
-func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *wire, tr *xlate.Translation) (*result, error) {
+func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body []byte, stream bool, w *endpoint, tr *wire.Translation) (*result, error) {
 	res := &result{held: &g.held, tr: tr}
-	ctx = res.clock.start(ctx, &g.timers, g.firstByte, g.idle, g.request)
+	ctx = res.clock.start(ctx, &g.timers, g.limits.firstByte, g.limits.idle, g.limits.request)
 	res.ctx, res.cancel = ctx, res.clock.cancel
 	fail := func(err error) (*result, error) {
 		if c := context.Cause(ctx); c == errFirstByte || c == errRequestTimeout || c == errIdle {
@@ -186,7 +186,7 @@ func (g *Gateway) roundTrip(req *http.Request) (*http.Response, error) {
 // client's query string and forwarded headers, the body as JSON, and the
 // upstream's credentials. It is built in res, on the upstream's parsed URL,
 // with shared header values: the transport only reads them.
-func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, w *wire, stream bool) (*http.Request, error) {
+func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Request, body []byte, w *endpoint, stream bool) (*http.Request, error) {
 	u := tg.up.urls[w.idx]
 	if c := tg.up.cloud; c != nil {
 		u, _ = c.url(tg.model, w, stream) // its path names the model (§10.2)
@@ -224,8 +224,8 @@ func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Requ
 // of the client's wire that the upstream's wire w does not speak:
 // anthropic-version and anthropic-beta never reach an openai upstream,
 // openai-beta never an anthropic one (GATEWAY §8.2).
-func dropOtherWireHeaders(h http.Header, w *wire) {
-	if w.proto == APIAnthropic {
+func dropOtherWireHeaders(h http.Header, w *endpoint) {
+	if w.api == APIAnthropic {
 		delete(h, "Openai-Beta")
 		return
 	}
@@ -284,3 +284,19 @@ func (g *Gateway) holdLimits() holdLimits {
 }
 
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 8<<10) }}
+
+// redactURLError drops the query and credentials of the URL in a
+// connection error (the upstream's URL is the gateway's own business).
+func redactURLError(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	if u, perr := url.Parse(ue.URL); perr == nil {
+		u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+		ue.URL = u.String()
+	} else {
+		ue.URL = "(upstream URL)"
+	}
+	return err
+}

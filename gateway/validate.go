@@ -136,7 +136,7 @@ func (ps *problems) models(list []Model, ups map[string]int) {
 		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", names, i)
 		ps.chain(p, m, ups)
 		ps.breaker(p+".breaker", m.Breaker)
-		ps.rev4(p+".breaker", m.Breaker)
+		ps.windowRules(p+".breaker", m.Breaker)
 		ps.hedgeAndAttempts(p, m)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	xlate "github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 var wireSeeds = []string{
@@ -21,7 +21,7 @@ var wireSeeds = []string{
 }
 
 // A Messages or Responses stream read through commit and then event by
-// event as pump reads it (xlate.After) ends, and what commit holds back is
+// event as pump reads it (wire.After) ends, and what commit holds back is
 // the body's own bytes. The classifiers' own fuzz target is
 // gateway/internal/wire's FuzzClassify.
 func FuzzWireStream(f *testing.F) {
@@ -30,9 +30,9 @@ func FuzzWireStream(f *testing.F) {
 		f.Add([]byte(s+s), true)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, responses bool) {
-		w := wireMessages
+		w := messagesEndpoint
 		if responses {
-			w = wireResponses
+			w = responsesEndpoint
 		}
 		st := newStream(bytes.NewReader(body), w)
 		defer st.release()
@@ -47,11 +47,11 @@ func FuzzWireStream(f *testing.F) {
 			if err == io.EOF || err != nil {
 				return
 			}
-			info, err := xlate.After(w.xl, ev)
-			if err != nil || info.Kind == xlate.EventError {
+			info, err := wire.After(w.wire, ev)
+			if err != nil || info.Kind == wire.EventError {
 				return
 			}
-			st.done = info.Kind == xlate.EventEnd
+			st.done = info.Kind == wire.EventEnd
 			if n > len(body) {
 				t.Fatal("more events than bytes")
 			}
@@ -63,16 +63,16 @@ func FuzzWireStream(f *testing.F) {
 // gateway's own event reader, and each one is an error event of its wire
 // (chat's data: {"error": ...} too).
 func TestBrokenEvents(t *testing.T) {
-	for _, w := range []*wire{wireChat, wireResponses, wireMessages} {
-		ev := xlate.Broken(w.xl, `a "quoted" message`, "resp_1", false)
+	for _, w := range []*endpoint{chatEndpoint, responsesEndpoint, messagesEndpoint} {
+		ev := wire.Broken(w.wire, `a "quoted" message`, "resp_1", false)
 		for len(ev) > 0 {
 			st := newStream(bytes.NewReader(ev), w)
 			one, err := st.next()
 			if err != nil {
-				t.Fatalf("%s: %v in %q", w.api, err, ev)
+				t.Fatalf("%s: %v in %q", w.label, err, ev)
 			}
-			if info, err := xlate.Classify(w.xl, one); err != nil || info.Kind != xlate.EventError {
-				t.Errorf("%s: %q is %v %v", w.api, one, info.Kind, err)
+			if info, err := wire.Classify(w.wire, one); err != nil || info.Kind != wire.EventError {
+				t.Errorf("%s: %q is %v %v", w.label, one, info.Kind, err)
 			}
 			ev = ev[len(one):]
 			st.release()

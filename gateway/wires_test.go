@@ -237,7 +237,7 @@ func TestWireErrorShapes(t *testing.T) {
 // What the gateway sends upstream on the Anthropic wire.
 func TestAnthropicHeaders(t *testing.T) {
 	f := newWires(t, map[string]llmtest.Script{"a": ok}, Options{})
-	f.gw.keys = nil
+	f.gw.clients.keys = nil
 	a := f.do("/v1/messages?beta=true", msgBody("claude", false), "x-api-key", "sk-client", "anthropic-beta", "tools-2025", "Authorization", "Bearer sk-client")
 	if a.status != 200 {
 		t.Fatal(a.status, a.body)
@@ -310,7 +310,7 @@ func TestCountTokens(t *testing.T) {
 // Client keys as x-api-key on every wire; GET /v1/models/{id}.
 func TestClientKeysAndModel(t *testing.T) {
 	f := newWires(t, map[string]llmtest.Script{"a": ok}, Options{})
-	f.gw.keys, f.gw.keyNames = nil, nil
+	f.gw.clients.keys, f.gw.clients.names = nil, nil
 	f.gw.cfg.ClientKeys = nil
 	g2, err := New(Config{
 		ClientKeys: []ClientKey{{Name: "k", Key: "sk-client"}},

@@ -29,7 +29,7 @@ func (k Sickness) String() string {
 	return "failing"
 }
 
-// BrownoutScenario is a partial outage (SEMANTICS rev 4 §8): N callers call a
+// BrownoutScenario is a partial outage (SEMANTICS §8): N callers call a
 // service that is sick for a while, failing a share of its calls or slowing
 // down, never failing FailureThreshold calls in a row. Two breakers run it
 // side by side: consecutive-only (FailureThreshold alone) and with the

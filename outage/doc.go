@@ -67,7 +67,7 @@
 //
 // # Brownouts
 //
-// [SimulateBrownout] runs a partial outage ([BrownoutScenario], SEMANTICS rev 4 §8): a
+// [SimulateBrownout] runs a partial outage ([BrownoutScenario], SEMANTICS §8): a
 // service that fails 3 calls in 10 without ever failing two in a row ([Failing]), or
 // answers every call slowly ([Slow]), so the consecutive rule never trips. Two breakers
 // run it side by side, consecutive-only and with the failure-rate window and the

@@ -48,7 +48,7 @@ type Metrics struct {
 	// TripsOnRecovered counts trips dated after the fix (the breaker's last
 	// failure when it tripped is after the end of the last outage): trips that
 	// hold the breaker open on a service that has recovered. A timeout is dated
-	// at its attempt's start (SEMANTICS section 1, rev 3), so a trip caused by
+	// at its attempt's start (SEMANTICS section 1), so a trip caused by
 	// attempts that hung since the outage is dated inside it.
 	TripsOnRecovered int
 
@@ -58,7 +58,7 @@ type Metrics struct {
 	// LateFailures counts failures of attempts other than the probe that arrived
 	// while the breaker was open or half-open and restarted its cooldown (the next
 	// probe became due later than it was): attempts that hung since before the
-	// trip. A timeout dated inside the outage (SEMANTICS section 1, rev 3) whose
+	// trip. A timeout dated inside the outage (SEMANTICS section 1) whose
 	// cooldown has already passed restarts nothing, and is not counted.
 	LateFailures int
 	// ProbesDisplaced counts failures of attempts other than the probe that

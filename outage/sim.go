@@ -262,7 +262,7 @@ func (sm *sim) attemptEnd(i int) {
 		before := sm.b.Snapshot()
 		if c.dead && !c.cut {
 			// It hung until the caller's timeout: a timeout, dated at the
-			// attempt's start (SEMANTICS section 1, rev 3).
+			// attempt's start (SEMANTICS section 1).
 			c.permit.TimeoutAfter(sm.s.Timeout) // it ran its whole timeout (§8.4)
 		} else {
 			c.permit.Done(err) // a probe cut at its lease: dated at the lease end
@@ -296,8 +296,7 @@ func (sm *sim) attemptEnd(i int) {
 // restarted cooldown (the next probe is due later than it was), or a probe in
 // flight displaced (a half-open breaker re-opened, so the probe's verdict no
 // longer counts). A timeout dated inside the outage whose cooldown has passed
-// restarts no cooldown: it only moves the last failure forward (SEMANTICS §1,
-// rev 3).
+// restarts no cooldown: it only moves the last failure forward (SEMANTICS §1).
 func (sm *sim) lateFailure(before, after breaker.Snapshot) {
 	if after == before {
 		sm.m.StaleFailures++

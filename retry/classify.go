@@ -112,7 +112,7 @@ type StatusError struct {
 	// "": none was given.
 	Type string
 
-	// Limit is the kind of a rate-limited answer (rev 3; adapters fill it
+	// Limit is the kind of a rate-limited answer (adapters fill it
 	// with [LimitFor]). NoLimit: [LimitOf] and [Do] use what LimitFor says
 	// for Code, Type, ErrorCode and Message, so a StatusError{Code: 429}
 	// is a Throttle.
@@ -187,7 +187,7 @@ type EscalationError struct {
 	// Err is the last rate-limited error.
 	Err error
 
-	// Limit is the last answer's kind (Throttle, Quota or Overload; rev 3).
+	// Limit is the last answer's kind (Throttle, Quota or Overload).
 	Limit Limit
 	// Hint is the last answer's hint as a time, uncapped; zero: none.
 	Hint time.Time

@@ -29,7 +29,7 @@ var anthropicResets = [...]resetHeader{
 }
 
 // HintFromHeader returns the hint of a response with headers h received at
-// now (SEMANTICS §4, rev 3): the time at which the provider said it may be
+// now (SEMANTICS §4): the time at which the provider said it may be
 // called again, or the zero Time when the headers give none. It is the
 // latest of
 //

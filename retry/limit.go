@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Limit is the kind of a rate-limited answer (SEMANTICS §4, rev 3); see
+// Limit is the kind of a rate-limited answer (SEMANTICS §4); see
 // [LimitFor]. The zero value, NoLimit, means the answer was not rate-limited.
 type Limit int
 
@@ -45,7 +45,7 @@ var quotaWords = [...]string{"insufficient_quota", "billing_hard_limit_reached",
 
 // LimitFor returns the kind of an answer with HTTP status code and the
 // provider's error type, error code and message (each "" when not given),
-// by SEMANTICS §4 (rev 3), in this order:
+// by SEMANTICS §4, in this order:
 //
 //   - Quota: a 429 or 403 whose code or type is one of insufficient_quota,
 //     billing_hard_limit_reached, billing_not_active or quota_exceeded, or a

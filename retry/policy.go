@@ -91,7 +91,7 @@ type Policy struct {
 	MaxRateLimitDelay time.Duration
 
 	// Failover says that another model is usable for this turn (SEMANTICS
-	// §7.1, rev 3): the first rate-limited answer of any kind (Throttle,
+	// §7.1): the first rate-limited answer of any kind (Throttle,
 	// Quota, Overload) escalates at once with an *EscalationError, without
 	// waiting, and the first timeout ([IsTimeout]) is returned at once, not
 	// retried. Other transient errors (5xx, connection refused or reset)
@@ -118,7 +118,7 @@ type Policy struct {
 	// Budget, if not nil, is asked before each retry that will happen (a
 	// transient retry or a rate-limited wait; never for the first attempt):
 	// it spends one token of a retry budget and reports whether the retry
-	// may be made (SEMANTICS §8.3, rev 4). false: no retry, Do returns the
+	// may be made (SEMANTICS §8.3). false: no retry, Do returns the
 	// last attempt's error at once, as when the retries are spent. Set it to
 	// the model breaker's fallback.Turn.Retry of the attempt's ticket. It
 	// runs on Do's goroutine, before OnRetry. nil: no budget.

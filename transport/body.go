@@ -13,7 +13,7 @@ import (
 
 // settle gives p the verdict of a request that ended with err (nil: a
 // success): the caller's cancellation is no verdict, a request cut by its
-// deadline a timeout (dated at its start: SEMANTICS §1, rev 3), anything else
+// deadline a timeout (dated at its start: SEMANTICS §1), anything else
 // a failure. A success is reported with its time to first content, ttfc
 // (SEMANTICS §8.2).
 func settle(p health.Permit, parent context.Context, err error, ttfc time.Duration) {
@@ -28,7 +28,7 @@ func settle(p health.Permit, parent context.Context, err error, ttfc time.Durati
 }
 
 // noVerdict reports whether an error status carries no verdict against the
-// host: the request was malformed (SEMANTICS rev 2, section 4).
+// host: the request was malformed (SEMANTICS section 4).
 func noVerdict(code int) bool {
 	return code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge ||
 		code == http.StatusUnprocessableEntity

@@ -14,7 +14,7 @@
 // Request.GetBody. A request whose body cannot be replayed (a non-nil Body
 // without GetBody) is sent once.
 //
-// The ladder honours the kinds and hints of SEMANTICS §4 (rev 3): each error
+// The ladder honours the kinds and hints of SEMANTICS §4: each error
 // answer's hint comes from its headers (retry.HintFromHeader), and for 403,
 // 429 and 5xx its kind (retry.LimitFor) from the status and the provider's
 // error type, code and message, read ahead from up to 16 KiB of the body (the
@@ -26,7 +26,7 @@
 // kind and hint; when RoundTrip returns an error instead, errors.As finds the
 // *retry.StatusError with its Limit and Hint (retry.LimitOf).
 //
-// The breaker's verdict follows SEMANTICS rev 2:
+// The breaker's verdict follows SEMANTICS:
 //
 //   - 1xx, 2xx, 3xx: a success, counted when the caller has read the body to
 //     its end (io.EOF, or all of Content-Length). A read error is a failure;
@@ -49,7 +49,7 @@
 // lease end, through the retries and the reading of the body, so a hanging
 // upstream frees the caller when the breaker has already given up on it.
 //
-// Retries are bounded by a retry budget per key (SEMANTICS §8.3, rev 4):
+// Retries are bounded by a retry budget per key (SEMANTICS §8.3):
 // each request adds Settings.RetryBudget (default 0.2) to its key's budget,
 // which starts full at Settings.RetryBudgetBurst (default 10), and each retry
 // or rate-limited wait of the ladder spends one; with less than one token the

@@ -12,7 +12,7 @@ import (
 const maxPeek = 16 << 10
 
 // peeksBody reports whether the kind of an answer with this status may depend
-// on its body (SEMANTICS §4, rev 3): a quota is a 403 or 429 with a quota
+// on its body (SEMANTICS §4): a quota is a 403 or 429 with a quota
 // code, an overload a 503 saying overloaded or any 5xx whose type is
 // overloaded_error.
 func peeksBody(code int) bool {

@@ -44,7 +44,7 @@ type Settings struct {
 	Retry retry.Policy
 
 	// RetryBudget is what each request adds to its key's retry budget
-	// (SEMANTICS §8.3, rev 4): each retry and rate-limited wait of the
+	// (SEMANTICS §8.3): each retry and rate-limited wait of the
 	// ladder spends one token, and with less than one the ladder makes no
 	// retry (the last answer is returned as it is). The budget of a key
 	// starts full. Zero: 0.2; negative: off (the ladder alone limits

@@ -42,7 +42,7 @@ type breakerEntry struct {
 	FailureThreshold int    `json:"failureThreshold"`
 	Cooldown         string `json:"cooldown"`
 	ProbeTimeout     string `json:"probeTimeout"`
-	// SEMANTICS §8.1, §8.2 (rev 4), under the spec's key names: the
+	// SEMANTICS §8.1, §8.2, under the spec's key names: the
 	// failure-rate window and slow calls of every tool's breaker.
 	FailureRate   float64 `json:"failure_rate"`
 	RateWindow    string  `json:"rate_window"`
@@ -68,7 +68,7 @@ type proxySettings struct {
 	failureThreshold int
 	cooldown         time.Duration
 	probeTimeout     time.Duration
-	rate             breaker.Settings // only the rev 4 window's fields (breaker.failure_rate, ...)
+	rate             breaker.Settings // only the failure-rate window's fields (breaker.failure_rate, ...)
 	restartBase      time.Duration
 	restartMax       time.Duration
 	tools            map[string]mcptool.ToolOptions

@@ -12,7 +12,7 @@ import (
 )
 
 // openStore connects to the breaker store of cfg. A store that does not
-// answer at start is no hard dependency (docs/GATEWAY.md §7, FLEET rev 2):
+// answer at start is no hard dependency (docs/GATEWAY.md §7, docs/FLEET.md):
 // unless store.required is true, serve starts with local breakers and the
 // store joins when it answers (fleet.Options.Required). Every change of the
 // store's state is logged. The returned function closes the store.

@@ -6,7 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The config of SEMANTICS rev 4 §8: the failure-rate window and slow calls
+// The config of the failure-rate window and slow calls
 // (breaker.failure_rate, rate_window, rate_min_calls, slow_call_after,
 // slow_call_rate) and the retry budget (retry.budget, budget_burst).
 
@@ -50,9 +50,9 @@ func (d decoder) budget(dst *float64) func(string, *yaml.Node) {
 	}
 }
 
-// rev4 checks a model's rev 4 breaker settings (at path p): shares in
+// windowRules checks a model's failure-rate and slow-call settings (at path p): shares in
 // [0, 1], nothing negative, and the two slow-call keys set together.
-func (ps *problems) rev4(p string, b Breaker) {
+func (ps *problems) windowRules(p string, b Breaker) {
 	for _, f := range []struct {
 		key  string
 		rate float64

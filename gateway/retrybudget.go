@@ -1,10 +1,11 @@
 package gateway
 
-// The retry budget of SEMANTICS §8.3 in the gateway: each same-model retry
-// of an attempt's ladder (and each rate-limited wait on the same model)
-// spends a token of its model's budget, kept by the route's model breaker;
-// with none left the ladder stops, the attempt ends with its failure and
-// the request moves on to the next usable model (§7), or fails.
+// The retry budget: each same-model retry of an attempt's ladder (and each
+// rate-limited wait on the same model) spends a token of its model's budget,
+// kept by the route's model breaker, so that retries cannot multiply an
+// outage's load; with none left the ladder stops, the attempt ends with its
+// failure and the request moves on to the next usable model, or fails
+// (SEMANTICS §8.3).
 //
 // "Moves on": once the budget has refused a retry on a model, a later
 // attempt of the request that the breaker routes back to that model is
@@ -31,20 +32,15 @@ package gateway
 func (x *exchange) mayRetry(turn ticket, model string) bool {
 	ok := false
 	switch {
-	case x.rt.noRetry:
+	case x.in.rt.noRetry:
 	case turn.model != "":
-		ok = x.rt.mgr.Retry(turn.model)
+		ok = x.in.rt.mgr.Retry(turn.model)
 	default:
 		ok = turn.turn.Retry()
 	}
 	if !ok {
 		x.g.m.budgetExhausted(model)
-		x.refusedMu.Lock()
-		if x.refusedOn == nil {
-			x.refusedOn = make(map[string]bool, 1)
-		}
-		x.refusedOn[model] = true
-		x.refusedMu.Unlock()
+		x.walk.refused.add(model)
 	}
 	return ok
 }
@@ -54,28 +50,17 @@ func (x *exchange) mayRetry(turn ticket, model string) bool {
 // refused one already, or (with a failure-rate window, where the ladder
 // makes none) it refuses this one.
 func (x *exchange) retryRefused(turn ticket, model string) bool {
-	if !x.failedOn[model] {
+	if !x.walk.is(model, markFailed) {
 		return false
 	}
-	x.refusedMu.Lock()
-	refused := x.refusedOn[model]
-	x.refusedMu.Unlock()
-	if refused {
+	if x.walk.refused.has(model) {
 		return true
 	}
-	return x.rt.settings.FailureRate > 0 && !x.mayRetry(turn, model)
+	return x.in.rt.settings.FailureRate > 0 && !x.mayRetry(turn, model)
 }
 
 // retryBudget returns the ladder's Policy.Budget for an attempt of turn on
 // the upstream model model.
 func (x *exchange) retryBudget(turn ticket, model string) func() bool {
 	return func() bool { return x.mayRetry(turn, model) }
-}
-
-// tried records that model failed an attempt of this request.
-func (x *exchange) tried(model string) {
-	if x.failedOn == nil {
-		x.failedOn = make(map[string]bool, 2)
-	}
-	x.failedOn[model] = true
 }
