@@ -54,6 +54,9 @@ func TestDeployDisruptionBudget(t *testing.T) {
 		*budget.Spec.MaxUnavailable < 1 || *budget.Spec.MaxUnavailable >= deploy.Spec.Replicas {
 		t.Errorf("budget %+v for a deployment of %d replicas %v", budget.Spec, deploy.Spec.Replicas, deploy.Spec.Selector.MatchLabels)
 	}
+	if !strings.Contains(string(b), "- --watch-config") {
+		t.Error("the Deployment does not reload on a ConfigMap update (--watch-config)")
+	}
 	if !strings.Contains(string(b), "Kubernetes 1.30") {
 		t.Error("the preStop sleep action's Kubernetes version is not stated")
 	}

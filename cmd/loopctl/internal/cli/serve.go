@@ -26,7 +26,8 @@ Runs the OpenAI-compatible gateway: point any OpenAI client's base URL at
 http://<listen>/v1 and its requests go through the model breaker, the fallback
 chain and the retry ladder. With no --config it starts a zero-setup demo on
 127.0.0.1:4000: one model "demo" served by an embedded scripted upstream, no
-network needed. SIGHUP reloads --config (as POST /admin/reload does). The
+network needed. SIGHUP reloads --config (as POST /admin/reload does; with
+--watch-config, so does every change of the file). The
 first SIGTERM or SIGINT makes /readyz answer 503 at once, keeps serving for
 --drain-delay, then stops accepting and lets requests and streams in flight
 finish (up to --grace; a stream still open then ends with its wire's error
@@ -53,6 +54,8 @@ type serveSettings struct {
 	bodyRate  int64
 	maxConns  int
 	onConn    func(open int) // called after each accept with the open count (tests)
+	// watch: reload configPath when it changes (--watch-config).
+	watch bool
 	// ready, when set, is called with the address once listening.
 	ready  func(addr string)
 	logOut io.Writer // the request log (nil: stderr)
@@ -81,6 +84,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	logFormat := fs.String("log-format", "text", "request log format: text or json")
 	grace := fs.Duration("grace", 30*time.Second, "how long requests and streams in flight may finish after SIGTERM/SIGINT")
 	drainDelay := fs.Duration("drain-delay", 0, "how long to keep serving after SIGTERM/SIGINT, with /readyz answering 503, before the grace starts (e.g. 5s behind a load balancer)")
+	watch := fs.Bool("watch-config", false, "reload --config when the file changes (a Kubernetes ConfigMap update included), as SIGHUP does")
 	if code, done := ParseFlags(fs, serveUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -90,7 +94,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *grace < 0 || *drainDelay < 0 {
 		return UsageError(stderr, fs.Name(), "--grace and --drain-delay must not be negative")
 	}
-	s := serveSettings{logFormat: *logFormat, grace: *grace, drainDelay: *drainDelay, configPath: *configPath, listenFlag: *listen, redisFlag: *redis}
+	s := serveSettings{logFormat: *logFormat, grace: *grace, drainDelay: *drainDelay, configPath: *configPath, listenFlag: *listen, redisFlag: *redis, watch: *watch}
 	switch {
 	case *configPath != "":
 		cfg, err := gateway.LoadConfig(*configPath)
@@ -277,7 +281,12 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	live := gateway.NewLive(gw, s.configPath, s.prepare)
-	defer reloadOnHangup(live)()
+	stopReloads, err := s.reloads(live, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopctl serve: --watch-config: %v\n", err)
+		return ExitFailure
+	}
+	defer stopReloads()
 	haltCtx, halt := context.WithCancelCause(context.Background())
 	defer halt(nil)
 	srv := s.httpServer(live, h)
