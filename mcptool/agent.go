@@ -85,7 +85,8 @@ func agentFunc(u *Upstream, name, tool string, countToolErrors bool) func(contex
 			if isInvalidParams(err) {
 				return "", &agent.ArgumentError{Tool: name, Err: err}
 			}
-			if errors.Is(err, ErrDown) && ctx.Err() == nil {
+			// down, or refusing this hop's protocol version: not the tool's fault
+			if (errors.Is(err, ErrDown) || isProtocolRejection(err)) && ctx.Err() == nil {
 				return "", &agent.UnavailableError{Tool: name, Err: err}
 			}
 			return "", err

@@ -14,13 +14,15 @@
 // mcp-proxy` is a Proxy. Besides tools, a Proxy passes prompts, resources,
 // resource templates, resource subscriptions, completions and logging through
 // (no breaker: they are forwarded with its Timeout), and declares every
-// capability its upstreams declare.
+// capability its upstreams declare. What an upstream asks of its host
+// (sampling, elicitation, roots) is relayed to the proxy's client.
 //
 // What counts against a tool's breaker: transport failures, timeouts (every
 // call has a deadline; a probe is also bounded by its lease), JSON-RPC errors
 // other than invalid params, and a server that died during the call. A call
 // that comes while the server is down is not sent and carries no verdict
-// ([OutcomeServerDown]). A tool result with
+// ([OutcomeServerDown]); nor does one the server refuses for its protocol
+// version ([OutcomeRejected]): each hop negotiates its own. A tool result with
 // isError set is the tool's answer, usually to bad arguments: it is passed
 // through and counts as a success (the server answered), unless the tool is
 // configured to count it ([ToolOptions.CountToolErrors]).

@@ -121,13 +121,15 @@ func nonNil[T any](s []T) []T {
 }
 
 // GetPrompt gets a prompt from the server on the current connection; while
-// the server is down it returns a [*DownError] at once.
+// the server is down it returns a [*DownError] at once. The protocol's own
+// _meta keys in p (another hop's) are not sent, here and in ReadResource and
+// Complete: this connection's SDK sets its own.
 func (u *Upstream) GetPrompt(ctx context.Context, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	cs, err := u.current()
 	if err != nil {
 		return nil, err
 	}
-	return cs.GetPrompt(ctx, p)
+	return cs.GetPrompt(ctx, withoutProtocolMeta(p))
 }
 
 // ReadResource reads a resource from the server on the current connection;
@@ -137,7 +139,7 @@ func (u *Upstream) ReadResource(ctx context.Context, p *mcp.ReadResourceParams) 
 	if err != nil {
 		return nil, err
 	}
-	return cs.ReadResource(ctx, p)
+	return cs.ReadResource(ctx, withoutProtocolMeta(p))
 }
 
 // Complete asks the server for completions on the current connection; while
@@ -147,7 +149,7 @@ func (u *Upstream) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Co
 	if err != nil {
 		return nil, err
 	}
-	return cs.Complete(ctx, p)
+	return cs.Complete(ctx, withoutProtocolMeta(p))
 }
 
 // subscribe (un)subscribes to a resource on the current connection.

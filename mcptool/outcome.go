@@ -40,6 +40,10 @@ const (
 	OutcomeCancel Outcome = "cancel"
 	// OutcomeRefused: the tool's breaker refused the call; the server was not called.
 	OutcomeRefused Outcome = "refused"
+	// OutcomeRejected: the server refused the request's protocol version (an
+	// HTTP 400 about the version, or JSON-RPC error -32022): the hop's versions
+	// disagree, which says nothing of the tool. No verdict.
+	OutcomeRejected Outcome = "rejected"
 )
 
 // ToolOptions configures the calls of one tool.
@@ -79,6 +83,8 @@ func classify(caller, call context.Context, res *mcp.CallToolResult, err error, 
 		return OutcomeCancel, verdictNone
 	case errors.Is(err, ErrDown):
 		return OutcomeServerDown, verdictNone
+	case isProtocolRejection(err):
+		return OutcomeRejected, verdictNone
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(call.Err(), context.DeadlineExceeded):
 		return OutcomeTimeout, verdictTimeout
 	case isInvalidParams(err):

@@ -301,9 +301,15 @@ func (u *Upstream) has(c func(*mcp.ServerCapabilities) bool) bool {
 }
 
 // middleware answers initialize (and server/discover) with every capability
-// the upstreams declared, and forwards logging/setLevel to them.
+// the upstreams declared, forwards logging/setLevel to them, and a call of a
+// tool the proxy does not serve to the server its name points at.
 func (p *Proxy) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if res, ok, err := p.unknownTool(ctx, req); ok {
+				return res, err
+			}
+		}
 		if method == "logging/setLevel" {
 			if sp, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && sp != nil {
 				p.setLevel(ctx, sp.Level)

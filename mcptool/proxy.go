@@ -59,8 +59,10 @@ type ProxyConfig struct {
 	// its tools are served under their own names.
 	Prefix bool
 
-	// OnCall, if set, is called after every call (refusals included), on the
-	// caller's goroutine with no lock held. nil: none.
+	// OnCall, if set, is called after every call (refusals included), before
+	// its result is answered, on the goroutine that made the call (for a
+	// 2026-07-28 client, the call's own: see multiround.go) with no lock
+	// held. nil: none.
 	OnCall func(CallInfo)
 	// Logger logs one line per call (Info; Warn for failures, timeouts and
 	// refusals) and the upstreams' connection events. nil: no logging.
@@ -93,9 +95,11 @@ type proxyTool struct {
 // died mid-call, timed out, broke the protocol), is answered with a tool
 // result whose isError is set, whose text tells the model what happened, when
 // to retry and which other tool can serve, and whose _meta["loopctl/call"]
-// says the same for programs (see [CallMeta]); a JSON-RPC error is returned
-// only for a protocol fault of the client (an unknown tool). Results of
-// upstream calls are passed through unchanged, isError included.
+// says the same for programs (see [CallMeta]). Results of upstream calls are
+// passed through unchanged, isError included. A call of a tool the proxy
+// does not serve goes to the server its name points at, whose answer (an
+// isError result or a JSON-RPC error) is relayed as it is; a name pointing at
+// no server is a JSON-RPC error.
 //
 // Serve [Proxy.Server] over any MCP transport: mcp.StdioTransport, or
 // mcp.NewStreamableHTTPHandler for HTTP. A Proxy is safe for concurrent use.
@@ -109,6 +113,13 @@ type Proxy struct {
 	mu    sync.Mutex
 	tools map[string]*proxyTool // by served name
 	pass  passState             // prompts, resources, subscriptions, logging
+
+	callers callers      // the clients with tool calls in flight, per upstream
+	pending pendingCalls // new-protocol calls waiting for their client's next round
+	wg      sync.WaitGroup
+	closing chan struct{} // closed by Close: background calls end
+	close   sync.Once
+	bgMu    sync.Mutex // orders a background call's start before Close's wait
 }
 
 // NewProxy checks cfg and builds a Proxy whose upstreams are not connected
@@ -120,7 +131,7 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	p := &Proxy{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: make(map[string]*proxyTool),
+	p := &Proxy{cfg: cfg, reg: cfg.Registry, log: cfg.Logger, tools: make(map[string]*proxyTool), closing: make(chan struct{}),
 		pass: passState{prompts: map[string]*passItem{}, resources: map[string]*passItem{},
 			templates: map[string]*passItem{}, subs: map[string]int{}}}
 	if p.log == nil {
@@ -172,6 +183,7 @@ func (p *Proxy) newServer() *mcp.Server {
 		UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 			return p.subscribe(ctx, req.Params.URI, false)
 		},
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) { p.rootsChanged() },
 	})
 	server.AddReceivingMiddleware(p.middleware)
 	return server
@@ -192,10 +204,11 @@ func (p *Proxy) addUpstreams(cfg ProxyConfig) error {
 		if uc.Logger == nil {
 			uc.Logger = cfg.Logger
 		}
-		u, err := NewUpstream(uc)
+		uc, err := uc.withDefaults()
 		if err != nil {
 			return fmt.Errorf("mcptool: ProxyConfig.Upstreams[%d]: %w", i, err)
 		}
+		u := newUpstream(uc, p)
 		u.hooks = p.hooksFor(u)
 		u.cfg.OnToolsChanged = func(tools []*mcp.Tool) {
 			p.sync(u, tools)
@@ -231,8 +244,13 @@ func (p *Proxy) Start(ctx context.Context) {
 	}
 }
 
-// Close closes every upstream (ending their processes) and waits for them.
+// Close ends the calls still running for clients that went away, closes
+// every upstream (ending their processes) and waits for them.
 func (p *Proxy) Close() error {
+	p.bgMu.Lock() // no background call starts from now on
+	p.close.Do(func() { close(p.closing) })
+	p.bgMu.Unlock()
+	p.wg.Wait()
 	var errs []error
 	for _, u := range p.upstreams {
 		errs = append(errs, u.Close())
@@ -299,11 +317,18 @@ func (p *Proxy) addTool(t *mcp.Tool, pt *proxyTool) (err error) {
 		var relay func(*mcp.ProgressNotificationParams)
 		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 			ss := req.Session
+			// Not cut with this request: a new-protocol call goes on past
+			// the round that started it (see multiround.go).
+			nctx := context.WithoutCancel(ctx)
 			relay = func(n *mcp.ProgressNotificationParams) { // the client's own token, the server's progress
-				ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+				ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: token,
 					Progress: n.Progress, Total: n.Total, Message: n.Message})
 			}
 		}
+		if req.Session != nil && multiRound(req.Session) {
+			return p.callMultiRound(ctx, pt, req, relay), nil
+		}
+		defer p.callers.enter(pt.up, caller{ss: req.Session})()
 		res, _ := p.call(ctx, pt, req.Params.Arguments, relay)
 		return res, nil
 	})

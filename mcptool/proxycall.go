@@ -22,7 +22,7 @@ const MetaKey = "loopctl/call"
 // the result's _meta[MetaKey]. It is never put in structuredContent, so a
 // tool's outputSchema is never violated by it.
 type CallMeta struct {
-	Outcome Outcome `json:"outcome"`             // refused, failure, server_down, timeout, invalid_arguments, cancel
+	Outcome Outcome `json:"outcome"`             // refused, failure, server_down, timeout, invalid_arguments, cancel, rejected
 	Server  string  `json:"server"`              // the upstream
 	Tool    string  `json:"tool"`                // the tool's name on the upstream
 	Breaker string  `json:"breaker"`             // the breaker key, "server/tool"
@@ -172,6 +172,8 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 		fmt.Fprintf(&text, "tool %s was cancelled", describe(pt))
 	case OutcomeServerDown:
 		fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
+	case OutcomeRejected:
+		fmt.Fprintf(&text, "tool %s was not run: its server refused the request's protocol version (%v)", describe(pt), info.Err)
 	default:
 		fmt.Fprintf(&text, "tool %s failed: %v", describe(pt), info.Err)
 	}

@@ -77,7 +77,7 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	cs, err := u.client.Connect(actx, t, nil)
+	cs, err := u.client.Connect(actx, u.withProgress(t), nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}

@@ -111,6 +111,7 @@ type Upstream struct {
 	refresh   chan struct{} // a tools/list_changed arrived
 	relist    chan struct{} // a prompts/list_changed or resources/list_changed arrived
 	hooks     upstreamHooks // the proxy's, set before Start
+	host      hostHooks     // the proxy's relay of requests to the host; nil: none
 	firstDone chan struct{} // closed after the first attempt
 	done      chan struct{} // closed when the supervisor returns
 	cancel    context.CancelFunc
@@ -133,24 +134,39 @@ type Upstream struct {
 // NewUpstream checks cfg and returns an Upstream that is not yet connected;
 // call [Upstream.Start].
 func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
-	if err := cfg.validate(); err != nil {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
 		return nil, err
 	}
-	if cfg.RestartBase == 0 {
-		cfg.RestartBase = DefaultRestartBase
+	return newUpstream(cfg, nil), nil
+}
+
+// withDefaults checks c and returns it with its zero values filled in.
+func (c UpstreamConfig) withDefaults() (UpstreamConfig, error) {
+	if err := c.validate(); err != nil {
+		return c, err
 	}
-	if cfg.RestartMax == 0 {
-		cfg.RestartMax = DefaultRestartMax
+	if c.RestartBase == 0 {
+		c.RestartBase = DefaultRestartBase
 	}
-	if cfg.RestartMax < cfg.RestartBase {
-		return nil, fmt.Errorf("mcptool: upstream %q: RestartMax (%v) is below RestartBase (%v)", cfg.Name, cfg.RestartMax, cfg.RestartBase)
+	if c.RestartMax == 0 {
+		c.RestartMax = DefaultRestartMax
 	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = DefaultConnectTimeout
+	if c.RestartMax < c.RestartBase {
+		return c, fmt.Errorf("mcptool: upstream %q: RestartMax (%v) is below RestartBase (%v)", c.Name, c.RestartMax, c.RestartBase)
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = DefaultConnectTimeout
 	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// newUpstream returns an Upstream of checked cfg whose client asks host for
+// what its server asks of the host (nil: it declares no client capabilities).
+func newUpstream(cfg UpstreamConfig, host hostHooks) *Upstream {
 	u := &Upstream{
 		cfg:       cfg,
 		refresh:   make(chan struct{}, 1),
@@ -158,8 +174,19 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 		firstDone: make(chan struct{}),
 		done:      make(chan struct{}),
 	}
-	u.client = mcp.NewClient(&mcp.Implementation{Name: "loopctl-mcptool", Version: "1"}, &mcp.ClientOptions{
-		// A proxy serves no roots, sampling or elicitation of its own.
+	u.host = host
+	u.client = mcp.NewClient(&mcp.Implementation{Name: "loopctl-mcptool", Version: "1"}, u.clientOptions())
+	if u.host != nil {
+		u.client.AddReceivingMiddleware(hostRequests(u))
+	}
+	return u
+}
+
+// clientOptions are the options of u's MCP client: the notifications it
+// follows and, with a host, the requests it relays.
+func (u *Upstream) clientOptions() *mcp.ClientOptions {
+	opts := &mcp.ClientOptions{
+		// Without a host there are no roots, sampling or elicitation to offer.
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -179,14 +206,24 @@ func NewUpstream(cfg UpstreamConfig) (*Upstream, error) {
 				u.hooks.log(req.Params)
 			}
 		},
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			if f, ok := u.progress.Load(fmt.Sprint(req.Params.ProgressToken)); ok {
-				f.(func(*mcp.ProgressNotificationParams))(req.Params)
-			}
-		},
-		Logger: sdkLogger(cfg.Logger),
-	})
-	return u, nil
+		// Progress of the calls is relayed as it is read (see withProgress),
+		// so none reaches the SDK's own handler late.
+		Logger: sdkLogger(u.cfg.Logger),
+	}
+	if h := u.host; h != nil {
+		opts.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
+		opts.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			return h.createMessage(ctx, u, req.Params)
+		}
+		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return h.elicit(ctx, u, req.Params)
+		}
+		opts.ElicitationCompleteHandler = func(ctx context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			h.elicitationComplete(ctx, u, req.Params)
+		}
+	}
+	return opts
 }
 
 // kickRelist asks the supervisor to list prompts and resources again.
@@ -315,10 +352,11 @@ func (u *Upstream) CallTool(ctx context.Context, name string, args []byte) (*mcp
 }
 
 // CallToolProgress is [Upstream.CallTool] that also asks the server for
-// progress notifications and hands each to onProgress (nil: none), on the
-// SDK's goroutine, until CallToolProgress returns (a notification handled
-// after the result is dropped: progress ends with the result). The token the
-// server sees is the Upstream's own, so callers' tokens never collide.
+// progress notifications and hands each to onProgress (nil: none), in the
+// order the server sent them and each before the result: onProgress runs on
+// the goroutine that reads the connection, as the notification is read, so
+// it must not wait for this upstream. The token the server sees is the
+// Upstream's own, so callers' tokens never collide.
 func (u *Upstream) CallToolProgress(ctx context.Context, name string, args []byte, onProgress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	cs, err := u.current()
 	if err != nil {

@@ -35,7 +35,8 @@ Upstreams: the command after --, --stdio NAME='COMMAND ARG...' and --http NAME=U
 upstream its tools keep their names; with several each is served as SERVER__TOOL.
 
 Prompts, resources (templates, subscriptions), completions and logging pass through
-unchanged, and the proxy declares every capability its upstreams declare.
+unchanged, and the proxy declares every capability its upstreams declare. What an
+upstream asks of its host (sampling, elicitation, roots) goes to the proxy's client.
 
 Every call has a deadline (--timeout; a probe also ends with its lease). Transport
 failures, timeouts, protocol errors and a server that dies mid-call count against the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,19 +44,6 @@ func everything(t *testing.T) []string {
 	}
 	return []string{node, entry, "stdio"}
 }
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // proxyRun is `loopctl mcp-proxy ARGS` running in this process over stdio
 // pipes, with a go-sdk client connected to it.
@@ -179,24 +166,23 @@ func childPIDs(t *testing.T) []int {
 	return pids
 }
 
-// waitFor polls cond every 20ms for up to limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out after %v waiting for %s", limit, what)
-}
-
 func TestMCPProxyEverythingListsAndForwards(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // runs last: after the proxy has exited
 	argv := everything(t)
 
-	// The reference server as a client sees it directly, with the proxy's
-	// own client capabilities (none).
-	direct := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	// The reference server as a client sees it directly, with the client
+	// capabilities the proxy declares (sampling, elicitation and roots, which
+	// it relays): the server lists some tools only to clients that have them.
+	direct := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
+		CreateMessageWithToolsHandler: func(context.Context, *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			return nil, errors.New("not used")
+		},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("not used")
+		},
+	})
 	dcs, err := direct.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...), TerminateDuration: time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -38,8 +38,7 @@ func loopbackOnly(addr string) error {
 // upstream servers' connections at /upstreams.
 func proxyMux(p *mcptool.Proxy, m *proxyMetrics, log *dashboard.Log) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server() },
-		&mcp.StreamableHTTPOptions{PropagateRequestCancellation: true})) // a client that gives up cancels the upstream call
+	mux.Handle("/mcp", mcpHandler(p))
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	board := dashboard.New(func() dashboard.Sources {
 		return dashboard.Sources{Tools: []dashboard.ToolSet{{Name: "mcp-proxy", Registry: p.Registry()}}}
@@ -52,6 +51,30 @@ func proxyMux(p *mcptool.Proxy, m *proxyMetrics, log *dashboard.Log) *http.Serve
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
 	return mux
+}
+
+// newProtocol is the first protocol version whose requests each carry their
+// version (SEP-2575): served without sessions.
+const newProtocol = "2026-07-28"
+
+// mcpHandler serves p's MCP server over streamable HTTP to clients of every
+// protocol version: a request on 2026-07-28 or later (its
+// Mcp-Protocol-Version header says so) goes to a stateless handler, which
+// that protocol needs (a stateful one refuses it with -32022); the others to
+// the stateful one, which sessions of the earlier versions need (server
+// requests, resumable streams). A client that gives up cancels the upstream
+// call on both.
+func mcpHandler(p *mcptool.Proxy) http.Handler {
+	server := func(*http.Request) *mcp.Server { return p.Server() }
+	stateful := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{PropagateRequestCancellation: true})
+	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= newProtocol && r.Header.Get("Mcp-Session-Id") == "" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
 }
 
 // serveProxyHTTP serves proxyMux on addr until ctx is done.

@@ -44,7 +44,7 @@ func (m *proxyMetrics) call(ci mcptool.CallInfo, counted bool) {
 		if counted {
 			v = metrics.Failure
 		}
-	case mcptool.OutcomeCancel, mcptool.OutcomeInvalidArguments, mcptool.OutcomeServerDown:
+	case mcptool.OutcomeCancel, mcptool.OutcomeInvalidArguments, mcptool.OutcomeServerDown, mcptool.OutcomeRejected:
 		v = metrics.Cancel
 	case mcptool.OutcomeRefused:
 		v = metrics.Refused
