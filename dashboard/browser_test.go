@@ -35,7 +35,7 @@ func TestBrowserShowsTrip(t *testing.T) {
 	f.trip()
 	start := time.Now()
 	shown := `document.querySelector('` + model + `')?.textContent === "fallback" &&
-		document.querySelector('` + tool + `')?.textContent === "open"`
+		document.querySelector('` + tool + `')?.textContent === "open" && !document.getElementById("tool-breakers").hidden`
 	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](shown, chromedp.WithPollingTimeout(time.Second))); err != nil {
 		got, _ := browsertest.Text(bctx, model)
 		t.Fatalf("page did not show the trip within 1s (model shows %q): %v", got, err)

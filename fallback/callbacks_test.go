@@ -46,7 +46,7 @@ func TestCallbacksRunOutsideTheLockInOrder(t *testing.T) {
 	// Both callbacks have returned before Failure returned.
 	want := []Transition{
 		tr(Primary, Fallback, "a", "b", t0),
-		tr(Fallback, Primary, "b", "a", t0),
+		stamped(tr(Fallback, Primary, "b", "a", t0), "reset", "", time.Time{}),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("transitions:\n got %v\nwant %v", got, want)

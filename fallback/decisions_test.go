@@ -286,7 +286,7 @@ func TestReset(t *testing.T) {
 	h.take()
 	h.clk.Advance(time.Second)
 	h.m.Reset()
-	h.expectEvents(tr(Fallback, Primary, "b", "a", at(time.Second)))
+	h.expectEvents(stamped(tr(Fallback, Primary, "b", "a", at(time.Second)), "reset", "", time.Time{}))
 	if h.m.FallbackActivated() {
 		t.Fatal("Reset kept the fallback-activated flag")
 	}
@@ -295,7 +295,7 @@ func TestReset(t *testing.T) {
 	p := h.begin("a", true)
 	h.take()
 	h.m.Reset()
-	h.expectEvents(tr(Recovering, Primary, "a", "a", at(61*time.Second)))
+	h.expectEvents(stamped(tr(Recovering, Primary, "a", "a", at(61*time.Second)), "reset", "", time.Time{}))
 	p.Failure(RateLimit) // the probe slot was cleared: ignored
 	h.expectState(Primary)
 }

@@ -32,7 +32,7 @@ func (m *Manager) Hold(until time.Time, reason string) {
 		m.shared.Hold(until, reason)
 		return
 	}
-	m.locked(func(clk *clock, rec *recorder) { m.mc.hold(until, reason, clk, rec) })
+	m.lockedAs(manualAct{"hold", reason, until}, func(clk *clock, rec *recorder) { m.mc.hold(until, reason, clk, rec) })
 }
 
 // Release ends the hold in force at once (SEMANTICS §8.5): the cooldown
@@ -64,18 +64,31 @@ func (m *Manager) Disable(entry string, until time.Time, reason string) error {
 	if m.shared != nil {
 		return m.shared.Disable(entry, until, reason)
 	}
-	m.locked(func(clk *clock, rec *recorder) { m.mc.disable(i, true, until, reason, clk, rec) })
+	m.lockedAs(manualAct{"disable", reason, until}, func(clk *clock, rec *recorder) { m.mc.disable(i, true, until, reason, clk, rec) })
 	return nil
 }
 
 // Enable puts a chain entry disabled by hand back into routing: it is
-// SetAvailable(entry, true).
-func (m *Manager) Enable(entry string) error { return m.SetAvailable(entry, true) }
+// SetAvailable(entry, true), except that a transition it causes has
+// Manual "enable" (an operator's act, where SetAvailable may be a health
+// check's).
+func (m *Manager) Enable(entry string) error {
+	i := m.index(entry)
+	if i < 0 || m.shared != nil {
+		return m.SetAvailable(entry, true)
+	}
+	m.lockedAs(manualAct{name: "enable"}, func(clk *clock, rec *recorder) { m.mc.setAvailable(i, true, clk, rec) })
+	return nil
+}
 
 // locked runs f on the machine under the lock, publishes and delivers the
 // transitions it recorded.
-func (m *Manager) locked(f func(clk *clock, rec *recorder)) {
-	rec := recorder{q: m.queue}
+func (m *Manager) locked(f func(clk *clock, rec *recorder)) { m.lockedAs(manualAct{}, f) }
+
+// lockedAs is locked with the operator's act act stamped on the
+// transitions f records.
+func (m *Manager) lockedAs(act manualAct, f func(clk *clock, rec *recorder)) {
+	rec := recorder{q: m.queue, manual: act}
 	clk := m.clock()
 	m.mu.Lock()
 	f(&clk, &rec)
@@ -157,9 +170,23 @@ func (c *machine) expireDisables(clk *clock, rec *recorder) {
 		return
 	}
 	before := c.active()
+	act := manualAct{name: "disable_end"}
+	for _, e := range c.chain {
+		if e.disabled && !e.until.IsZero() && clk.since(e.until) >= 0 {
+			act.reason, act.until = e.reason, e.until
+			break
+		}
+	}
 	expire(c.chain, clk)
 	c.disEnd = earliestEnd(c.chain)
+	if rec == nil {
+		c.advanced(before, clk, rec)
+		return
+	}
+	outer := rec.manual // an expiry seen by an operator's act is the end's doing, not the act's
+	rec.manual = act
 	c.advanced(before, clk, rec)
+	rec.manual = outer
 }
 
 // expire enables the entries of chain whose disable has ended.

@@ -51,7 +51,7 @@ func TestHoldFromEachState(t *testing.T) {
 			h.take()
 			h.m.Hold(at(time.Hour+hold), "INC-42")
 			if tc.wantEvent {
-				h.expectEvents(tr(tc.fromState, Fallback, "a", "b", at(time.Hour)))
+				h.expectEvents(stamped(tr(tc.fromState, Fallback, "a", "b", at(time.Hour)), "hold", "INC-42", at(time.Hour+hold)))
 			} else {
 				h.expectEvents()
 			}
@@ -106,7 +106,7 @@ func TestReleaseNextTurnProbes(t *testing.T) {
 	}
 	h.take()
 	h.begin("a", true).Success()
-	h.expectEvents(tr(Fallback, Recovering, "b", "a", at(time.Second)))
+	h.expectEvents(stamped(tr(Fallback, Recovering, "b", "a", at(time.Second)), "hold_end", "INC-42", at(time.Second))) // released then
 }
 
 // TestReleaseWithoutHold: a trip's cooldown runs on; Release changes nothing.
@@ -128,7 +128,7 @@ func TestHoldNoChain(t *testing.T) {
 	for _, release := range []bool{false, true} {
 		h := newHarness(t, Settings{Primary: "a"})
 		h.m.Hold(at(time.Minute), "INC-7")
-		h.expectEvents(tr(Primary, Fallback, "a", "", t0))
+		h.expectEvents(stamped(tr(Primary, Fallback, "a", "", t0), "hold", "INC-7", at(time.Minute)))
 		e := h.exhausted()
 		if !e.Held || e.State != Fallback || !e.ProbeAt.Equal(at(time.Minute)) || e.RetryIn != time.Minute {
 			t.Fatalf("refusal: %+v", e)
@@ -164,7 +164,7 @@ func TestHoldNoChainFromFallback(t *testing.T) {
 	h.begin("a", false).Success() // bookkeeping trip: still the primary
 	h.take()
 	h.m.Hold(at(time.Hour), "")
-	h.expectEvents(tr(Fallback, Fallback, "a", "", t0))
+	h.expectEvents(stamped(tr(Fallback, Fallback, "a", "", t0), "hold", "", at(time.Hour)))
 	h.exhausted()
 }
 
@@ -214,7 +214,7 @@ func TestDisableWithEnd(t *testing.T) {
 	if err := h.m.Disable("b", at(10*time.Second), "flaky"); err != nil {
 		t.Fatal(err)
 	}
-	h.expectEvents(tr(Fallback, Fallback, "b", "c", t0))
+	h.expectEvents(stamped(tr(Fallback, Fallback, "b", "c", t0), "disable", "flaky", at(10*time.Second)))
 	s := h.snap()
 	if e := s.Chain[0]; e.Available || !e.Failed || !e.DisabledUntil.Equal(at(10*time.Second)) || e.DisabledReason != "flaky" {
 		t.Fatalf("disabled entry: %+v", e)
@@ -230,7 +230,7 @@ func TestDisableWithEnd(t *testing.T) {
 	}
 	h.expectEvents() // pure reads deliver nothing
 	h.begin("b", false).Success()
-	h.expectEvents(tr(Fallback, Fallback, "c", "b", at(10*time.Second)))
+	h.expectEvents(stamped(tr(Fallback, Fallback, "c", "b", at(10*time.Second)), "disable_end", "flaky", at(10*time.Second)))
 }
 
 // TestDisableForever: a zero until disables until Enable; Disable of the
@@ -274,5 +274,5 @@ func TestDisableExpiresOnSettle(t *testing.T) {
 	h.clk.Advance(time.Second)
 	h.take()
 	tk.Failure(Transient)
-	h.expectEvents(tr(Fallback, Fallback, "c", "b", at(time.Second)))
+	h.expectEvents(stamped(tr(Fallback, Fallback, "c", "b", at(time.Second)), "disable_end", "", at(time.Second)))
 }

@@ -55,11 +55,23 @@ type machine struct {
 type recorder struct {
 	q      *notify.Queue[Transition]
 	pushed bool
+	// manual is the operator's act under way (Transition.Manual, Reason,
+	// Until): every transition it records carries it.
+	manual manualAct
+}
+
+// manualAct is the operator's act a recorder stamps on its transitions.
+type manualAct struct {
+	name, reason string
+	until        time.Time
 }
 
 func (r *recorder) emit(t Transition) {
 	if r == nil || r.q == nil {
 		return
+	}
+	if t.Manual == "" && r.manual.name != "" {
+		t.Manual, t.Reason, t.Until = r.manual.name, r.manual.reason, r.manual.until
 	}
 	r.q.Push(t)
 	r.pushed = true
@@ -110,6 +122,11 @@ func (c *machine) expireLease(clk *clock, rec *recorder) {
 	}
 	end := c.probeStart.Add(c.cfg.probeTimeout)
 	c.probing, c.probeStart = false, time.Time{}
+	if rec != nil && rec.manual.name != "" {
+		outer := rec.manual // a lease that ended re-trips on its own, whoever calls
+		rec.manual = manualAct{}
+		defer func() { rec.manual = outer }()
+	}
 	c.probeFailed(Failure{}, end, rec)
 }
 
@@ -145,7 +162,11 @@ func (c *machine) cooldown(clk *clock, rec *recorder) {
 	c.changeState()
 	c.clearStreak()
 	c.probeSuccesses = 0
-	rec.emit(Transition{From: Fallback, To: Recovering, FromModel: from, ToModel: c.cfg.primary, At: now})
+	t := Transition{From: Fallback, To: Recovering, FromModel: from, ToModel: c.cfg.primary, At: now}
+	if c.cause == CauseManual {
+		t.Manual, t.Reason, t.Until = "hold_end", c.holdReason, c.cooldownEnd
+	}
+	rec.emit(t)
 }
 
 // changeState starts a new generation for a state change or Reset: tickets

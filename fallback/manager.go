@@ -366,7 +366,7 @@ func (m *Manager) Reset() {
 		m.shared.Reset()
 		return
 	}
-	rec := recorder{q: m.queue}
+	rec := recorder{q: m.queue, manual: manualAct{name: "reset"}}
 	clk := m.clock()
 	m.mu.Lock()
 	m.mc.reset(&clk, &rec)

@@ -178,13 +178,18 @@ type transitionJSON struct {
 	FromModel string     `json:"from_model"`
 	ToModel   string     `json:"to_model"`
 	At        *time.Time `json:"at,omitempty"`
+	Manual    string     `json:"manual,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Until     *time.Time `json:"until,omitempty"`
 }
 
 // MarshalJSON writes
 // {"from":"primary","to":"fallback","from_model":"a","to_model":"b","at":"…"},
-// omitting at when it is zero.
+// omitting at when it is zero, and with "manual", "reason" and "until"
+// when an operator caused it (each omitted when empty).
 func (t Transition) MarshalJSON() ([]byte, error) {
-	return json.Marshal(transitionJSON{From: t.From, To: t.To, FromModel: t.FromModel, ToModel: t.ToModel, At: jsonTime(t.At)})
+	return json.Marshal(transitionJSON{From: t.From, To: t.To, FromModel: t.FromModel, ToModel: t.ToModel, At: jsonTime(t.At),
+		Manual: t.Manual, Reason: t.Reason, Until: jsonTime(t.Until)})
 }
 
 // UnmarshalJSON reads what [Transition.MarshalJSON] writes.
@@ -193,7 +198,8 @@ func (t *Transition) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*t = Transition{From: w.From, To: w.To, FromModel: w.FromModel, ToModel: w.ToModel, At: unjsonTime(w.At)}
+	*t = Transition{From: w.From, To: w.To, FromModel: w.FromModel, ToModel: w.ToModel, At: unjsonTime(w.At),
+		Manual: w.Manual, Reason: w.Reason, Until: unjsonTime(w.Until)}
 	return nil
 }
 

@@ -24,6 +24,10 @@ import (
 // its coarse order against the exact one: a failure it calls stale must have
 // been issued before a counted success.
 type refModel struct {
+	act struct { // the operator's act under way: its transitions carry it
+		name, why string
+		until     time.Time
+	}
 	primary string
 	chain   []string
 	th      int // TripThreshold
@@ -174,7 +178,23 @@ func (r *refModel) move(to State, at time.Time) {
 	r.history++
 	r.era++
 	r.probe = nil
-	r.events = append(r.events, Transition{From: from, To: to, FromModel: fromModel, ToModel: r.modelOf(to), At: at})
+	r.emit(Transition{From: from, To: to, FromModel: fromModel, ToModel: r.modelOf(to), At: at})
+}
+
+// emit records t, stamped with the operator's act under way (r.act).
+func (r *refModel) emit(t Transition) {
+	if t.Manual == "" {
+		t.Manual, t.Reason, t.Until = r.act.name, r.act.why, r.act.until
+	}
+	r.events = append(r.events, t)
+}
+
+// acting runs f with the operator's act named name (why, until) under way.
+func (r *refModel) acting(name, why string, until time.Time, f func()) {
+	outer := r.act
+	r.act.name, r.act.why, r.act.until = name, why, until
+	f()
+	r.act = outer
 }
 
 // tripAt trips at at, f being the failure that tripped and raise whether the
@@ -232,7 +252,7 @@ func (r *refModel) probeFailure(f Failure, at time.Time) {
 func (r *refModel) lazy(now time.Time) {
 	if r.state == Recovering && r.probe != nil && now.Sub(r.probeStart) >= r.lease {
 		r.probe = nil
-		r.probeFailure(Failure{}, r.probeStart.Add(r.lease))
+		r.acting("", "", time.Time{}, func() { r.probeFailure(Failure{}, r.probeStart.Add(r.lease)) })
 	}
 }
 
@@ -243,7 +263,11 @@ func (r *refModel) begin(now time.Time, u *refTurn) *refTicket {
 	r.expireDis(now)
 	if r.state == Fallback && !now.Before(r.coolEnd) {
 		r.zero()
-		r.move(Recovering, now)
+		if r.cause == CauseManual {
+			r.acting("hold_end", r.holdWhy, r.coolEnd, func() { r.move(Recovering, now) })
+		} else {
+			r.move(Recovering, now)
+		}
 	}
 	r.serials++
 	t := &refTicket{entry: -1, model: r.primary, history: r.history, budgets: r.budgets, serial: r.serials, era: r.era, issued: now, turn: u}
@@ -360,7 +384,7 @@ func (r *refModel) advanceEvent(before int, now time.Time) {
 		}
 		return r.chain[i]
 	}
-	r.events = append(r.events, Transition{From: Fallback, To: Fallback, FromModel: name(before), ToModel: name(after), At: now})
+	r.emit(Transition{From: Fallback, To: Fallback, FromModel: name(before), ToModel: name(after), At: now})
 }
 
 const (
@@ -490,11 +514,20 @@ func (r *refModel) stale(t *refTicket) bool {
 }
 
 func (r *refModel) setAvailable(i int, ok bool, now time.Time) {
-	r.disable(i, !ok, time.Time{}, "", now)
+	r.toggle(i, !ok, time.Time{}, "", now)
 }
 
 // disable is Manager.Disable (off) or Enable of entry i (rev 4).
 func (r *refModel) disable(i int, off bool, until time.Time, why string, now time.Time) {
+	name := "enable"
+	if off {
+		name = "disable"
+	}
+	r.acting(name, why, until, func() { r.toggle(i, off, until, why, now) })
+}
+
+// toggle disables (off) or enables entry i.
+func (r *refModel) toggle(i int, off bool, until time.Time, why string, now time.Time) {
 	r.lazy(now)
 	r.expireDis(now)
 	if !until.IsZero() && !now.Before(until) {
@@ -511,12 +544,16 @@ func (r *refModel) disable(i int, off bool, until time.Time, why string, now tim
 // expireDis enables the entries whose disable has ended (one event).
 func (r *refModel) expireDis(now time.Time) {
 	before := r.firstActive()
+	why, until := "", time.Time{}
 	for i := range r.chain {
 		if r.disabled[i] && !r.disUntil[i].IsZero() && !now.Before(r.disUntil[i]) {
+			if until.IsZero() {
+				why, until = r.disReason[i], r.disUntil[i]
+			}
 			r.disabled[i], r.disUntil[i], r.disReason[i] = false, time.Time{}, ""
 		}
 	}
-	r.advanceEvent(before, now)
+	r.acting("disable_end", why, until, func() { r.advanceEvent(before, now) })
 }
 
 // held reports a hold in force (the gate moves an ended one to Recovering).
@@ -526,6 +563,10 @@ func (r *refModel) held() bool { return r.state == Fallback && r.cause == CauseM
 func (r *refModel) hold(until time.Time, why string, now time.Time) {
 	r.lazy(now)
 	r.expireDis(now)
+	r.acting("hold", why, until, func() { r.holdNow(until, why, now) })
+}
+
+func (r *refModel) holdNow(until time.Time, why string, now time.Time) {
 	if r.state != Fallback {
 		if r.state == Primary {
 			r.r4.clear() // a hold is a trip: out of Primary, the window clears
@@ -543,7 +584,7 @@ func (r *refModel) hold(until time.Time, why string, now time.Time) {
 	}
 	r.cause, r.holdWhy = CauseManual, why
 	if after := r.modelOf(Fallback); after != before {
-		r.events = append(r.events, Transition{From: Fallback, To: Fallback, FromModel: before, ToModel: after, At: now})
+		r.emit(Transition{From: Fallback, To: Fallback, FromModel: before, ToModel: after, At: now})
 	}
 }
 
@@ -560,7 +601,7 @@ func (r *refModel) reset(now time.Time) {
 	r.r5.n = 0
 	if r.state != Primary {
 		r.r5.closed = now
-		r.move(Primary, now) // names the model routed to before the reset
+		r.acting("reset", "", time.Time{}, func() { r.move(Primary, now) }) // names the model routed to before the reset
 	} else {
 		r.history++
 		r.era++

@@ -225,15 +225,44 @@ type Transition struct {
 	// At is when the transition happened: the time of the call that caused it,
 	// or the end of the lease of an unsettled probe whose expiry re-tripped.
 	At time.Time
+	// Manual names the operator's act that caused the transition, so that a
+	// log or an alert gives the true cause rather than a failure that never
+	// happened: "hold" ([Manager.Hold]), "disable" ([Manager.Disable]),
+	// "enable" ([Manager.Enable]), "reset" ([Manager.Reset]), or the end an
+	// operator set passing: "hold_end", "disable_end". "" when turns or
+	// time caused it (SetAvailable is automation's call, health checks', and
+	// leaves it "").
+	Manual string
+	// Reason is the reason the operator gave to the hold or disable ("" if
+	// none or not Manual).
+	Reason string
+	// Until is the end the operator set to the hold or disable (zero: none,
+	// or not Manual).
+	Until time.Time
 }
 
 // String returns text such as
 //
 //	primary -> fallback ("gpt-a" -> "gpt-b") at 2026-01-01T00:00:00Z
+//
+// and, when an operator caused it, its act, reason and end:
+//
+//	primary -> fallback ("gpt-a" -> "gpt-b") at 2026-01-01T00:00:00Z; manual hold "INC-42" until 2026-01-01T00:10:00Z
 func (t Transition) String() string {
-	return t.From.String() + " -> " + t.To.String() +
+	s := t.From.String() + " -> " + t.To.String() +
 		" (" + strconv.Quote(t.FromModel) + " -> " + strconv.Quote(t.ToModel) + ") at " +
 		t.At.Format(time.RFC3339Nano)
+	if t.Manual == "" {
+		return s
+	}
+	s += "; manual " + t.Manual
+	if t.Reason != "" {
+		s += " " + strconv.Quote(t.Reason)
+	}
+	if !t.Until.IsZero() {
+		s += " until " + t.Until.Format(time.RFC3339Nano)
+	}
+	return s
 }
 
 // validate returns every problem of s, joined, or nil.

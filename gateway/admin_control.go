@@ -151,16 +151,21 @@ func (g *Gateway) control(w http.ResponseWriter, r *http.Request, name, who stri
 		writeOpenAIError(w, http.StatusBadRequest, apiError{Message: bf.msg, Type: "invalid_request_error", Param: bf.field, Code: "invalid_admin_action"})
 		return
 	}
-	g.apply(rt, a, who)
+	until := g.apply(rt, a, who)
 	if g.log != nil {
-		g.log.Warn("admin", "key", who, "action", a.Action, "model", rt.name, "entry", a.Entry,
-			"reason", logName(a.Reason), "ttl", a.TTL, "remote", r.RemoteAddr)
+		attrs := []any{"key", who, "action", a.Action, "model", rt.name, "entry", a.Entry,
+			"reason", logName(a.Reason), "ttl", a.TTL, "remote", r.RemoteAddr}
+		if !until.IsZero() {
+			attrs = append(attrs, "until", until.UTC().Format(time.RFC3339))
+		}
+		g.log.Warn("admin", attrs...)
 	}
 	writeJSON(w, http.StatusOK, g.view(rt))
 }
 
-// apply runs action a on rt's breaker for the admin key named who.
-func (g *Gateway) apply(rt *route, a adminAction, who string) {
+// apply runs action a on rt's breaker for the admin key named who and
+// returns the end it set (zero: none).
+func (g *Gateway) apply(rt *route, a adminAction, who string) time.Time {
 	until := time.Time{}
 	if a.ttl > 0 {
 		until = g.now().Add(a.ttl)
@@ -177,6 +182,7 @@ func (g *Gateway) apply(rt *route, a adminAction, who string) {
 	case "enable":
 		_ = rt.mgr.Enable(a.Entry)
 	}
+	return until
 }
 
 // signed is the reason an admin action stores with the library (and the

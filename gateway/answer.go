@@ -89,9 +89,13 @@ func (x *exchange) refuseOpen() bool {
 	if s.State != fallback.Fallback || !now.Before(s.CooldownEnds) {
 		return false
 	}
+	ee := &fallback.ExhaustedError{Primary: x.in.rt.settings.Primary, State: s.State,
+		ProbeAt: s.CooldownEnds, RetryIn: s.CooldownEnds.Sub(now)}
+	if x.byOperator(ee, nil) {
+		return true
+	}
 	x.g.m.call(x.in.rt.name, metrics.Refused)
-	x.exhausted(&fallback.ExhaustedError{Primary: x.in.rt.settings.Primary, State: s.State,
-		ProbeAt: s.CooldownEnds, RetryIn: s.CooldownEnds.Sub(now)})
+	x.exhausted(ee)
 	return true
 }
 
@@ -113,7 +117,7 @@ func limitOf(err error, now time.Time) (retry.Limit, time.Duration) {
 func (x *exchange) fail(err error) {
 	h := x.w.Header()
 	x.headers(h)
-	status, e := http.StatusBadGateway, apiError{Message: "no model could serve the request; last error: " + err.Error(), Type: "upstream_error"}
+	status, e := http.StatusBadGateway, apiError{Message: "no model could serve the request; last error: " + clientText(err), Type: "upstream_error"}
 	outcome := outcomeFailure
 	var ue *upstreamError
 	lim, wait := limitOf(err, x.g.now())

@@ -63,6 +63,10 @@ func TestBrowserDashboardShowsTrip(t *testing.T) {
 	if got, err := browsertest.Text(bctx, routed); err != nil || got != "up/a" {
 		t.Fatalf("routed model before = %q, %v; want up/a", got, err)
 	}
+	// The gateway has no tool breakers: no empty table.
+	if toolsHidden, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.getElementById("tool-breakers").hidden`)); err != nil || !toolsHidden {
+		t.Errorf("the tool-breaker table of a gateway without tool breakers: hidden %v, %v", toolsHidden, err)
+	}
 
 	var at time.Time
 	for n := 1; at.IsZero(); n++ {

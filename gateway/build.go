@@ -156,7 +156,7 @@ func (ps *problems) newUpstream(i int, u Upstream, getenv func(string) string) *
 			ps.add(fmt.Sprintf("upstreams[%d].api_key_env", i), "environment variable %s is not set", u.APIKeyEnv)
 		}
 	}
-	up.key = key
+	up.key, up.azureVersion = key, u.APIVersion
 	up.credHeader = keyHeaders[authType(u)]
 	if c := newCloud(u); c != nil {
 		up.api, up.cloud, up.base = APIAnthropic, c, c.base // the Anthropic family (§10.2)

@@ -161,7 +161,7 @@ func TestCloudsGuideConfigsParse(t *testing.T) {
 		}
 		n++
 	}
-	if n != 2 {
-		t.Errorf("%d configs in the clouds section, want 2 (Claude's and OpenAI's backups)", n)
+	if n != 3 {
+		t.Errorf("%d configs in the clouds section, want 3 (Claude's and OpenAI's backups, Azure's deployments)", n)
 	}
 }

@@ -102,6 +102,12 @@ type Upstream struct {
 	Region string
 	// Project is a vertex upstream's Google Cloud project id (required).
 	Project string
+	// APIVersion, on an openai upstream, is Azure OpenAI's api-version
+	// (YAML api_version, e.g. 2024-10-21): requests go to base_url +
+	// /openai/deployments/{model}/chat/completions?api-version=…, the
+	// model name being the deployment's. "": the path of any openai
+	// upstream (Azure's v1 API: base_url …/openai/v1).
+	APIVersion string
 }
 
 // Translate is how translated requests reach an openai upstream (YAML

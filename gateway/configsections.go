@@ -52,6 +52,7 @@ func (d decoder) upstreams(dst *[]Upstream) func(string, *yaml.Node) {
 				"auth":               d.auth(&u.Auth),
 				"region":             d.str(&u.Region),
 				"project":            d.str(&u.Project),
+				"api_version":        d.str(&u.APIVersion),
 			})
 			*dst = append(*dst, u)
 		})

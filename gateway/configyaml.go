@@ -19,7 +19,7 @@ import (
 func ParseConfig(data []byte) (Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return Config{}, &ConfigError{Problems: []Problem{{Message: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}}
+		return Config{}, &ConfigError{Problems: []Problem{{Message: "not valid YAML: " + yamlProblem(data, err)}}}
 	}
 	var c Config
 	var ps problems

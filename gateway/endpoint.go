@@ -17,7 +17,7 @@ const (
 // requests go upstream, how its streams commit and end, and the shape of
 // its errors. The attempt loop (exchange.run) is the same for every endpoint.
 type endpoint struct {
-	label string // the api label: chat, responses, messages, embeddings
+	label string // the api label: chat, responses, messages, count_tokens, embeddings
 	api   string // the upstream wire it needs: APIOpenAI or APIAnthropic
 	path  string // appended to the upstream's base URL
 	// wire is the wire's API in package gateway/internal/wire: how its stream
@@ -39,7 +39,7 @@ var (
 	responsesEndpoint   = &endpoint{label: "responses", api: APIOpenAI, path: "/responses", wire: wire.Responses, streams: true, pinned: true, settles: true, idx: 1, translated: true}
 	embeddingsEndpoint  = &endpoint{label: "embeddings", api: APIOpenAI, path: "/embeddings", wire: wire.Chat, settles: true, idx: 2}
 	messagesEndpoint    = &endpoint{label: "messages", api: APIAnthropic, path: "/v1/messages", wire: wire.Messages, streams: true, settles: true, idx: 3, translated: true}
-	countTokensEndpoint = &endpoint{label: "messages", api: APIAnthropic, path: "/v1/messages/count_tokens", wire: wire.Messages, idx: 4}
+	countTokensEndpoint = &endpoint{label: "count_tokens", api: APIAnthropic, path: "/v1/messages/count_tokens", wire: wire.Messages, idx: 4}
 )
 
 // endpoints are every wire, by idx.

@@ -162,9 +162,7 @@ func (x *exchange) run(body []byte) {
 		}
 		tk, err := x.begin()
 		if err != nil {
-			g.m.call(rt.name, metrics.Refused)
-			if x.walk.attempts == 0 || last == nil {
-				x.exhausted(err)
+			if x.refusedTurn(err, last) {
 				return
 			}
 			break
@@ -242,6 +240,11 @@ func (x *exchange) pick(tk ticket, body []byte) (*target, int) {
 		x.skip(tk, tg, "")
 		return nil, passed
 	case x.in.endpoint == embeddingsEndpoint && tg.up.api != APIOpenAI:
+		x.skip(tk, tg, "")
+		return nil, passed
+	case x.walk.is(tg.ref, markFailed) && tg.up.authFailing.Load():
+		// Its credentials could not be had: a second try of it within
+		// this request would only repeat that (GATEWAY §10.1).
 		x.skip(tk, tg, "")
 		return nil, passed
 	case x.retryRefused(tk, tg.ref):

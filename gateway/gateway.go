@@ -171,9 +171,14 @@ type upstream struct {
 	// Authentication and hosts (§10): the header a static key goes in,
 	// the authorizer of the other auth types (nil: the static key), and
 	// a Bedrock or Vertex upstream's differences (nil: another host).
-	credHeader string
-	auth       authorizer
-	cloud      *cloud
+	credHeader  string
+	auth        authorizer
+	cloud       *cloud
+	authLogged  atomic.Int64 // when its failing auth was last logged (Unix ns; see logAuthFailure)
+	authFailing atomic.Bool  // its latest authentication could not be made (see pick)
+	// azureVersion is an Azure OpenAI upstream's api-version: its paths
+	// name the model as the deployment (azureURL). "": none.
+	azureVersion string
 }
 
 // prepare parses the upstream's URL for every wire and builds its

@@ -48,7 +48,7 @@ func newMeters(reg *prometheus.Registry) *meters {
 		breakers: metrics.NewCollector(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_requests_total",
-			Help: "Client requests by wire (api: chat, responses, messages, embeddings), model, upstream model that served (or failed last) and outcome.",
+			Help: "Client requests by wire (api: chat, responses, messages, count_tokens, embeddings), model, upstream model that served (or failed last) and outcome.",
 		}, []string{"api", "model", "upstream_model", "outcome"}),
 		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loopctl_gateway_fallbacks_total",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -23,9 +24,11 @@ func (g *Gateway) post(ctx context.Context, res *result, tg *target, in *http.Re
 			return nil, retry.Unrecoverable(err)
 		}
 		if a := tg.up.auth; a != nil {
-			if err := a.authorize(ctx, req, body); err != nil {
+			err := a.authorize(ctx, req, body)
+			tg.up.authFailing.Store(err != nil)
+			if err != nil {
 				err = fmt.Errorf("upstream %s: %w", tg.up.name, err)
-				g.logAuthFailure(err)
+				g.logAuthFailure(tg.up, err)
 				return nil, retry.Unrecoverable(err)
 			}
 		}
@@ -52,11 +55,23 @@ func (g *Gateway) post(ctx context.Context, res *result, tg *target, in *http.Re
 	}
 }
 
-// logAuthFailure logs an upstream authentication that could not be made
+// authLogEvery is how often an upstream's failing authentication is
+// logged: every request fails the same way until it is fixed, and one line
+// a minute says so without flooding the log.
+const authLogEvery = time.Minute
+
+// logAuthFailure logs an upstream authentication that could not be made,
+// at most once per authLogEvery for u, with the credential source tried
 // (the error names the upstream and the step, never a credential or a
 // token helper's output).
-func (g *Gateway) logAuthFailure(err error) {
-	if g.log != nil {
-		g.log.Warn("upstream auth failed", "error", err.Error())
+func (g *Gateway) logAuthFailure(u *upstream, err error) {
+	if g.log == nil {
+		return
 	}
+	now := g.now().UnixNano()
+	last := u.authLogged.Load()
+	if last != 0 && now-last < int64(authLogEvery) || !u.authLogged.CompareAndSwap(last, now) {
+		return
+	}
+	g.log.Warn("upstream auth failed", "upstream", u.name, "source", authSource(u.auth), "error", err.Error())
 }

@@ -171,11 +171,11 @@ func matchKey(key string, keys [][sha256.Size]byte) int {
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 	if len(g.clients.keys) == 0 {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback.Addr(la.String()) && !loopback.Addr(r.Host) {
-			wires[r.URL.Path].writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
+			g.refuseAtDoor(w, r, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
 			return false
 		}
 		if r.Method == http.MethodPost && !jsonType(r.Header.Get("Content-Type")) {
-			wires[r.URL.Path].writeError(w, http.StatusUnsupportedMediaType, apiError{Message: "the request body must be sent as Content-Type: application/json", Type: "invalid_request_error", Code: "unsupported_media_type"})
+			g.refuseAtDoor(w, r, http.StatusUnsupportedMediaType, apiError{Message: "the request body must be sent as Content-Type: application/json", Type: "invalid_request_error", Code: "unsupported_media_type"})
 			return false
 		}
 	}

@@ -190,11 +190,13 @@ func upstreamRequest(ctx context.Context, res *result, tg *target, in *http.Requ
 	u := tg.up.urls[w.idx]
 	if c := tg.up.cloud; c != nil {
 		u, _ = c.url(tg.model, w, stream) // its path names the model (§10.2)
+	} else if v := tg.up.azureVersion; v != "" {
+		u, _ = azureURL(tg.up.base, tg.model, v, w) // the deployment's path (azure.go)
 	}
 	if u == nil {
 		return nil, errors.New("the upstream's base_url does not parse as a URL")
 	}
-	if in.URL.RawQuery != "" && tg.up.cloud == nil {
+	if in.URL.RawQuery != "" && tg.up.cloud == nil && tg.up.azureVersion == "" {
 		q := *u
 		q.RawQuery = in.URL.RawQuery // passed on, ignored for routing (§6)
 		u = &q

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/loopctl/loopctl-go/retry"
@@ -55,6 +56,7 @@ func (ps *problems) upstreams(list []Upstream) map[string]int {
 			ps.add(p+".api_key_file", "api_key_env and api_key_file are two sources of one key: give one")
 		}
 		ps.authProblems(p, u)
+		ps.azureProblems(p, u)
 	}
 	return ups
 }
@@ -117,6 +119,10 @@ func (ps *problems) baseURL(path, s string) {
 		ps.add(path, "required")
 	} else if pu, err := url.Parse(s); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 		ps.add(path, "%q is not an http:// or https:// URL", redactQuery(s))
+	} else if p, _ := strconv.Atoi(pu.Port()); p > 65535 {
+		ps.add(path, "%q: port %s is above 65535", redactQuery(s), pu.Port())
+	} else if pu.Query().Has("api-version") {
+		ps.add(path, "%q: Azure's api-version goes in the upstream's api_version (with base_url the resource's, such as https://my-resource.openai.azure.com), not in the URL", redactQuery(s))
 	} else if pu.RawQuery != "" || pu.ForceQuery || pu.Fragment != "" || pu.User != nil {
 		ps.add(path, "%q must not have a query string, fragment or credentials (keys go in api_key_env)", redactQuery(s))
 	}
@@ -292,7 +298,28 @@ func redactQuery(s string) string {
 		}
 		return redact(u.String())
 	}
-	return "(not a URL)"
+	return redactRaw(s)
+}
+
+// redactRaw is s, a URL that does not parse, as a problem may show it:
+// the query string and any credentials before an "@" of its host part
+// hidden, so that the person fixing it sees what they wrote.
+func redactRaw(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i+1] + "xxxxx"
+	}
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(s)
+	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	if at := strings.LastIndex(s[start:end], "@"); at >= 0 {
+		s = s[:start] + "xxxxx" + s[start+at:]
+	}
+	return s
 }
 
 // redact hides a URL's password.

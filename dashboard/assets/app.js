@@ -46,6 +46,8 @@
     const models = document.getElementById("models");
     models.replaceChildren(st.models.length ? el("div", { class: "cards" }, ...st.models.map(modelCard))
       : el("p", { class: "muted" }, "none"));
+    // A source without tool breakers (the gateway's) shows no empty table.
+    document.getElementById("tool-breakers").hidden = st.tools.length === 0;
     const tools = document.querySelector("#tools tbody");
     tools.replaceChildren(...st.tools.map((t) => el("tr", { "data-kind": "tool", "data-breaker": t.name },
       el("td", {}, t.set), el("td", {}, t.name), el("td", {}, badge(t.state)), el("td", {}, badge(t.status)),

@@ -26,6 +26,7 @@ A thin client of a running gateway's admin API (docs/gateway.md, "Admin API"):
   loopctl admin reset MODEL                            back to the primary, every counter zeroed
   loopctl admin disable MODEL --entry UP/M [--ttl 1h] [--reason R]   a chain entry out of routing
   loopctl admin enable MODEL --entry UP/M              put it back
+  loopctl admin reload                                 re-read the config file (as SIGHUP), answer what changed
 
 The key comes from the environment variable LOOPCTL_ADMIN_KEY (sent as
 Authorization: Bearer); the gateway from --url (default: the local serve
@@ -63,7 +64,11 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		_, _ = stdout.Write(body)
 		return ExitOK
 	}
-	if err := writeAdmin(stdout, body, a.action == "breakers" && a.model == ""); err != nil {
+	write := func() error { return writeAdmin(stdout, body, a.action == "breakers" && a.model == "") }
+	if a.action == "reload" {
+		write = func() error { return writeReload(stdout, body) }
+	}
+	if err := write(); err != nil {
 		fmt.Fprintf(stderr, "loopctl admin %s: %v\n", a.action, err)
 		return ExitFailure
 	}
@@ -100,7 +105,7 @@ func parseAdmin(args []string, stdout, stderr io.Writer, getenv func(string) str
 		a.seenReason = a.seenReason || f.Name == "reason"
 	})
 	if len(pos) == 0 {
-		return a, UsageError(stderr, fs.Name(), "missing the action: breakers, hold, release, reset, disable or enable"), true
+		return a, UsageError(stderr, fs.Name(), "missing the action: breakers, hold, release, reset, disable, enable or reload"), true
 	}
 	a.action = pos[0]
 	if len(pos) > 1 {
@@ -120,9 +125,14 @@ func (a *adminArgs) check(npos int) string {
 			return "breakers takes at most one model"
 		}
 		return ""
+	case "reload":
+		if npos > 1 || a.seenTTL || a.seenReason || a.entry != "" {
+			return "reload takes no model, --ttl, --reason or --entry"
+		}
+		return ""
 	case "hold", "release", "reset", "disable", "enable":
 	default:
-		return fmt.Sprintf("unknown action %q: want breakers, hold, release, reset, disable or enable", a.action)
+		return fmt.Sprintf("unknown action %q: want breakers, hold, release, reset, disable, enable or reload", a.action)
 	}
 	switch {
 	case npos != 2:
@@ -159,7 +169,11 @@ func (a *adminArgs) call(ctx context.Context) ([]byte, error) {
 		u += "/" + url.PathEscape(a.model)
 	}
 	method, body := http.MethodGet, []byte(nil)
-	if a.action != "breakers" {
+	switch a.action {
+	case "breakers":
+	case "reload":
+		u, method, body = strings.TrimRight(a.url, "/")+"/admin/reload", http.MethodPost, []byte("{}")
+	default:
 		method, body = http.MethodPost, a.body()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -192,6 +206,8 @@ func (a *adminArgs) call(ctx context.Context) ([]byte, error) {
 		msg := strings.TrimSpace(string(out))
 		if json.Unmarshal(out, &e) == nil && e.Error.Message != "" {
 			msg = e.Error.Message
+		} else if r := reloadRefusal(out); r != "" {
+			msg = r
 		}
 		hint := ""
 		if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {

@@ -34,7 +34,15 @@ func loopctlBinary(t *testing.T) string {
 		}
 		_ = os.Chmod(binDir, 0o755)
 		binPath = filepath.Join(binDir, "loopctl")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "github.com/loopctl/loopctl-go/cmd/loopctl")
+		// The Dockerfile's flags (the image test puts it in the image), with
+		// the checkout's commit named as the Dockerfile's COMMIT names it
+		// (Go's own VCS stamp is off in a git worktree and with
+		// GOFLAGS=-buildvcs=false).
+		ldflags := "-s -w"
+		if head, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			ldflags += " -X github.com/loopctl/loopctl-go/cmd/loopctl/internal/cli.commit=" + strings.TrimSpace(string(head))
+		}
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags="+ldflags, "-o", binPath, "github.com/loopctl/loopctl-go/cmd/loopctl")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("%v: %s", err, out)

@@ -27,7 +27,8 @@ Runs the OpenAI-compatible gateway: point any OpenAI client's base URL at
 http://<listen>/v1 and its requests go through the model breaker, the fallback
 chain and the retry ladder. With no --config it starts a zero-setup demo on
 127.0.0.1:4000: one model "demo" served by an embedded scripted upstream, no
-network needed. SIGHUP reloads --config (as POST /admin/reload does). The
+network needed. SIGHUP reloads --config (as POST /admin/reload does; with
+--watch-config, so does every change of the file). The
 first SIGTERM or SIGINT makes /readyz answer 503 at once, keeps serving for
 --drain-delay, then stops accepting and lets requests and streams in flight
 finish (up to --grace; a stream still open then ends with its wire's error
@@ -54,6 +55,8 @@ type serveSettings struct {
 	bodyRate  int64
 	maxConns  int
 	onConn    func(open int) // called after each accept with the open count (tests)
+	// watch: reload configPath when it changes (--watch-config).
+	watch bool
 	// ready, when set, is called with the address once listening.
 	ready  func(addr string)
 	logOut io.Writer // the request log (nil: stderr)
@@ -82,6 +85,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	logFormat := fs.String("log-format", "text", "request log format: text or json")
 	grace := fs.Duration("grace", 30*time.Second, "how long requests and streams in flight may finish after SIGTERM/SIGINT")
 	drainDelay := fs.Duration("drain-delay", 0, "how long to keep serving after SIGTERM/SIGINT, with /readyz answering 503, before the grace starts (e.g. 5s behind a load balancer)")
+	watch := fs.Bool("watch-config", false, "reload --config when the file changes (a Kubernetes ConfigMap update included), as SIGHUP does")
 	if code, done := ParseFlags(fs, serveUsage, args, stdout, stderr); done {
 		return code
 	}
@@ -91,7 +95,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *grace < 0 || *drainDelay < 0 {
 		return UsageError(stderr, fs.Name(), "--grace and --drain-delay must not be negative")
 	}
-	s := serveSettings{logFormat: *logFormat, grace: *grace, drainDelay: *drainDelay, configPath: *configPath, listenFlag: *listen, redisFlag: *redis}
+	s := serveSettings{logFormat: *logFormat, grace: *grace, drainDelay: *drainDelay, configPath: *configPath, listenFlag: *listen, redisFlag: *redis, watch: *watch}
 	switch {
 	case *configPath != "":
 		cfg, err := gateway.LoadConfig(*configPath)
@@ -119,14 +123,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return ExitUsage
 	}
 	if *check {
-		// Every check serve runs before it listens (keys, policies).
-		gw, err := gateway.New(s.cfg, gateway.Options{})
-		if err != nil {
-			return configProblems(stderr, *configPath, err)
-		}
-		gw.Close()
-		fmt.Fprintf(stdout, "%s: OK (%d models: %s; %d upstreams)\n", *configPath, len(s.cfg.Models), modelNames(s.cfg), len(s.cfg.Upstreams))
-		return ExitOK
+		return checkConfig(ctx, s.cfg, *configPath, stdout, stderr)
 	}
 	ctx, force, stop := signals(ctx)
 	defer stop()
@@ -172,6 +169,42 @@ func configProblems(stderr io.Writer, path string, err error) int {
 		return ExitUsage
 	}
 	fmt.Fprintf(stderr, "loopctl serve: %s: %v\n", path, err)
+	return ExitUsage
+}
+
+// checkConfig runs every check serve runs before it listens (keys,
+// policies), then resolves the upstreams' credentials.
+func checkConfig(ctx context.Context, cfg gateway.Config, path string, stdout, stderr io.Writer) int {
+	gw, err := gateway.New(cfg, gateway.Options{})
+	if err != nil {
+		return configProblems(stderr, path, err)
+	}
+	defer gw.Close()
+	if code := credentialProblems(stderr, path, gw.CheckCredentials(ctx)); code != ExitOK {
+		return code
+	}
+	fmt.Fprintf(stdout, "%s: OK (%d models: %s; %d upstreams)\n", path, len(cfg.Models), modelNames(cfg), len(cfg.Upstreams))
+	return ExitOK
+}
+
+// credentialProblems prints the checks of upstream credentials: each
+// warning, then each credential not found (exit 2, as a config problem).
+func credentialProblems(stderr io.Writer, path string, checks []gateway.CredentialCheck) int {
+	var bad []gateway.CredentialCheck
+	for _, c := range checks {
+		if c.Problem != "" {
+			bad = append(bad, c)
+		} else if c.Warning != "" {
+			fmt.Fprintf(stderr, "loopctl serve: %s: warning: %s (upstream %s): %s\n", path, c.Path, c.Upstream, c.Warning)
+		}
+	}
+	if len(bad) == 0 {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "loopctl serve: %s: %d problem(s):\n", path, len(bad))
+	for _, c := range bad {
+		fmt.Fprintf(stderr, "  %s: upstream %s: %s\n", c.Path, c.Upstream, c.Problem)
+	}
 	return ExitUsage
 }
 
@@ -239,7 +272,12 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	live := gateway.NewLive(gw, s.configPath, s.prepare)
-	defer reloadOnHangup(live)()
+	stopReloads, err := s.reloads(live, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopctl serve: --watch-config: %v\n", err)
+		return ExitFailure
+	}
+	defer stopReloads()
 	haltCtx, halt := context.WithCancelCause(context.Background())
 	defer halt(nil)
 	srv := s.httpServer(live, h)

@@ -128,7 +128,8 @@ func TestImageBuildah(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	buildah(t, root, "bud", "--format", "docker", "--build-arg", "BINARY=host", "-t", "loopctl-test", ctx)
+	buildah(t, root, "bud", "--format", "docker", "--target", "host", "-t", "loopctl-test", ctx)
+	checkSourceStages(t, root, ctx)
 	var image struct {
 		Docker struct {
 			Config struct {
@@ -149,6 +150,8 @@ func TestImageBuildah(t *testing.T) {
 	defer buildah(t, root, "rm", ctr)
 	run := []string{"buildah", "--root", filepath.Join(root, "storage"), "--runroot", filepath.Join(root, "run"), "--storage-driver", "vfs",
 		"run", "--isolation", "chroot", "--network", "host", "--user", "65532:65532", ctr, "--", "/loopctl"}
+	checkImageVersion(t, run)
+	checkImageConfig(t, root, ctr, run)
 	addr := freeAddr(t)
 	srv := exec.Command(run[0], append(run[1:], "serve", "--listen", addr)...)
 	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

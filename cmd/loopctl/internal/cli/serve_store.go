@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/fleet"
@@ -47,16 +49,73 @@ func storeMode(s *fleet.Store) func() string {
 }
 
 // logTransitions logs every breaker transition: the model, the states, the
-// model routed to and why.
+// model routed to and why. A transition an operator caused says so, with
+// the act, the operator's name, reason and end (GATEWAY §9.2): never a
+// failure that did not happen.
 func logTransitions(log *slog.Logger) func(string, fallback.Transition) {
 	return func(model string, t fallback.Transition) {
-		log.Warn("breaker", "model", model, "from", t.From.String(), "to", t.To.String(),
-			"routed", t.ToModel, "reason", transitionReason(t))
+		attrs := []any{"model", model, "from", t.From.String(), "to", t.To.String(),
+			"routed", t.ToModel, "reason", transitionReason(t)}
+		if t.Manual != "" {
+			why, who := operatorReason(t.Reason)
+			attrs = append(attrs, "cause", "operator", "action", t.Manual, "by", who, "operator_reason", why)
+			if !t.Until.IsZero() {
+				attrs = append(attrs, "until", t.Until.UTC().Format(time.RFC3339))
+			}
+		}
+		log.Warn("breaker", attrs...)
 	}
+}
+
+// operatorReason splits the reason the gateway stores for an admin act,
+// "REASON (by NAME)", into the reason given and the admin key's name.
+func operatorReason(s string) (why, who string) {
+	i := strings.LastIndex(s, " (by ")
+	if i < 0 || !strings.HasSuffix(s, ")") {
+		return s, ""
+	}
+	return s[:i], s[i+len(" (by ") : len(s)-1]
+}
+
+// manualReason is the reason of a transition an operator caused.
+func manualReason(t fallback.Transition) string {
+	why, who := operatorReason(t.Reason)
+	by := "an operator"
+	if who != "" {
+		by += " (" + who + ")"
+	}
+	s := ""
+	switch t.Manual {
+	case "hold":
+		s = t.FromModel + " held by " + by
+	case "hold_end":
+		s = "the operator's hold of " + t.ToModel + " ended: probing it"
+	case "disable":
+		s = t.FromModel + " disabled by " + by
+	case "disable_end":
+		s = "an operator's disable ended: " + t.ToModel + " is back in the chain"
+	case "enable":
+		s = t.ToModel + " enabled by an operator"
+	case "reset":
+		s = "reset by an operator"
+	default:
+		s = t.Manual + " by " + by
+	}
+	if t.Manual == "hold" || t.Manual == "disable" {
+		if !t.Until.IsZero() {
+			s += " until " + t.Until.UTC().Format(time.RFC3339)
+		}
+		if why != "" {
+			s += ": " + why
+		}
+	}
+	return s
 }
 
 func transitionReason(t fallback.Transition) string {
 	switch {
+	case t.Manual != "":
+		return manualReason(t)
 	case t.From == fallback.Primary && t.To == fallback.Fallback:
 		return fmt.Sprintf("%s failed trip_threshold times in a row", t.FromModel)
 	case t.From == fallback.Fallback && t.To == fallback.Fallback:

@@ -13,6 +13,12 @@ Prints loopctl's version (the module version it was built from, "(devel)" for a 
 from a work tree), the commit and its time when the build recorded them, and the Go
 version that built it.`
 
+// version and commit, when not empty, are the version and commit the
+// build named with -ldflags "-X …/cli.version=v1.2.3 -X …/cli.commit=SHA"
+// (the Dockerfile's VERSION and COMMIT): a build from a context without
+// .git has no VCS stamp of its own. They win over the build information.
+var version, commit string
+
 // runVersion prints the build's version information.
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := NewFlagSet("version")
@@ -32,6 +38,9 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 // "+dirty" when the work tree had changes), its time, and the Go version.
 func versionText(bi *debug.BuildInfo) string {
 	v := bi.Main.Version
+	if version != "" {
+		v = version
+	}
 	if v == "" {
 		v = "(devel)"
 	}
@@ -47,6 +56,9 @@ func versionText(bi *debug.BuildInfo) string {
 				dirty = "+dirty"
 			}
 		}
+	}
+	if commit != "" {
+		rev, dirty = commit, ""
 	}
 	out := "loopctl " + v + "\n"
 	if rev != "" {

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/gateway"
+	"github.com/loopctl/loopctl-go/llmtest"
+)
+
+// TestTransitionLogNamesTheOperator: serve's breaker log line for a
+// transition an operator caused names the act, who, why and until when,
+// and never a failure count; one caused by failures keeps its reason.
+func TestTransitionLogNamesTheOperator(t *testing.T) {
+	at := time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)
+	until := at.Add(10 * time.Minute)
+	tr := func(from, to fallback.State, fm, tm, act, why string, end time.Time) fallback.Transition {
+		return fallback.Transition{From: from, To: to, FromModel: fm, ToModel: tm, At: at, Manual: act, Reason: why, Until: end}
+	}
+	tests := []struct {
+		name string
+		t    fallback.Transition
+		want []string
+	}{
+		{"failures", tr(fallback.Primary, fallback.Fallback, "up/a", "up/b", "", "", time.Time{}),
+			[]string{`"reason":"up/a failed trip_threshold times in a row"`}},
+		{"hold", tr(fallback.Primary, fallback.Fallback, "up/a", "up/b", "hold", "INC-42 (by oncall)", until),
+			[]string{`"reason":"up/a held by an operator (oncall) until 2026-12-03T04:10:00Z: INC-42"`, `"cause":"operator"`, `"action":"hold"`, `"by":"oncall"`, `"operator_reason":"INC-42"`, `"until":"2026-12-03T04:10:00Z"`}},
+		{"disable", tr(fallback.Fallback, fallback.Fallback, "up/b", "up/c", "disable", "flaky (by oncall)", until),
+			[]string{`"reason":"up/b disabled by an operator (oncall) until 2026-12-03T04:10:00Z: flaky"`, `"action":"disable"`}},
+		{"enable", tr(fallback.Fallback, fallback.Fallback, "up/c", "up/b", "enable", "", time.Time{}),
+			[]string{`"reason":"up/b enabled by an operator"`, `"cause":"operator"`}},
+		{"reset", tr(fallback.Fallback, fallback.Primary, "up/b", "up/a", "reset", "", time.Time{}),
+			[]string{`"reason":"reset by an operator"`}},
+		{"hold end", tr(fallback.Fallback, fallback.Recovering, "up/b", "up/a", "hold_end", "INC-42 (by oncall)", until),
+			[]string{`"reason":"the operator's hold of up/a ended: probing it"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			logTransitions(slog.New(slog.NewJSONHandler(&buf, nil)))("smart", tc.t)
+			for _, w := range tc.want {
+				if !strings.Contains(buf.String(), w) {
+					t.Errorf("log line lacks %s: %s", w, buf.String())
+				}
+			}
+			if tc.t.Manual != "" && strings.Contains(buf.String(), "failed") {
+				t.Errorf("an operator's act logged as a failure: %s", buf.String())
+			}
+		})
+	}
+}
+
+// TestTransitionLogOfAnAdminHold: the line serve logs for a hold made
+// through POST /admin/breakers/{model} names the admin key.
+func TestTransitionLogOfAnAdminHold(t *testing.T) {
+	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
+	defer up.Close()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	cfg := gateway.Config{
+		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk"}},
+		Models:    []gateway.Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}}},
+		AdminKeys: []gateway.ClientKey{{Name: "oncall", Key: "sk-admin"}},
+	}
+	gw, err := gateway.New(cfg, gateway.Options{OnTransition: logTransitions(log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	srv := httptest.NewServer(gw)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/admin/breakers/smart", strings.NewReader(`{"action":"hold","ttl":"10m","reason":"INC-42"}`))
+	req.Header.Set("Authorization", "Bearer sk-admin")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("hold: %d (log %s)", resp.StatusCode, buf.String())
+	}
+	line := ""
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, `"msg":"breaker"`) {
+			line = l
+		}
+	}
+	for _, w := range []string{`"reason":"up/a held by an operator (oncall) until `, `: INC-42"`, `"by":"oncall"`, `"action":"hold"`} {
+		if !strings.Contains(line, w) {
+			t.Errorf("breaker line lacks %s: %q", w, line)
+		}
+	}
+}
