@@ -247,17 +247,11 @@ func serve(ctx context.Context, s serveSettings, stdout, stderr io.Writer) int {
 	var stopTracing func()
 	opts.Observer, stopTracing = tracingFromEnv(ctx, stderr)
 	defer stopTracing() // after the drain: the last requests' spans are flushed
-	var store *fleet.Store
-	if cfg.Store.Redis != "" {
-		st, closeStore, err := openStore(cfg.Store, logger)
-		if err != nil {
-			fmt.Fprintf(stderr, "loopctl serve: store.redis: %v\n", err)
-			return ExitFailure
-		}
-		defer closeStore()
-		store = st
-		shareThroughStore(&opts, store)
+	store, closeStore, ok := fleetStore(cfg.Store, &opts, logger, stderr)
+	if !ok {
+		return ExitFailure
 	}
+	defer closeStore()
 	gw, err := gateway.New(cfg, opts)
 	if err != nil {
 		return configProblems(stderr, "", err)

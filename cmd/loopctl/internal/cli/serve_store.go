@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -133,4 +134,21 @@ func transitionReason(t fallback.Transition) string {
 		return "reset"
 	}
 	return "transition"
+}
+
+// fleetStore opens the store that store.redis names, if any, and shares the
+// gateway's breakers through it (opts). The close it returns is a no-op
+// without a store; ok is false, with the reason written to stderr, when the
+// store cannot be opened.
+func fleetStore(cfg gateway.Store, opts *gateway.Options, log *slog.Logger, stderr io.Writer) (store *fleet.Store, closeStore func(), ok bool) {
+	if cfg.Redis == "" {
+		return nil, func() {}, true
+	}
+	st, closeStore, err := openStore(cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopctl serve: store.redis: %v\n", err)
+		return nil, nil, false
+	}
+	shareThroughStore(opts, st)
+	return st, closeStore, true
 }
