@@ -171,6 +171,12 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 	case OutcomeCancel:
 		fmt.Fprintf(&text, "tool %s was cancelled", describe(pt))
 	case OutcomeServerDown:
+		var login *LoginRequiredError
+		if errors.As(info.Err, &login) {
+			// what a person must do, not a restart that will not help
+			fmt.Fprintf(&text, "tool %s is unavailable: %v", describe(pt), login)
+			break
+		}
 		fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
 	case OutcomeRejected:
 		fmt.Fprintf(&text, "tool %s was not run: its server refused the request's protocol version (%v)", describe(pt), info.Err)
