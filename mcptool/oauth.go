@@ -73,7 +73,8 @@ func (o OAuthOptions) logger() *slog.Logger {
 // NewOAuthHandler returns the OAuth handler of one server's streamable HTTP
 // transport ([StreamableHTTPAuth]). It sends the stored token (refreshed
 // when expired, the new one stored), answers a 401 first by refreshing, then
-// by a new authorization (protected-resource metadata, authorization-server
+// by a token the file got since (a login while it runs), then by a new
+// authorization (protected-resource metadata, authorization-server
 // metadata, dynamic client registration or opts.ClientID, PKCE S256)
 // through opts.Authorize. Without opts.Authorize it reads the token file and
 // refuses a file that group or others may read ([ErrTokenFileInsecure]).
@@ -200,15 +201,30 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	}
 	if h.inner == nil {
 		resp.Body.Close()
-		reason := "no token stored in " + h.opts.TokenFile
-		h.mu.Lock()
-		if h.grant != nil {
-			reason = "the server refused the stored token and its refresh"
-		}
-		h.mu.Unlock()
-		return &LoginRequiredError{Server: h.opts.Server, Reason: reason}
+		return h.reload()
 	}
 	return h.inner.Authorize(ctx, req, resp)
+}
+
+// reload adopts the token file's grant when it holds a token h has not
+// used (a login since h started), else returns the *LoginRequiredError
+// that says to log in. A file that cannot be used is an error too.
+func (h *oauthHandler) reload() error {
+	g, err := h.file.load()
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if g != nil && (h.grant == nil || g.Token.AccessToken != h.grant.Token.AccessToken) {
+		h.grant, h.ts, h.refreshAt = g, h.persisting(g, g.Token), time.Time{}
+		return nil
+	}
+	reason := "no token stored in " + h.opts.TokenFile
+	if h.grant != nil {
+		reason = "the server refused the stored token and its refresh"
+	}
+	return &LoginRequiredError{Server: h.opts.Server, Reason: reason}
 }
 
 // refresh replaces the current token by a refreshed one (stored), at most

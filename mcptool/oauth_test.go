@@ -188,3 +188,31 @@ func TestOAuthTokenFileFormat(t *testing.T) {
 		}
 	}
 }
+
+// A client serving without a person adopts a token stored after it started
+// (a login while the proxy runs) on the server's next 401, and only then.
+func TestOAuthAdoptsLaterLogin(t *testing.T) {
+	ctx := context.Background()
+	fake := oauthtest.New(nil)
+	t.Cleanup(fake.Close)
+	file := filepath.Join(t.TempDir(), "later.json")
+	h, err := NewOAuthHandler(OAuthOptions{Server: "protected", TokenFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := connectOAuth(ctx, fake, h); !errors.Is(err, ErrLoginRequired) {
+		t.Fatalf("before the login: %v, want ErrLoginRequired", err)
+	}
+	data, err := os.ReadFile(login(t, ctx, fake))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := connectOAuth(ctx, fake, h)
+	if err != nil {
+		t.Fatalf("after the login: %v", err)
+	}
+	cs.Close()
+}
