@@ -65,7 +65,7 @@
 // Verdicts carry the kind (Quota trips at once), the provider's hint and
 // timeouts (dated at the attempt's start: Failure.Elapsed). Each
 // same-model retry or rate-limited wait of the ladder spends a token of the
-// model's retry budget ([fallback.Turn.Retry] as [retry.Policy.Budget];
+// model's retry budget ([fallback.Ticket.Retry] as [retry.Policy.Budget];
 // Models.RetryBudget, SEMANTICS §8.3): with none left, the attempt ends with
 // its failure and the turn moves on. When no other model is usable a
 // rate limit ends the turn with ErrTurnFailed wrapping it, after waiting no
@@ -77,7 +77,7 @@
 // a tool call that is its breaker's recovery probe runs under the earlier of
 // the tool's timeout and the lease end ([breaker.Permit.Deadline]), and a turn
 // that is the model breaker's probe sends its requests under the ticket's
-// lease ([fallback.Turn.Deadline]); the time left is read on the breakers'
+// lease ([fallback.Ticket.Deadline]); the time left is read on the breakers'
 // clocks (Settings.Now). A probe cut at its lease is a failure. A failed tool
 // probe falls through once to a usable backup unless the tool is
 // [Tool.NotIdempotent] (see [NewTool]).

@@ -19,7 +19,7 @@ func limited(code int, ra time.Duration, errCode string) func(context.Context, i
 }
 
 // SEMANTICS 7 (rev 3) in the agent: fail over rather than wait.
-func TestRev3FailOverRatherThanWait(t *testing.T) {
+func TestFailOverRatherThanWait(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		primary  func(context.Context, int, agent.Request) (agent.Response, error)
@@ -59,7 +59,7 @@ func TestRev3FailOverRatherThanWait(t *testing.T) {
 
 // Every model rate-limited: the run ends within its context deadline with the
 // rate-limit error, not with the deadline.
-func TestRev3EveryModelRateLimited(t *testing.T) {
+func TestEveryModelRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sp := newScripted().on("a", limited(429, 30*time.Second, "")).on("b", limited(429, 30*time.Second, ""))
 		a := mustNew(t, agent.Config{Provider: sp, Models: fallback.Settings{Primary: "a", Chain: []string{"b"}}})
@@ -81,7 +81,7 @@ func TestRev3EveryModelRateLimited(t *testing.T) {
 
 // One probe per turn: a failed probe falls through to the chain in the same
 // turn, and the turn never draws the probe slot again.
-func TestRev3OneProbePerTurn(t *testing.T) {
+func TestOneProbePerTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sp := newScripted().on("a", failing(500)).on("b", always("from b"))
 		a := mustNew(t, agent.Config{Provider: sp, Retry: noRetry,

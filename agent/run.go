@@ -217,7 +217,7 @@ func (a *Agent) otherUsable(model string, slow []string) bool {
 
 // attempt runs the retry ladder around one model request and settles the
 // ticket. failover is the ladder's Policy.Failover: another model is usable.
-func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticket fallback.Turn, req Request, failover bool) (TurnRecord, Message, error) {
+func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticket fallback.Ticket, req Request, failover bool) (TurnRecord, Message, error) {
 	model := ticket.Model()
 	rec := TurnRecord{Turn: n, Attempt: attempt, Model: model, Probe: ticket.IsProbe()}
 	p, ok := a.providers[model]
@@ -270,7 +270,7 @@ func (a *Agent) attempt(ctx context.Context, runID string, n, attempt int, ticke
 // Policy with failover, the retry events, and the model's retry budget
 // (SEMANTICS §8.3: each same-model retry or rate-limited wait spends a token
 // of the model breaker's budget, fallback.Turn.Retry).
-func (a *Agent) policy(ctx context.Context, runID string, n, attempt int, ticket fallback.Turn, failover bool) retry.Policy {
+func (a *Agent) policy(ctx context.Context, runID string, n, attempt int, ticket fallback.Ticket, failover bool) retry.Policy {
 	pol := a.retry
 	pol.Failover = failover
 	model, probe := ticket.Model(), ticket.IsProbe()
@@ -295,7 +295,7 @@ func (a *Agent) policy(ctx context.Context, runID string, n, attempt int, ticket
 // whether it was a slow failure (a rate limit of any kind, or a timeout).
 // elapsed is how long the attempt ran, on the model breaker's clock: a
 // timeout is dated at its start (§8.4).
-func (a *Agent) settle(ctx context.Context, ticket fallback.Turn, err error, elapsed time.Duration) bool {
+func (a *Agent) settle(ctx context.Context, ticket fallback.Ticket, err error, elapsed time.Duration) bool {
 	switch {
 	case err == nil:
 		ticket.Success()

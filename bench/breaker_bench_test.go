@@ -60,6 +60,28 @@ func BenchmarkClosed(b *testing.B) {
 			sink = v
 		}
 	})
+	b.Run("lib=loopctl-backoff", func(b *testing.B) {
+		br := loopctlBackoffClosed(b) // §9.1: the trip count is touched only on a trip
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := br.Allow()
+			if err != nil {
+				b.Fatal(err)
+			}
+			p.Done(nil)
+		}
+	})
+	b.Run("lib=loopctl-backoff-do", func(b *testing.B) {
+		br := loopctlBackoffClosed(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			v, err := breaker.Do(ctx, br, okCtx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = v
+		}
+	})
 	b.Run("lib=gobreaker-execute", func(b *testing.B) {
 		cb := gobreakerExecClosed(b)
 		b.ReportAllocs()

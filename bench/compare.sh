@@ -36,7 +36,7 @@ bin="results/bench.test"
 go test -c -o "$bin" .
 : >"$raw"
 
-serial='^Benchmark(Closed|Open|HalfOpenContention|Registry|Fallback|RetryFirstTry)$'
+serial='^Benchmark(Closed|ClosedDoFloor|Open|HalfOpenContention|Registry|Fallback|RetryFirstTry)$'
 parallel='^Benchmark.*Parallel$'
 run() { # run PATTERN CPU: one round of PATTERN, appended to $raw
 	local out

@@ -12,6 +12,10 @@
 #
 # Flags are passed to the command, e.g. a shorter run:
 #   ./outage.sh -before 5s -outage 15s -after 15s -kinds 500,429
+# Issue 34's partial-outage runs (docs/performance.md, "Partial outages"):
+#   ./outage.sh -kinds brownout -outage 180s -probes ""                  # with backoff (2)
+#   ./outage.sh -kinds brownout -outage 180s -probes "" -recovery-backoff 0 -targets loopctl
+#   ./outage.sh -kinds brownout,slow -outage 30s -probes ""
 # The output is also kept under results/ (gitignored).
 set -euo pipefail
 cd "$(dirname "$0")"

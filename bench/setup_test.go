@@ -83,6 +83,26 @@ func loopctlClosed(tb testing.TB) *breaker.Breaker {
 	return newLoopctl(tb, cooldown, cooldown)
 }
 
+// loopctlBackoffClosed is loopctlClosed with repeated trips backing off
+// (RecoveryBackoff 2, capped at 10 cooldowns) and a slow probe failing
+// (SlowCallAfter 1s): the settings of issue 34's brownout runs.
+func loopctlBackoffClosed(tb testing.TB) *breaker.Breaker {
+	tb.Helper()
+	b, err := breaker.New(breaker.Settings{
+		Name:               "bench",
+		FailureThreshold:   threshold,
+		RecoveryDuration:   cooldown,
+		ProbeTimeout:       cooldown,
+		RecoveryBackoff:    2,
+		MaxRecoveryTimeout: 10 * cooldown,
+		SlowCallAfter:      time.Second,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
 func loopctlOpen(tb testing.TB) *breaker.Breaker {
 	b := newLoopctl(tb, cooldown, cooldown)
 	tripLoopctl(tb, b)

@@ -18,6 +18,7 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 	deadline, cancel := context.WithTimeout(ctx, time.Hour)
 	defer cancel()
 	windowed, _ := New(Settings{FailureRate: 0.5, SlowCallAfter: time.Second, SlowCallRate: 0.5})
+	backoff, _ := New(Settings{RecoveryBackoff: 2, SlowCallAfter: time.Second})
 	ok := func(context.Context) (int, error) { return 1, nil }
 	for name, fn := range map[string]func(){
 		"closed Allow+Success":        func() { p, _ := closed.Allow(); p.Success() },
@@ -25,6 +26,8 @@ func TestHotPathsDoNotAllocate(t *testing.T) {
 		"windowed Allow+SuccessAfter": func() { p, _ := windowed.Allow(); p.SuccessAfter(time.Millisecond) },
 		"windowed Do":                 func() { _, _ = Do(ctx, windowed, ok) },
 		"closed Do":                   func() { _, _ = Do(ctx, closed, ok) },
+		"backoff Allow+Success":       func() { p, _ := backoff.Allow(); p.Success() },
+		"backoff Do":                  func() { _, _ = Do(ctx, backoff, ok) },
 		"open Do":                     func() { _, _ = Do(ctx, open, ok) },
 		"open refusal":                func() { _, _ = open.Allow() },
 		"WouldAllow":                  func() { _ = open.WouldAllow() },

@@ -72,4 +72,8 @@ var (
 	_                                            = breaker.SettingsError{Field: "", Value: "", Rule: ""}
 
 	_ func(context.Context, *breaker.Breaker, func(context.Context) (int, error)) (int, error) = breaker.Do[int]
+
+	// One Done shape for every permit.
+	_ breaker.Settler             = breaker.Permit{}
+	_ func(breaker.Permit, error) = breaker.Settle[breaker.Permit]
 )

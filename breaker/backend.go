@@ -40,6 +40,14 @@ type Shared interface {
 	Snapshot() Snapshot
 	// Reset returns the breaker to Closed.
 	Reset()
+	// SettleLimit applies a rate-limit verdict of a permit that Allow
+	// returned: o is OutcomeRateLimited (hint not zero) or OutcomeQuota (a
+	// zero hint: QuotaCooldown from now), as [Permit.RateLimited] and
+	// [Permit.QuotaExhausted] say.
+	SettleLimit(p SharedPermit, o Outcome, hint time.Time)
+	// Reconfigure applies new settings (validated, the same Name) to the
+	// shared breaker as [Breaker.Reconfigure] says: the state and n stay.
+	Reconfigure(s Settings) error
 }
 
 // SharedPermit is what a [Shared] gate grants: the backend's generation of
@@ -70,6 +78,18 @@ const (
 	// Issued time (never moving the last failure back); for the probe, dated
 	// now, or at its lease end if the lease has run out ([Permit.Timeout]).
 	OutcomeTimeout
+	// OutcomeRateLimited is a throttle or an overload with a hint, passed to
+	// [Shared.SettleLimit] only ([Permit.RateLimited]).
+	OutcomeRateLimited
+	// OutcomeQuota is an exhausted quota, passed to [Shared.SettleLimit]
+	// only ([Permit.QuotaExhausted]).
+	OutcomeQuota
+	// OutcomeSlowProbe is the success of a probe permit whose first content
+	// came later than SlowCallAfter (SEMANTICS §9.2): if the permit is the
+	// current probe, the backend re-opens the breaker as on the probe's
+	// failure (a failure counted, dated now, n + 1); any other permit's is a
+	// success, applied as OutcomeSuccess.
+	OutcomeSlowProbe
 	// OutcomeTrip is a flag, OR'ed onto OutcomeSuccess,
 	// OutcomeFailure or OutcomeTimeout: after this verdict the failure-rate
 	// window of this process tripped (SEMANTICS §8.1, §8.2; with a Backend
@@ -88,19 +108,25 @@ const (
 // another state clears the window (the transitions the backend reports
 // clear it too: see Init).
 func (b *Breaker) sharedWindow(p Permit, o ratewindow.Outcome) bool {
-	if b.rate == nil || p.probe {
+	r := b.rate.Load()
+	if r == nil || p.probe {
 		return false
 	}
 	if b.shared.State() != Closed {
-		b.rate.win.Reset()
+		r.win.Reset()
 		return false
 	}
-	return b.rate.win.Record(b.now(), o, b.rate.rule)
+	return r.win.Record(b.now(), o, r.rule)
 }
 
-// sharedSuccess is successAfter for a shared breaker.
+// sharedSuccess is successAfter for a shared breaker. A probe slower than
+// SlowCallAfter is a failure for the breaker (§9.2).
 func (b *Breaker) sharedSuccess(p Permit, ttfc int64) {
-	if b.rate != nil && b.sharedWindow(p, b.rate.kind(ttfc)) {
+	if slow := b.slowPass.Load(); p.probe && slow > 0 && ttfc > slow {
+		b.sharedSettle(p, OutcomeSlowProbe)
+		return
+	}
+	if r := b.rate.Load(); r != nil && b.sharedWindow(p, r.kind(ttfc)) {
 		b.sharedSettle(p, OutcomeSuccess|OutcomeTrip) // §8.2
 		return
 	}

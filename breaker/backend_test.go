@@ -15,6 +15,9 @@ func (nopShared) State() State                 { return Closed }
 func (nopShared) Snapshot() Snapshot           { return Snapshot{} }
 func (nopShared) Reset()                       {}
 
+func (nopShared) SettleLimit(SharedPermit, Outcome, time.Time) {}
+func (nopShared) Reconfigure(Settings) error                   { return nil }
+
 type nopBackend struct{ s Shared }
 
 func (b nopBackend) Attach(Settings) (Shared, error) { return b.s, nil }

@@ -92,9 +92,10 @@ type Breaker struct {
 	onChange  func(name string, from, to State)
 	deliver   func(transition)
 	events    notify.Queue[transition]
-	shared    Shared // Settings.Backend's state; nil: the state below
-	quiet     *Quiet // shared's published word, if it has one
-	rate      *rate  // the §8.1/§8.2 window; nil: off
+	shared    Shared               // Settings.Backend's state; nil: the state below
+	quiet     *Quiet               // shared's published word, if it has one
+	rate      atomic.Pointer[rate] // the §8.1/§8.2 window; nil: off (swapped by Reconfigure)
+	slowPass  atomic.Int64         // SlowCallAfter (ns): a probe slower than this fails (§9.2); 0: off
 
 	mu          sync.Mutex
 	mode        mode
@@ -103,12 +104,22 @@ type Breaker struct {
 	hasFailure  bool
 	lastFailure int64  // ns since epoch
 	probeStart  int64  // ns since epoch; meaningful in mHalfProbe
+	probeLease  int64  // the lease the probe in flight was granted (ns): Reconfigure does not move it
 	proven      uint64 // generation of the latest-starting counted success: older failures are stale
 	clockAt     int64  // the latest clock reading under mu: genAt for a generation published now
+
+	// Repeated trips (§9.1) and the member verdicts (§9.3.1), under mu. In
+	// Open a probe may be granted from max(baseUntil, hintUntil) on.
+	back      backoff
+	trips     int   // n: the openings since the count last reset
+	closedAt  int64 // when the breaker last entered Closed (ns since epoch)
+	baseUntil int64 // the end of the cooldown c(n) from the last failure; noUntil: none
+	hintUntil int64 // the end a hint or a quota set; noUntil: none
+	hintCause Cause // CauseHint or CauseQuota, for hintUntil
 }
 
-// New returns a closed breaker configured by s. A negative FailureThreshold,
-// RecoveryDuration or ProbeTimeout is an error (a [*SettingsError] naming the field).
+// New returns a closed breaker configured by s. Invalid settings (see
+// [Settings.Validate]) are an error (a [*SettingsError] naming the field).
 func New(s Settings) (*Breaker, error) {
 	b := new(Breaker)
 	if err := b.Init(s); err != nil {
@@ -155,7 +166,10 @@ func (b *Breaker) Init(s Settings) error {
 		b.deliver = func(t transition) { b.onChange(b.name, t.from, t.to) }
 	}
 	b.gen = 1
-	b.rate = newRate(s)
+	b.rate.Store(newRate(s))
+	b.back = newBackoff(s, b.recovery)
+	b.slowPass.Store(int64(s.SlowCallAfter))
+	b.baseUntil, b.hintUntil = noUntil, noUntil
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(b.attachSettings(s))
 		if err != nil {
@@ -176,12 +190,12 @@ func (b *Breaker) Init(s Settings) error {
 // OnStateChange also clears the window on every transition out of (and
 // into) Closed that the backend reports (§8.1), before the caller's callback.
 func (b *Breaker) attachSettings(s Settings) Settings {
-	if b.rate == nil {
+	if b.rate.Load() == nil {
 		return s
 	}
-	r, user := b.rate, s.OnStateChange
+	user := s.OnStateChange
 	s.OnStateChange = func(name string, from, to State) {
-		if from == Closed || to == Closed {
+		if r := b.rate.Load(); r != nil && (from == Closed || to == Closed) {
 			r.win.Reset()
 		}
 		if user != nil {
@@ -231,8 +245,8 @@ func (b *Breaker) setMode(m mode) {
 	from, to := b.mode.state(), m.state()
 	b.mode = m
 	b.gen++
-	if b.rate != nil && (from == Closed || to == Closed) {
-		b.rate.win.Reset() // §8.1: every transition out of Closed clears it (and Reset)
+	if r := b.rate.Load(); r != nil && (from == Closed || to == Closed) {
+		r.win.Reset() // §8.1: every transition out of Closed clears it (and Reset)
 	}
 	if from != to && b.onChange != nil {
 		b.events.Push(transition{from, to})
@@ -251,13 +265,13 @@ func (m mode) state() State {
 }
 
 // expire applies a lazily expired probe lease at clock offset now: the breaker
-// re-opens with lastFailure backdated to the lease's end. b.mu must be held.
+// re-opens with lastFailure backdated to the lease's end, a re-trip (n + 1,
+// the cooldown c(n) from the lease's end). b.mu must be held.
 func (b *Breaker) expire(now int64) {
-	if b.mode == mHalfProbe && now >= satAdd(b.probeStart, b.lease) {
-		b.lastFailure = satAdd(b.probeStart, b.lease)
+	if b.mode == mHalfProbe && now >= b.leaseEnd() {
+		b.lastFailure = b.leaseEnd()
 		b.hasFailure = true
-		b.probeStart = 0
-		b.setMode(mOpen)
+		b.trip(now)
 	}
 }
 
@@ -265,12 +279,15 @@ func (b *Breaker) expire(now int64) {
 func (b *Breaker) untilFor() int64 {
 	switch b.mode {
 	case mOpen:
-		return satAdd(b.lastFailure, b.recovery)
+		return b.openUntil()
 	case mHalfProbe:
-		return satAdd(b.probeStart, b.lease)
+		return b.leaseEnd()
 	}
 	return 0
 }
+
+// leaseEnd is when the probe in flight's lease ends. b.mu must be held.
+func (b *Breaker) leaseEnd() int64 { return satAdd(b.probeStart, b.probeLease) }
 
 // publish stores the current state for the lock-free readers. b.mu must be held.
 func (b *Breaker) publish() {

@@ -38,6 +38,20 @@
 // share of successes whose first content came late ([Permit.SuccessAfter]).
 // The window acts only in Closed and is cleared on every transition out of it.
 //
+// Repeated trips back off (opt-in, Settings.RecoveryBackoff): the breaker
+// counts its openings (the trip count n, [Snapshot.Trips]: a trip, a failed,
+// slow or lapsed probe), and the opening that makes it n waits
+// RecoveryDuration × RecoveryBackoff^(n−1), capped at MaxRecoveryTimeout, so
+// a brownout that re-trips the breaker each time it recovers is probed ever
+// less often; the count starts again once the breaker has stayed closed for
+// MaxRecoveryTimeout. With SlowCallAfter set, a probe whose first content came
+// later re-opens the breaker (the caller was served): recovery must be proven
+// fast. [Permit.RateLimited] and [Permit.QuotaExhausted] open the breaker at
+// once until the provider's hint (a quota without one: QuotaCooldown), without
+// counting a trip; [Snapshot.OpenUntil] and [Snapshot.Cause] say when and why
+// the cooldown ends. [Breaker.Reconfigure] changes the settings in place,
+// keeping the state and n.
+//
 // Time-based transitions are computed lazily when the breaker is next used;
 // there are no goroutines or timers, and the window's buckets roll when
 // touched. The closed path (Allow, then Success with no failures counted)
@@ -45,5 +59,6 @@
 // clock read per verdict. Refusals are lock-free and do not allocate.
 //
 // The exact transition table is in docs/SEMANTICS.md, section 1; the rate
-// window and the closed path's cost in section 8.
+// window and the closed path's cost in section 8; the backoff, the slow probe
+// and the rate-limit verdicts in section 9.
 package breaker

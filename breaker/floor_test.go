@@ -47,6 +47,17 @@ func TestClosedPathFloor(t *testing.T) {
 			func(b *Breaker) { p, _ := b.Allow(); p.Success() }, 1},
 		{"a rate window: Allow still reads no clock", func(s *Settings) { s.FailureRate = 0.5 },
 			func(b *Breaker) { _, _ = b.Allow() }, 0},
+		{"RecoveryBackoff set: Allow and a success in Closed read no clock (n is touched only on a trip, §9.1)",
+			func(s *Settings) { s.RecoveryBackoff, s.MaxRecoveryTimeout = 2, time.Hour },
+			func(b *Breaker) { p, _ := b.Allow(); p.Success() }, 0},
+		{"RecoveryBackoff set: Do without a deadline reads no clock", func(s *Settings) { s.RecoveryBackoff = 2 },
+			func(b *Breaker) { _, _ = Do(ctx, b, ok) }, 0},
+		{"SlowCallAfter alone (a slow probe fails, §9.2): SuccessAfter in Closed reads no clock",
+			func(s *Settings) { s.SlowCallAfter = time.Second },
+			func(b *Breaker) { p, _ := b.Allow(); p.SuccessAfter(time.Hour) }, 0},
+		{"SlowCallAfter alone: Do in Closed without a deadline does not time the call",
+			func(s *Settings) { s.SlowCallAfter = time.Second },
+			func(b *Breaker) { _, _ = Do(ctx, b, ok) }, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,24 +54,24 @@ func (b *Breaker) allowSlow() (Permit, error) {
 	switch b.mode {
 	case mClosed:
 	case mOpen:
-		if next := satAdd(b.lastFailure, b.recovery); now < next {
+		if next := b.openUntil(); now < next {
 			st, wait = Open, next-now
 			break
 		}
-		b.probeStart = now
+		b.probeStart, b.probeLease = now, b.lease
 		b.setMode(mHalfProbe)
 		probe = true
 	case mHalfFree:
-		b.probeStart = now
+		b.probeStart, b.probeLease = now, b.lease
 		b.setMode(mHalfProbe) // a new generation: older probe permits cannot act on this probe
 		probe = true
 	case mHalfProbe: // lease live: expire would have re-opened it otherwise
-		st, wait = HalfOpen, satAdd(b.probeStart, b.lease)-now
+		st, wait = HalfOpen, b.leaseEnd()-now
 	}
 	b.publish()
 	p := Permit{b: b, gen: b.gen, at: now, probe: probe}
 	if probe {
-		p.at = satAdd(b.probeStart, b.lease)
+		p.at = b.leaseEnd()
 	}
 	b.unlock()
 	if wait > 0 {
@@ -98,9 +98,11 @@ func (p Permit) successAfter(ttfc int64) {
 	w := b.word.Load()
 	switch mode(w & modeMask) {
 	case mClosed:
-		if w&rateBit != 0 && b.rate.recordSuccess(b.now(), ttfc) {
-			b.slowTrip(p) // §8.2
-			return
+		if w&rateBit != 0 {
+			if r := b.rate.Load(); r != nil && r.recordSuccess(b.now(), ttfc) {
+				b.slowTrip(p) // §8.2
+				return
+			}
 		}
 		if w&(failBit|busyBit) == 0 {
 			return // nothing would change
@@ -115,7 +117,8 @@ func (p Permit) successAfter(ttfc int64) {
 	// mHalfProbe: even an ignored success applies a lapsed lease, so that its
 	// state change is reported when the breaker is touched.
 	b.mu.Lock()
-	b.expire(b.nowLocked())
+	now := b.nowLocked()
+	b.expire(now)
 	switch b.mode {
 	case mClosed:
 		if b.failures > 0 { // a counted success: it resets a nonzero count
@@ -125,13 +128,33 @@ func (p Permit) successAfter(ttfc int64) {
 		}
 	case mHalfProbe:
 		if p.probe && p.gen == b.gen {
+			if slow := b.slowPass.Load(); slow > 0 && ttfc > slow {
+				b.slowProbe(now) // §9.2: recovery must be proven fast
+				break
+			}
 			b.prove(p.gen)
 			b.failures = 0
 			b.probeStart = 0
+			b.closedAt = now
 			b.setMode(mClosed)
 		}
 	}
 	b.unlock()
+}
+
+// slowProbe re-opens a half-open breaker whose probe succeeded slower than
+// SlowCallAfter (§9.2): a failure for the breaker only (the caller was
+// served), dated now, a re-trip (n + 1). b.mu must be held.
+func (b *Breaker) slowProbe(now int64) {
+	if b.failures == 0 {
+		b.gen++
+	}
+	b.failures++
+	if !b.hasFailure || now > b.lastFailure {
+		b.lastFailure = now
+	}
+	b.hasFailure = true
+	b.trip(now)
 }
 
 // prove records a counted success of a call that started in generation gen:
@@ -176,14 +199,22 @@ func (b *Breaker) failure(p Permit, timeout bool, ran int64) {
 	b.hasFailure = true
 	switch b.mode {
 	case mClosed:
-		if b.failures >= b.threshold || b.rate != nil && b.rate.win.Record(now, ratewindow.Failure, b.rate.rule) {
-			b.setMode(mOpen)
+		if b.failures >= b.threshold || b.rateTrips(now) {
+			b.trip(now)
 		}
 	case mHalfProbe, mHalfFree:
-		b.probeStart = 0
-		b.setMode(mOpen)
+		b.trip(now)
+	case mOpen:
+		b.restart()
 	}
 	b.unlock()
+}
+
+// rateTrips records a failure in Closed at now in the rate window, if there
+// is one, and reports whether it trips (§8.1). b.mu must be held.
+func (b *Breaker) rateTrips(now int64) bool {
+	r := b.rate.Load()
+	return r != nil && r.win.Record(now, ratewindow.Failure, r.rule)
 }
 
 // cancel settles p with no verdict, freeing the probe slot if p holds it.
@@ -205,8 +236,8 @@ func (b *Breaker) cancel(p Permit) {
 }
 
 // Reset returns the breaker to Closed by hand, as if it had never failed: the
-// consecutive-failure count, the last failure and any probe in flight are
-// cleared. OnStateChange is called if the state changed (after the re-opening
+// consecutive-failure count, the last failure, any probe in flight and the
+// trip count n (§9.1) are cleared. OnStateChange is called if the state changed (after the re-opening
 // of a lapsed probe lease, which Reset applies first, as every call does).
 // Permits issued before Reset may still be settled: their failures are stale
 // and change nothing, as if a success had been counted just before Reset; a
@@ -218,11 +249,14 @@ func (b *Breaker) Reset() {
 		return
 	}
 	b.mu.Lock()
-	b.expire(b.nowLocked()) // a lapsed lease is reported first, as on every touch
+	now := b.nowLocked()
+	b.expire(now) // a lapsed lease is reported first, as on every touch
 	b.failures = 0
 	b.hasFailure = false
 	b.lastFailure = 0
 	b.probeStart = 0
+	b.trips, b.closedAt = 0, now
+	b.baseUntil, b.hintUntil = noUntil, noUntil
 	b.setMode(mClosed)
 	b.proven = b.gen
 	b.unlock()

@@ -30,24 +30,53 @@ func (s *State) UnmarshalText(text []byte) error {
 	return err
 }
 
+var causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseBackoff: "backoff",
+	CauseHint: "hint", CauseQuota: "quota", CauseManual: "manual"}
+
+// MarshalText returns the cause's name ("recovery_timeout", "backoff",
+// "hint", "quota", "manual"). Any other value is an error.
+func (c Cause) MarshalText() ([]byte, error) {
+	return enumtext.Marshal("breaker", "Cause", c, causeTexts[:])
+}
+
+// UnmarshalText parses a name written by [Cause.MarshalText]. Any other text
+// is an error.
+func (c *Cause) UnmarshalText(text []byte) error {
+	v, err := enumtext.Unmarshal[Cause]("breaker", "cause", text, causeTexts[:])
+	if err == nil {
+		*c = v
+	}
+	return err
+}
+
 // snapshotJSON is the wire form of [Snapshot].
 type snapshotJSON struct {
 	State               State      `json:"state"`
 	ConsecutiveFailures int        `json:"consecutive_failures"`
 	LastFailure         *time.Time `json:"last_failure,omitempty"`
 	ProbeStartedAt      *time.Time `json:"probe_started_at,omitempty"`
+	Trips               int        `json:"trips,omitempty"`
+	OpenUntil           *time.Time `json:"open_until,omitempty"`
+	Cause               *Cause     `json:"cause,omitempty"`
 }
 
 // MarshalJSON writes the snapshot as
-// {"state":"open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00Z"},
-// omitting last_failure and probe_started_at when they are zero.
+// {"state":"open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00Z","trips":1,"open_until":"2026-11-30T17:00:30Z","cause":"recovery_timeout"},
+// omitting last_failure, probe_started_at, trips and open_until when they are zero,
+// and cause when open_until is.
 func (s Snapshot) MarshalJSON() ([]byte, error) {
-	return json.Marshal(snapshotJSON{
+	w := snapshotJSON{
 		State:               s.State,
 		ConsecutiveFailures: s.ConsecutiveFailures,
 		LastFailure:         jsonTime(s.LastFailure),
 		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
-	})
+		Trips:               s.Trips,
+		OpenUntil:           jsonTime(s.OpenUntil),
+	}
+	if w.OpenUntil != nil {
+		w.Cause = &s.Cause
+	}
+	return json.Marshal(w)
 }
 
 // UnmarshalJSON reads what [Snapshot.MarshalJSON] writes; absent times are zero.
@@ -61,6 +90,11 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		ConsecutiveFailures: w.ConsecutiveFailures,
 		LastFailure:         unjsonTime(w.LastFailure),
 		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
+		Trips:               w.Trips,
+		OpenUntil:           unjsonTime(w.OpenUntil),
+	}
+	if w.Cause != nil {
+		s.Cause = *w.Cause
 	}
 	return nil
 }

@@ -31,6 +31,28 @@ func TestStateText(t *testing.T) {
 	}
 }
 
+func TestCauseText(t *testing.T) {
+	want := map[breaker.Cause]string{breaker.CauseRecoveryTimeout: "recovery_timeout", breaker.CauseBackoff: "backoff",
+		breaker.CauseHint: "hint", breaker.CauseQuota: "quota", breaker.CauseManual: "manual"}
+	for c, text := range want {
+		b, err := c.MarshalText()
+		if err != nil || string(b) != text || c.String() != text {
+			t.Fatalf("%d.MarshalText() = %q, %v, String %q; want %q", int(c), b, err, c.String(), text)
+		}
+		var got breaker.Cause
+		if err := got.UnmarshalText(b); err != nil || got != c {
+			t.Fatalf("UnmarshalText(%q) = %v, %v; want %v", b, got, err, c)
+		}
+	}
+	var c breaker.Cause
+	if err := c.UnmarshalText([]byte("cooldown")); err == nil || !strings.Contains(err.Error(), "recovery_timeout, backoff, hint, quota or manual") {
+		t.Fatalf("unknown cause: err = %v", err)
+	}
+	if _, err := breaker.Cause(9).MarshalText(); err == nil {
+		t.Error("Cause(9).MarshalText() = nil error, want one")
+	}
+}
+
 func TestSnapshotJSON(t *testing.T) {
 	at := time.Date(2026, 11, 30, 17, 0, 0, 500, time.UTC)
 	tests := []struct {
@@ -39,10 +61,12 @@ func TestSnapshotJSON(t *testing.T) {
 		want string
 	}{
 		{"zero", breaker.Snapshot{}, `{"state":"closed","consecutive_failures":0}`},
-		{"open", breaker.Snapshot{State: breaker.Open, ConsecutiveFailures: 3, LastFailure: at},
-			`{"state":"open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00.0000005Z"}`},
-		{"probing", breaker.Snapshot{State: breaker.HalfOpen, ConsecutiveFailures: 3, LastFailure: at, ProbeStartedAt: at.Add(time.Minute)},
-			`{"state":"half-open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00.0000005Z","probe_started_at":"2026-11-30T17:01:00.0000005Z"}`},
+		{"open", breaker.Snapshot{State: breaker.Open, ConsecutiveFailures: 3, LastFailure: at, Trips: 1, OpenUntil: at.Add(30 * time.Second)},
+			`{"state":"open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00.0000005Z","trips":1,"open_until":"2026-11-30T17:00:30.0000005Z","cause":"recovery_timeout"}`},
+		{"backed off", breaker.Snapshot{State: breaker.Open, ConsecutiveFailures: 5, LastFailure: at, Trips: 3, OpenUntil: at.Add(2 * time.Minute), Cause: breaker.CauseBackoff},
+			`{"state":"open","consecutive_failures":5,"last_failure":"2026-11-30T17:00:00.0000005Z","trips":3,"open_until":"2026-11-30T17:02:00.0000005Z","cause":"backoff"}`},
+		{"probing", breaker.Snapshot{State: breaker.HalfOpen, ConsecutiveFailures: 3, LastFailure: at, ProbeStartedAt: at.Add(time.Minute), Trips: 2},
+			`{"state":"half-open","consecutive_failures":3,"last_failure":"2026-11-30T17:00:00.0000005Z","probe_started_at":"2026-11-30T17:01:00.0000005Z","trips":2}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

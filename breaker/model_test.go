@@ -1,11 +1,7 @@
 package breaker
 
 import (
-	"context"
 	"fmt"
-	"strings"
-	"sync"
-	"testing"
 	"time"
 )
 
@@ -40,27 +36,17 @@ type model struct {
 	unsound     string
 
 	rate rateModel // §8.1, §8.2 (rev 4)
-}
 
-// modelPermit is the model's permit: probeID is 0 for a non-probe permit;
-// start and era order the call's start exactly and coarsely; end is a probe's
-// lease end.
-type modelPermit struct {
-	probeID    int
-	start, era int
-	end        time.Time
-	issued     time.Time // when the gate granted it (rev 3: a timeout's date)
-}
-
-func (m *model) move(to State) {
-	if windowClears && (m.state == Closed || to == Closed) {
-		m.rate.verdicts = nil // §8.1: every transition out of Closed clears the window (and Reset)
-	}
-	if m.state != to {
-		m.events = append(m.events, m.state.String()+"->"+to.String())
-		m.era++
-	}
-	m.state = to
+	// §9.1, §9.2, §9.3.1: the backoff's numbers, and the trip count, when
+	// the breaker last closed, the cooldown's end by c(n) and by a hint
+	// (zero: none), and what set the latter.
+	factor           float64
+	maxRec, quota    time.Duration
+	slowPass         time.Duration
+	trips            int
+	closedAt         time.Time
+	baseEnd, hintEnd time.Time
+	hintCause        Cause
 }
 
 // grant hands out a permit (probe is the probe's ID, or 0).
@@ -97,8 +83,7 @@ func (m *model) stale(p modelPermit) bool {
 func (m *model) expire(now time.Time) {
 	if m.state == HalfOpen && m.probeHeld && now.Sub(m.probeStart) >= m.lease {
 		m.lastFailure = m.probeStart.Add(m.lease)
-		m.probeHeld, m.probeStart = false, time.Time{}
-		m.move(Open)
+		m.trip(now)
 	}
 }
 
@@ -109,8 +94,8 @@ func (m *model) allow(now time.Time) (p modelPermit, ok bool, st State, wait tim
 	case Closed:
 		return m.grant(0, now), true, 0, 0
 	case Open:
-		if d := now.Sub(m.lastFailure); d < m.recovery {
-			return modelPermit{}, false, Open, m.recovery - d
+		if end := m.end(); now.Before(end) {
+			return modelPermit{}, false, Open, end.Sub(now)
 		}
 		m.move(HalfOpen)
 	default:
@@ -137,7 +122,7 @@ func (m *model) success(p modelPermit, now time.Time, ttfc time.Duration) {
 		if now.After(m.lastFailure) {
 			m.lastFailure = now
 		}
-		m.move(Open)
+		m.trip(now)
 		return
 	}
 	switch {
@@ -147,10 +132,21 @@ func (m *model) success(p modelPermit, now time.Time, ttfc time.Duration) {
 			m.era++
 		}
 		m.failures = 0
+	case m.state == HalfOpen && m.probeHeld && p.probeID == m.probeID && slowProbeRule && m.slowPass > 0 && ttfc > m.slowPass:
+		coverage["slow probe"]++ // §9.2: a failure for the breaker only
+		if m.failures == 0 {
+			m.era++
+		}
+		m.failures++
+		if now.After(m.lastFailure) {
+			m.lastFailure = now
+		}
+		m.trip(now)
 	case m.state == HalfOpen && m.probeHeld && p.probeID == m.probeID:
 		m.proved(p)
 		m.failures = 0
 		m.probeHeld, m.probeStart = false, time.Time{}
+		m.closedAt = now
 		m.move(Closed)
 	}
 }
@@ -194,11 +190,14 @@ func (m *model) failureAt(p modelPermit, now, at time.Time) {
 	switch m.state {
 	case Closed:
 		if rate := m.rate.add(now, true, false); m.failures >= m.threshold || rate {
-			m.move(Open)
+			m.trip(now)
 		}
 	case HalfOpen:
-		m.probeHeld, m.probeStart = false, time.Time{}
-		m.move(Open)
+		m.trip(now)
+	case Open: // fresh bad news restarts the wait c(n), unless a later end holds
+		if restart := m.lastFailure.Add(m.cool(max(m.trips, 1))); restart.After(m.baseEnd) {
+			m.baseEnd = restart
+		}
 	}
 }
 
@@ -208,6 +207,7 @@ func (m *model) reset(now time.Time) {
 	m.expire(now)
 	m.failures, m.lastFailure = 0, time.Time{}
 	m.probeHeld, m.probeStart = false, time.Time{}
+	m.trips, m.closedAt, m.baseEnd, m.hintEnd = 0, now, time.Time{}, time.Time{}
 	m.move(Closed)
 	m.era++
 	m.provenEra, m.provenStart = m.era, m.starts+1
@@ -225,7 +225,21 @@ func (m *model) snapshot(now time.Time) Snapshot {
 	c := *m
 	c.events = nil
 	c.expire(now)
-	return Snapshot{State: c.state, ConsecutiveFailures: c.failures, LastFailure: c.lastFailure, ProbeStartedAt: c.probeStart}
+	s := Snapshot{State: c.state, ConsecutiveFailures: c.failures, LastFailure: c.lastFailure, ProbeStartedAt: c.probeStart, Trips: c.trips}
+	switch {
+	case c.state == Closed && tripsReset && now.Sub(c.closedAt) >= c.maxRec:
+		s.Trips = 0
+	case c.state == Open:
+		s.OpenUntil, s.Cause = c.end(), CauseRecoveryTimeout
+		switch {
+		case c.hintEnd.After(c.baseEnd):
+			s.Cause = c.hintCause
+			coverage["a hint decides"]++
+		case c.trips > 1 && c.factor > 1:
+			s.Cause = CauseBackoff
+		}
+	}
+	return s
 }
 
 func (m *model) wouldAllow(now time.Time) bool {
@@ -233,205 +247,4 @@ func (m *model) wouldAllow(now time.Time) bool {
 	c.events = nil
 	_, ok, _, _ := c.allow(now)
 	return ok
-}
-
-// history drives a breaker and the model with the same operations, read from
-// next (which returns numbers in [0, n)), and fails t on the first divergence.
-func history(t testing.TB, steps int, next func(n int) int) {
-	clock := &fakeClock{}
-	ms := time.Millisecond
-	m := &model{
-		threshold: 1 + next(4),
-		recovery:  time.Duration(1+next(50)) * ms,
-		lease:     time.Duration(1+next(50)) * ms,
-		rate:      pickRate(next),
-	}
-	var mu sync.Mutex
-	var events []string
-	s := Settings{
-		Name: "h", FailureThreshold: m.threshold, RecoveryDuration: m.recovery, ProbeTimeout: m.lease, Now: clock.Now,
-		OnStateChange: func(_ string, from, to State) {
-			mu.Lock()
-			events = append(events, from.String()+"->"+to.String())
-			mu.Unlock()
-		},
-	}
-	m.rate.settings(&s)
-	b, err := New(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type held struct {
-		p  Permit
-		mp modelPermit
-	}
-	var permits []held
-	var cur modelPermit // the permit settle is settling
-	var log []string
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf("threshold=%d recovery=%v lease=%v\nops: %s\n%s", m.threshold, m.recovery, m.lease,
-			strings.Join(log, "; "), fmt.Sprintf(format, args...))
-	}
-	for step := range steps {
-		now := clock.Now()
-		op := next(10)
-		var i int
-		if len(permits) > 0 {
-			// Mostly settle one of the newest permits, so that older ones
-			// linger (calls that hang) and settle late, across state changes.
-			if i = next(len(permits)); next(4) != 0 {
-				i = len(permits) - 1 - i%min(len(permits), 3)
-			}
-		}
-		settle := func(name string, fn func(Permit), mfn func(modelPermit)) {
-			if len(permits) == 0 {
-				return
-			}
-			h := permits[i]
-			cur = h.mp
-			if next(5) != 0 { // sometimes settle a permit twice
-				permits = append(permits[:i], permits[i+1:]...)
-			}
-			log = append(log, fmt.Sprintf("%s(#%d probe=%v)", name, i, h.p.IsProbe()))
-			fn(h.p)
-			mfn(h.mp)
-		}
-		switch op {
-		case 0, 1:
-			would := b.WouldAllow()
-			p, err := b.Allow()
-			mp, ok, st, wait := m.allow(now)
-			log = append(log, fmt.Sprintf("allow=%v", err == nil))
-			if would != (err == nil) {
-				fail("step %d: WouldAllow() = %v but Allow() err = %v", step, would, err)
-			}
-			if ok != (err == nil) || (ok && p.IsProbe() != (mp.probeID != 0)) {
-				fail("step %d: Allow() = probe %v, %v; model ok=%v probe=%v", step, p.IsProbe(), err, ok, mp.probeID != 0)
-			}
-			if err != nil {
-				oe := err.(*OpenError)
-				if oe.State != st || oe.RetryIn != wait {
-					fail("step %d: refusal %+v, model state %v wait %v", step, *oe, st, wait)
-				}
-			} else {
-				permits = append(permits, held{p, mp})
-				if d, ok := p.Deadline(); ok != (mp.probeID != 0) || !d.Equal(mp.end) {
-					fail("step %d: Deadline() = %v, %v; model lease end %v", step, d, ok, mp.end)
-				}
-			}
-		case 2:
-			if next(2) == 0 {
-				settle("success", Permit.Success, func(p modelPermit) { m.success(p, now, -1) })
-				break
-			}
-			ttfc := time.Duration(next(8)) * ms
-			settle(fmt.Sprint("success after ", ttfc), func(p Permit) { p.SuccessAfter(ttfc) },
-				func(p modelPermit) { m.success(p, now, ttfc) })
-		case 3:
-			settle("failure", Permit.Failure, func(p modelPermit) { m.failure(p, now) })
-		case 4:
-			settle("cancel", Permit.Cancel, func(p modelPermit) { m.cancel(p, now) })
-		case 5:
-			errs := []error{nil, context.Canceled, context.DeadlineExceeded, fmt.Errorf("x: %w", context.Canceled)}
-			e := errs[next(len(errs))]
-			var ran time.Duration
-			settle(fmt.Sprintf("done(%v)", e), func(p Permit) {
-				ran = now.Sub(cur.issued) // §8.4: the caller times the call
-				p.DoneAfter(e, ran)
-			}, func(p modelPermit) {
-				switch {
-				case e == nil:
-					m.success(p, now, ran)
-				case e == context.DeadlineExceeded:
-					m.timeout(p, now)
-				default:
-					m.cancel(p, now)
-				}
-			})
-		case 6:
-			before := b.Snapshot()
-			_, _, _ = b.State(), b.WouldAllow(), b.RetryIn()
-			if after := b.Snapshot(); after != before {
-				fail("step %d: pure reads changed %+v into %+v", step, before, after)
-			}
-		case 8:
-			// A probe bounded by its lease (as breaker.Do runs it): it hangs
-			// until its deadline and fails there.
-			for j, h := range permits {
-				end, ok := h.p.Deadline()
-				if !ok {
-					continue
-				}
-				if d := end.Sub(now); d > 0 {
-					clock.Advance(d)
-					now = end
-				}
-				permits = append(permits[:j], permits[j+1:]...)
-				log = append(log, fmt.Sprintf("cut(#%d at %v)", j, end.Sub(t0)))
-				if next(2) == 0 {
-					h.p.Failure()
-					m.failure(h.mp, now)
-				} else {
-					h.p.Timeout() // as Do reports it
-					m.timeout(h.mp, now)
-				}
-				coverage["probe cut at its lease"]++
-				break
-			}
-		case 9:
-			switch {
-			case next(4) == 0:
-				log = append(log, "reset")
-				b.Reset()
-				m.reset(now)
-			case len(permits) > 0:
-				// The oldest call, hung since long ago, fails late.
-				h := permits[0]
-				permits = permits[1:]
-				if next(2) == 0 {
-					log = append(log, fmt.Sprintf("late failure(probe=%v)", h.p.IsProbe()))
-					h.p.Failure()
-					m.failure(h.mp, now)
-					break
-				}
-				// It hung until its deadline: a timeout, dated at its start.
-				log = append(log, fmt.Sprintf("late timeout(probe=%v)", h.p.IsProbe()))
-				h.p.TimeoutAfter(now.Sub(h.mp.issued))
-				m.timeout(h.mp, now)
-				if h.mp.probeID == 0 && h.mp.issued.Before(now) {
-					coverage["timeout dated before now"]++
-				}
-			}
-		case 7:
-			choices := []time.Duration{0, ms, m.recovery, m.lease, m.recovery - ms, m.lease - ms,
-				time.Duration(next(int(2*max(m.recovery, m.lease)/ms))) * ms}
-			d := choices[next(len(choices))]
-			clock.Advance(d)
-			log = append(log, fmt.Sprintf("+%v", d))
-		}
-		if m.unsound != "" {
-			fail("step %d: the model's coarse order is unsound: %s", step, m.unsound)
-		}
-		now = clock.Now()
-		before := b.Snapshot()
-		if want := m.snapshot(now); before != want {
-			fail("step %d: snapshot\n got %+v\nwant %+v", step, before, want)
-		}
-		if got, want := b.State(), m.snapshot(now).State; got != want {
-			fail("step %d: State() %v, model %v", step, got, want)
-		}
-		if got, want := b.WouldAllow(), m.wouldAllow(now); got != want {
-			fail("step %d: WouldAllow() %v, model %v", step, got, want)
-		}
-		if after := b.Snapshot(); after != before {
-			fail("step %d: pure reads changed %+v into %+v", step, before, after)
-		}
-		mu.Lock()
-		got := strings.Join(events, ",")
-		mu.Unlock()
-		if want := strings.Join(m.events, ","); got != want {
-			fail("step %d: events\n got %s\nwant %s", step, got, want)
-		}
-	}
 }

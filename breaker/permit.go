@@ -136,10 +136,25 @@ func (p Permit) Cancel() {
 // earliest, or for a probe as Timeout says; a tool that hangs until the
 // deadline is exactly what the breaker is for), and anything else is a
 // failure. [Permit.DoneAfter] dates a timeout exactly.
-func (p Permit) Done(err error) {
+func (p Permit) Done(err error) { Settle(p, err) }
+
+// A Settler is a permit with the four verdicts: a [Permit], or the permit
+// of a package built on breaker (health's, fleet's).
+type Settler interface {
+	Success()
+	Cancel()
+	Timeout()
+	Failure()
+}
+
+// Settle settles p from a call's error in the one shape every permit's Done
+// has: nil is a success, an error matching context.Canceled a cancel, one
+// matching context.DeadlineExceeded a timeout, and anything else a failure.
+// [Permit.Done] is Settle (a success keeps its inlined fast path).
+func Settle[P Settler](p P, err error) {
 	switch {
 	case err == nil:
-		p.Success() // inlined, with its fast path
+		p.Success()
 	case errors.Is(err, context.Canceled):
 		p.Cancel()
 	case errors.Is(err, context.DeadlineExceeded):
@@ -182,10 +197,11 @@ func (p Permit) doneAfter(err error, ran int64) {
 // under ended by its deadline) is settled as a timeout: dated at the call's
 // start, or for a probe cut by its lease at the lease end. Do times fn (one
 // clock read before, one after) only when it needs to: when ctx has a
-// deadline, to date a timeout ([Permit.TimeoutAfter]), and with the slow-call
+// deadline, to date a timeout ([Permit.TimeoutAfter]), with the slow-call
 // rule on, to tell a slow success ([Permit.SuccessAfter]: fn's whole answer is
-// its first content). If fn panics, the permit is settled as a failure and the
-// panic continues.
+// its first content), and for the probe with SlowCallAfter set, since a slow
+// probe re-opens the breaker (its answer is still returned). If fn panics, the
+// permit is settled as a failure and the panic continues.
 //
 // A probe's call never outlives its lease: when the gate grants the probe, fn
 // runs under a context that ends at the earlier of ctx's deadline and the
@@ -201,7 +217,7 @@ func Do[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T, err
 	}
 	p := Permit{b: b, gen: w >> genShift, at: b.genAt.Load()} // Allow's closed path, inlined
 	start := int64(-1)
-	if _, ok := ctx.Deadline(); b.timed(ok) {
+	if _, ok := ctx.Deadline(); b.timed(ok, false) {
 		start = b.now()
 	}
 	// If fn panics, the deferred call finds p still armed and settles it as a
@@ -231,7 +247,8 @@ func doGated[T any](ctx context.Context, b *Breaker, fn func(context.Context) (T
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.at-b.now()))
 		defer cancel()
-	} else if _, ok := ctx.Deadline(); b.timed(ok) {
+	}
+	if _, ok := ctx.Deadline(); b.timed(ok && !p.probe, p.probe) {
 		start = b.now()
 	}
 	return run(ctx, p, start, fn)

@@ -18,6 +18,8 @@ func TestPropertyRandomHistories(t *testing.T) {
 			"stale failure in closed probe held false", "stale failure in open probe held false",
 			"probe cut at its lease", "timeout dated before now",
 			"failure-rate trip", "slow-call trip",
+			"third trip in a row", "trip count reset", "slow probe", "a hint decides",
+			"hint opening from closed", "hint opening from half-open", "quota opening from closed", "quota opening from half-open",
 		} {
 			if coverage[c] == 0 && !t.Failed() {
 				t.Errorf("no history reached %q (coverage %v)", c, coverage)

@@ -37,7 +37,7 @@ func newRate(s Settings) *rate {
 
 // rateBits returns the bits of Breaker.word that say a rate window is on.
 func (b *Breaker) rateBits() uint64 {
-	if b.rate != nil {
+	if b.rate.Load() != nil {
 		return rateBit
 	}
 	return 0
@@ -95,7 +95,7 @@ func (b *Breaker) slowTrip(p Permit) {
 			b.lastFailure = now
 		}
 		b.hasFailure = true
-		b.setMode(mOpen)
+		b.trip(now)
 	}
 	b.unlock()
 }
@@ -110,10 +110,18 @@ func (b *Breaker) ranSince(start int64) int64 {
 }
 
 // timed reports whether Do must time a call run under ctx: when ctx has a
-// deadline (to date a timeout at the call's start, §8.4) or the slow-call rule
-// is on (§8.2).
-func (b *Breaker) timed(deadline bool) bool {
-	return deadline || b.rate != nil && b.rate.slowAfter > 0
+// deadline (to date a timeout at the call's start, §8.4), when the slow-call
+// rule is on (§8.2), and for a probe when SlowCallAfter is set (a slow probe
+// fails, §9.2).
+func (b *Breaker) timed(deadline, probe bool) bool {
+	if deadline {
+		return true
+	}
+	if probe {
+		return b.slowPass.Load() > 0
+	}
+	r := b.rate.Load()
+	return r != nil && r.slowAfter > 0
 }
 
 // durationNs converts d to nanoseconds, negative to zero.

@@ -133,6 +133,9 @@ func TestPropertyNoticesRulesSwitchedOff(t *testing.T) {
 		{"slow-call rule (§8.2)", &slowRule},
 		{"window cleared out of Closed (§8.1)", &windowClears},
 		{"timeout dating (§1 rev 3, §8.4)", &timeoutDating},
+		{"backoff of repeated trips (§9.1)", &backoffRule},
+		{"reset of the trip count (§9.1)", &tripsReset},
+		{"a slow probe re-opens (§9.2)", &slowProbeRule},
 	} {
 		t.Run(rule.name, func(t *testing.T) {
 			*rule.flag = false

@@ -1,6 +1,9 @@
 package breaker
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Snapshot is a consistent view of a [Breaker], as returned by
 // [Breaker.Snapshot]. It is comparable with ==.
@@ -15,23 +18,48 @@ type Snapshot struct {
 	// ProbeStartedAt is when the probe in flight was granted; zero if no probe
 	// is in flight.
 	ProbeStartedAt time.Time
+	// Trips is the trip count n of SEMANTICS §9.1: the openings since the
+	// count last reset (a trip from Closed, a failed, slow or lapsed probe, a
+	// straggler's failure while HalfOpen; not an opening by a hint or a
+	// quota). It reads 0 once the breaker has been closed for
+	// MaxRecoveryTimeout, and after Reset; it is kept with the backoff off.
+	Trips int
+	// OpenUntil is, while Open, when a probe may be granted (the cooldown's
+	// end); zero in any other state.
+	OpenUntil time.Time
+	// Cause says, while Open, why the cooldown ends at OpenUntil; the zero
+	// Cause (CauseRecoveryTimeout) in any other state.
+	Cause Cause
 }
 
 // view is the state as of clock offset now, with lazy transitions applied but
 // not stored.
 type view struct {
-	mode        mode
-	failures    int
-	hasFailure  bool
-	lastFailure int64
-	probeStart  int64
+	mode                 mode
+	failures             int
+	hasFailure           bool
+	lastFailure          int64
+	probeStart           int64
+	probeLease           int64
+	trips                int
+	baseUntil, hintUntil int64
+	hintCause            Cause
 }
 
-// viewAt returns the state as of now without changing anything. b.mu must be held.
+// viewAt returns the state as of now without changing anything: a lapsed
+// lease re-opens (a re-trip: n + 1, the cooldown c(n) from the lease's end),
+// and a breaker closed for MaxRecoveryTimeout reports n = 0. b.mu must be held.
 func (b *Breaker) viewAt(now int64) view {
-	v := view{b.mode, b.failures, b.hasFailure, b.lastFailure, b.probeStart}
-	if v.mode == mHalfProbe && now >= satAdd(v.probeStart, b.lease) {
-		v.mode, v.hasFailure, v.lastFailure = mOpen, true, satAdd(v.probeStart, b.lease)
+	v := view{b.mode, b.failures, b.hasFailure, b.lastFailure, b.probeStart, b.probeLease,
+		b.trips, b.baseUntil, b.hintUntil, b.hintCause}
+	switch {
+	case v.mode == mHalfProbe && now >= b.leaseEnd():
+		v.mode, v.hasFailure, v.lastFailure = mOpen, true, b.leaseEnd()
+		v.trips = min(v.trips+1, math.MaxInt32)
+		v.baseUntil = satAdd(v.lastFailure, b.back.cooldown(b.recovery, v.trips))
+		v.hintUntil = noUntil
+	case v.mode == mClosed && now-b.closedAt >= b.back.max:
+		v.trips = 0
 	}
 	return v
 }
@@ -40,9 +68,9 @@ func (b *Breaker) viewAt(now int64) view {
 func (b *Breaker) wait(v view, now int64) int64 {
 	switch v.mode {
 	case mOpen:
-		return max(0, satAdd(v.lastFailure, b.recovery)-now)
+		return max(0, max(v.baseUntil, v.hintUntil)-now)
 	case mHalfProbe:
-		return max(0, satAdd(v.probeStart, b.lease)-now)
+		return max(0, satAdd(v.probeStart, v.probeLease)-now)
 	}
 	return 0
 }
@@ -69,8 +97,10 @@ func (b *Breaker) WouldAllow() bool {
 				return true
 			case mOpen:
 				return now >= until
-			case mHalfProbe: // expired lease: re-opened at its end, then the cooldown
-				return now >= satAdd(until, b.recovery)
+			case mHalfProbe: // a live lease; a lapsed one re-opens with c(n + 1), below
+				if now < until {
+					return false
+				}
 			}
 		}
 	}
@@ -137,8 +167,12 @@ func (b *Breaker) Snapshot() Snapshot {
 	}
 	b.mu.Lock()
 	v := b.viewAt(b.now())
+	cause := b.causeOf(v)
 	b.mu.Unlock()
-	s := Snapshot{State: v.mode.state(), ConsecutiveFailures: v.failures}
+	s := Snapshot{State: v.mode.state(), ConsecutiveFailures: v.failures, Trips: v.trips}
+	if v.mode == mOpen {
+		s.OpenUntil, s.Cause = b.at(max(v.baseUntil, v.hintUntil)), cause
+	}
 	if v.hasFailure {
 		s.LastFailure = b.at(v.lastFailure)
 	}

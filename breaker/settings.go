@@ -10,6 +10,10 @@ const (
 	DefaultFailureThreshold = 3
 	DefaultRecoveryDuration = 30 * time.Second
 	DefaultProbeTimeout     = 30 * time.Second
+	DefaultQuotaCooldown    = 10 * time.Minute
+	// DefaultMaxRecoveryFactor is MaxRecoveryTimeout's default, as a
+	// multiple of RecoveryDuration.
+	DefaultMaxRecoveryFactor = 10
 )
 
 // Settings configures a [Breaker]. The zero value is usable: every zero field
@@ -65,10 +69,28 @@ type Settings struct {
 	// successes/verdicts ≥ SlowCallRate. 0 < SlowCallRate ≤ 1. Zero: off.
 	// Negative, above 1 or NaN: an error.
 	SlowCallRate float64
+
+	// RecoveryBackoff (SEMANTICS §9.1) makes repeated trips back off: the
+	// opening that makes the trip count n ([Snapshot.Trips]) waits
+	// min(RecoveryDuration × RecoveryBackoff^(n−1), MaxRecoveryTimeout)
+	// instead of RecoveryDuration, so a tool that re-trips each time it
+	// recovers is probed ever less often. A finite factor ≥ 1; 0 or 1: off
+	// (n is still counted and reported). NaN, ±Inf, negative values and
+	// values in (0, 1): an error.
+	RecoveryBackoff float64
+	// MaxRecoveryTimeout caps the backed-off cooldown, and is the reset
+	// window: a trip that comes at least this long after the breaker last
+	// closed starts again from n = 1. Zero: 10 × RecoveryDuration. Below
+	// RecoveryDuration: an error.
+	MaxRecoveryTimeout time.Duration
+	// QuotaCooldown is how long [Permit.QuotaExhausted] keeps the breaker
+	// open when the provider gave no hint. Zero: 10 min. Negative: an error.
+	QuotaCooldown time.Duration
 }
 
 // Validate reports the first bad field of s as a [*SettingsError]: a
-// negative one or a rate outside [0, 1].
+// negative one, a rate outside [0, 1], a RecoveryBackoff that is not 0 or a
+// finite factor ≥ 1, or a MaxRecoveryTimeout below RecoveryDuration.
 func (s Settings) Validate() error {
 	switch {
 	case s.FailureThreshold < 0:
@@ -78,5 +100,8 @@ func (s Settings) Validate() error {
 	case s.ProbeTimeout < 0:
 		return &SettingsError{Field: "ProbeTimeout", Value: s.ProbeTimeout.String()}
 	}
-	return s.validateRate()
+	if err := s.validateRate(); err != nil {
+		return err
+	}
+	return s.validateBackoff()
 }

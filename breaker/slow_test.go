@@ -67,9 +67,14 @@ func TestSlowCalls(t *testing.T) {
 			f.allow().SuccessAfter(slow)
 			f.want(Closed, 0, f.now().Add(-time.Second), zeroTime)
 		}},
-		{"the probe's slow success closes the breaker", nil, func(f *fixture) {
+		{"the probe's slow success re-opens the breaker (§9.2)", nil, func(f *fixture) {
 			p := f.probe()
 			p.SuccessAfter(time.Hour)
+			f.want(Open, 4, f.now(), zeroTime)
+		}},
+		{"the probe's success on time closes the breaker", nil, func(f *fixture) {
+			p := f.probe()
+			p.SuccessAfter(time.Second) // at SlowCallAfter: on time
 			f.want(Closed, 0, f.now().Add(-testRecovery), zeroTime)
 		}},
 		{"the slow rule is checked after slow successes only", nil, func(f *fixture) {

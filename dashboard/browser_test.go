@@ -48,6 +48,10 @@ func TestBrowserShowsTrip(t *testing.T) {
 	if until, err := browsertest.Text(bctx, `[data-breaker="demo"] .open-until`); err != nil || !strings.HasSuffix(until, "(recovery_timeout)") {
 		t.Errorf("open until shown = %q, %v; want a time and (recovery_timeout)", until, err)
 	}
+	// The trip count and the cooldown in force (SEMANTICS §9.1).
+	if trips, err := browsertest.Text(bctx, `[data-breaker="demo"] .trips`); err != nil || trips != "1 (cooldown 1m0s)" {
+		t.Errorf("trips shown = %q, %v; want 1 (cooldown 1m0s)", trips, err)
+	}
 
 	// An operator's hold: the page shows until when and why.
 	f.m.Hold(time.Now().Add(10*time.Minute), "INC-42")

@@ -91,6 +91,9 @@ func TestStateJSON(t *testing.T) {
 	if tripped := now.Add(-20 * time.Second); m.OpenUntil == nil || !m.OpenUntil.Equal(tripped.Add(time.Minute)) || m.OpenReason != "recovery_timeout" {
 		t.Errorf("open until %v (%q), want %v (recovery_timeout)", m.OpenUntil, m.OpenReason, tripped.Add(time.Minute))
 	}
+	if m.Trips != 1 || m.Cooldown != "1m0s" {
+		t.Errorf("trips %d, cooldown %q; want 1, 1m0s", m.Trips, m.Cooldown)
+	}
 	if len(st.Tools) != 2 || st.Tools[1].Name != "search" || st.Tools[1].State != breaker.Open ||
 		st.Tools[1].Status != health.Unhealthy || st.Tools[1].RetryIn != "10s" || st.Tools[0].State != breaker.Closed {
 		t.Errorf("tools = %+v", st.Tools)

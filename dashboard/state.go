@@ -54,10 +54,16 @@ type ModelState struct {
 	ActiveModel  string         `json:"active_model"`            // "" when the chain is spent
 	CooldownLeft string         `json:"cooldown_left,omitempty"` // Fallback: until the next probe ("0s": due)
 	// OpenUntil is when the cooldown ends (absent in Primary) and OpenReason
-	// why then: recovery_timeout, hint, quota or manual (a hold), as the
-	// gateway's GET /admin/breakers says.
+	// why then: recovery_timeout, backoff (a repeated trip's grown
+	// cooldown), hint, quota or manual (a hold), as the gateway's GET
+	// /admin/breakers says.
 	OpenUntil  *time.Time `json:"open_until,omitempty"`
 	OpenReason string     `json:"open_reason,omitempty"`
+	// Trips is the trip count n of SEMANTICS §9.1 and Cooldown the length of
+	// the cooldown in force (absent in Primary), which grows with n under
+	// RecoveryBackoff.
+	Trips    int    `json:"trips"`
+	Cooldown string `json:"cooldown,omitempty"`
 	// HoldUntil and HoldReason describe an operator's hold in force.
 	HoldUntil      *time.Time        `json:"hold_until,omitempty"`
 	HoldReason     string            `json:"hold_reason,omitempty"`
@@ -134,6 +140,7 @@ func readModel(m Model) ModelState {
 		Failures:      snap.ConsecutiveFailures,
 		TripThreshold: orInt(set.TripThreshold, fallback.DefaultTripThreshold),
 		Activated:     snap.FallbackActivated,
+		Trips:         snap.Trips,
 		Chain:         []ChainEntryState{},
 	}
 	if !snap.TrippedAt.IsZero() {
@@ -143,6 +150,9 @@ func readModel(m Model) ModelState {
 	if snap.State != fallback.Primary && !snap.CooldownEnds.IsZero() {
 		end := snap.CooldownEnds
 		ms.OpenUntil, ms.OpenReason = &end, snap.CooldownCause.String()
+		if !snap.TrippedAt.IsZero() {
+			ms.Cooldown = end.Sub(snap.TrippedAt).String()
+		}
 		if snap.State == fallback.Fallback {
 			now := time.Now
 			if set.Now != nil {

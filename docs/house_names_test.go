@@ -27,9 +27,16 @@ var revisionLabel = regexp.MustCompile(`(?i)\brev(ision)?[ .-]?\d`)
 const maxRevisionLabels = 9
 
 // moduleFiles returns the module's Go files (tests included when tests),
-// relative to root, skipping node_modules, dot directories and nested
-// modules (bench/ is a module of its own).
+// relative to root: nested modules (bench/) are modules of their own.
 func moduleFiles(t *testing.T, root string, tests bool) []string {
+	t.Helper()
+	return walkGo(t, root, tests, false)
+}
+
+// walkGo returns the Go files below root, relative to it (tests included
+// when tests; nested modules and their results/ when nested), skipping
+// node_modules and dot directories.
+func walkGo(t *testing.T, root string, tests, nested bool) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -37,10 +44,10 @@ func moduleFiles(t *testing.T, root string, tests bool) []string {
 			return err
 		}
 		if d.IsDir() && p != root {
-			if d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") {
+			if d.Name() == "node_modules" || d.Name() == "results" || strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir
 			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && !nested {
 				return filepath.SkipDir
 			}
 			return nil

@@ -9,7 +9,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,28 +38,11 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// goFiles returns the module's non-test Go files, relative to root, skipping
-// node_modules and the bench module's results.
+// goFiles returns the repository's non-test Go files, relative to root,
+// skipping node_modules and the bench module's results.
 func goFiles(t *testing.T, root string) []string {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "results" || strings.HasPrefix(d.Name(), ".")) && p != root {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
-			rel, _ := filepath.Rel(root, p)
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
+	return walkGo(t, root, false, true)
 }
 
 // funcName is "Name" or "Type.Name".

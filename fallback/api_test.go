@@ -35,13 +35,13 @@ var (
 	}
 	_ func(fallback.Settings) (*fallback.Manager, error) = fallback.New
 
-	_ func(*fallback.Manager) (fallback.Turn, error) = (*fallback.Manager).Begin
-	_ func(*fallback.Manager) string                 = (*fallback.Manager).ActiveModel
-	_ func(*fallback.Manager) fallback.State         = (*fallback.Manager).State
-	_ func(*fallback.Manager) bool                   = (*fallback.Manager).FallbackActivated
-	_ func(*fallback.Manager, string, bool) error    = (*fallback.Manager).SetAvailable
-	_ func(*fallback.Manager)                        = (*fallback.Manager).Reset
-	_ func(*fallback.Manager) fallback.Snapshot      = (*fallback.Manager).Snapshot
+	_ func(*fallback.Manager) (fallback.Ticket, error) = (*fallback.Manager).Begin
+	_ func(*fallback.Manager) string                   = (*fallback.Manager).ActiveModel
+	_ func(*fallback.Manager) fallback.State           = (*fallback.Manager).State
+	_ func(*fallback.Manager) bool                     = (*fallback.Manager).FallbackActivated
+	_ func(*fallback.Manager, string, bool) error      = (*fallback.Manager).SetAvailable
+	_ func(*fallback.Manager)                          = (*fallback.Manager).Reset
+	_ func(*fallback.Manager) fallback.Snapshot        = (*fallback.Manager).Snapshot
 
 	_ = fallback.Snapshot{
 		State:               fallback.Primary,
@@ -53,28 +53,30 @@ var (
 	}
 	_ = fallback.Entry{Model: "", Attempts: 0, Available: false, Failed: false}
 
-	_ func(fallback.Turn) string         = fallback.Turn.Model
-	_ func(fallback.Turn) bool           = fallback.Turn.IsProbe
-	_ func(fallback.Turn)                = fallback.Turn.Success
-	_ func(fallback.Turn, fallback.Kind) = fallback.Turn.Failure
-	_ func(fallback.Turn)                = fallback.Turn.Cancel
-	_ func(fallback.Turn)                = fallback.Turn.Skip
+	_ func(fallback.Ticket) string                   = fallback.Ticket.Model
+	_ func(fallback.Turn) string                     = fallback.Turn.Model // the deprecated name, kept one release
+	_ func(*fallback.Manager) (fallback.Turn, error) = (*fallback.Manager).Begin
+	_ func(fallback.Ticket) bool                     = fallback.Ticket.IsProbe
+	_ func(fallback.Ticket)                          = fallback.Ticket.Success
+	_ func(fallback.Ticket, fallback.Kind)           = fallback.Ticket.Failure
+	_ func(fallback.Ticket)                          = fallback.Ticket.Cancel
+	_ func(fallback.Ticket)                          = fallback.Ticket.Skip
 
 	// Revision 2 additions.
-	_ func(fallback.Turn) (time.Time, bool) = fallback.Turn.Deadline
+	_ func(fallback.Ticket) (time.Time, bool) = fallback.Ticket.Deadline
 
 	// Revision 3 additions.
-	_ fallback.Kind                                                                    = fallback.Quota
-	_                                                                                  = fallback.Failure{Kind: fallback.Quota, Hint: time.Time{}, Timeout: false}
-	_ func(fallback.Turn, fallback.Failure)                                            = fallback.Turn.Fail
-	_                                                                                  = fallback.Settings{QuotaCooldown: time.Duration(0), HedgeAfter: time.Duration(0), HedgeBudget: 0.0}
-	_ func(*fallback.Manager, *fallback.Attempts) (fallback.Turn, error)               = (*fallback.Manager).Next
-	_ func(*fallback.Attempts, *fallback.Manager) bool                                 = (*fallback.Attempts).Usable
-	_ func(*fallback.Manager, *fallback.Attempts, fallback.Turn) (fallback.Turn, bool) = (*fallback.Manager).Hedge
-	_                                                                                  = fallback.Snapshot{CooldownEnds: time.Time{}, CooldownCause: fallback.CauseRecoveryTimeout}
-	_ fallback.Cause                                                                   = fallback.CauseHint
-	_ fallback.Cause                                                                   = fallback.CauseQuota
-	_ func(fallback.Cause) string                                                      = fallback.Cause.String
+	_ fallback.Kind                                                                        = fallback.Quota
+	_                                                                                      = fallback.Failure{Kind: fallback.Quota, Hint: time.Time{}, Timeout: false}
+	_ func(fallback.Ticket, fallback.Failure)                                              = fallback.Ticket.Fail
+	_                                                                                      = fallback.Settings{QuotaCooldown: time.Duration(0), HedgeAfter: time.Duration(0), HedgeBudget: 0.0}
+	_ func(*fallback.Manager, *fallback.Attempts) (fallback.Ticket, error)                 = (*fallback.Manager).Next
+	_ func(*fallback.Attempts, *fallback.Manager) bool                                     = (*fallback.Attempts).Usable
+	_ func(*fallback.Manager, *fallback.Attempts, fallback.Ticket) (fallback.Ticket, bool) = (*fallback.Manager).Hedge
+	_                                                                                      = fallback.Snapshot{CooldownEnds: time.Time{}, CooldownCause: fallback.CauseRecoveryTimeout}
+	_ fallback.Cause                                                                       = fallback.CauseHint
+	_ fallback.Cause                                                                       = fallback.CauseQuota
+	_ func(fallback.Cause) string                                                          = fallback.Cause.String
 
 	// Revision 4 additions (SEMANTICS §8).
 	_ = fallback.Settings{
@@ -82,9 +84,9 @@ var (
 		SlowCallAfter: time.Duration(0), SlowCallRate: 0.0,
 		RetryBudget: 0.0, RetryBudgetBurst: 0.0,
 	}
-	_ func(fallback.Turn, time.Duration)   = fallback.Turn.SuccessAfter                  // §8.2: the slow-call report
+	_ func(fallback.Ticket, time.Duration) = fallback.Ticket.SuccessAfter                // §8.2: the slow-call report
 	_                                      = fallback.Failure{Elapsed: time.Duration(0)} // §8.4: a timeout's duration
-	_ func(fallback.Turn) bool             = fallback.Turn.Retry                         // §8.3: the retry budget
+	_ func(fallback.Ticket) bool           = fallback.Ticket.Retry                       // §8.3: the retry budget
 	_ func(*fallback.Manager, string) bool = (*fallback.Manager).Retry
 	_ fallback.Outcome                     = fallback.OutcomeTrip // a window's trip through a Backend
 
@@ -108,4 +110,9 @@ var (
 	_                                                          = fallback.Snapshot{HoldUntil: time.Time{}, HoldReason: ""}
 	_                                                          = fallback.Entry{DisabledUntil: time.Time{}, DisabledReason: ""}
 	_                                                          = fallback.ExhaustedError{Held: true}
+
+	// Revision 5 additions (SEMANTICS §9.1, §9.2).
+	_                = fallback.Settings{RecoveryBackoff: 0.0, MaxRecoveryTimeout: time.Duration(0)}
+	_                = fallback.Snapshot{Trips: 0}
+	_ fallback.Cause = fallback.CauseBackoff
 )

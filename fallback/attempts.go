@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Failure is a failed turn's report, for [Turn.Fail].
+// Failure is a failed turn's report, for [Ticket.Fail].
 type Failure struct {
 	// Kind is the kind of the failure: Transient, RateLimit (a throttle or an
 	// overload) or Quota. Any other value counts as Transient.
@@ -93,7 +93,7 @@ func (a *Attempts) markSlow(i, n int) {
 }
 
 // record notes the failure f of ticket t, begun for this turn.
-func (a *Attempts) record(t *Turn, f Failure) {
+func (a *Attempts) record(t *Ticket, f Failure) {
 	if f.slow() {
 		a.markSlow(t.entry()+1, len(t.m.cfg.models)+1)
 	}
@@ -141,7 +141,7 @@ func (a *Attempts) Usable(m *Manager) bool {
 // past them, the turn goes where Begin would send it. The turn's first Next
 // feeds the hedge budget. Tickets begun by Next record their failures in a.
 // Next(nil) is Begin. With a clean turn Next costs what Begin does.
-func (m *Manager) Next(a *Attempts) (Turn, error) {
+func (m *Manager) Next(a *Attempts) (Ticket, error) {
 	if a == nil {
 		return m.Begin()
 	}
@@ -165,9 +165,9 @@ const hedgeCap = 10
 // two attempts to produce content and settles the other with Cancel, or, if
 // it had waited at least HedgeAfter, with a Transient failure. A hedge served
 // while the breaker is in Primary counts nothing for its entry.
-func (m *Manager) Hedge(a *Attempts, running Turn) (Turn, bool) {
+func (m *Manager) Hedge(a *Attempts, running Ticket) (Ticket, bool) {
 	if m.tuning.hedgeAfter.Load() == 0 {
-		return Turn{}, false
+		return Ticket{}, false
 	}
 	skip := -1
 	if running.m == m {
@@ -183,7 +183,7 @@ func (m *Manager) Hedge(a *Attempts, running Turn) (Turn, bool) {
 	m.mc.expireDisables(&clk, &rec)
 	i := m.mc.usableEntry(a, skip)
 	ok := i >= 0 && m.hedges.Spend()
-	var t Turn
+	var t Ticket
 	if ok {
 		t = m.issue(&clk, route{entry: i, uncounted: m.mc.state == Primary}, a)
 	}

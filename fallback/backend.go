@@ -23,7 +23,7 @@ type Backend interface {
 }
 
 // Shared is the state of one model breaker kept by a [Backend]. Its methods
-// have the semantics of the [Manager] and [Turn] methods of the same names
+// have the semantics of the [Manager] and [Ticket] methods of the same names
 // (SEMANTICS §3), applied to the one breaker the sharing processes form. It
 // must be safe for concurrent use; it calls Settings.OnTransition itself.
 type Shared interface {
@@ -106,7 +106,10 @@ const (
 	// and the ticket is not stale), trips the primary as on the
 	// TripThreshold-th consecutive failure, so the fleet opens as one. A slow
 	// success that trips the window is sent as OutcomeTrip with a zero
-	// Failure.
+	// Failure. For the probe's ticket, OutcomeTrip is a probe whose first
+	// content came later than SlowCallAfter (SEMANTICS §9.2): the backend
+	// re-opens at once, Recovering → Fallback, raising the trip count, as
+	// the Manager does in process.
 	OutcomeTrip
 )
 
@@ -132,7 +135,7 @@ func (m *Manager) attachSettings(s Settings) Settings {
 }
 
 // sharedBegin is Begin (a clean) or Next for a shared manager.
-func (m *Manager) sharedBegin(a *Attempts) (Turn, error) {
+func (m *Manager) sharedBegin(a *Attempts) (Ticket, error) {
 	var (
 		st  SharedTurn
 		err error
@@ -148,7 +151,7 @@ func (m *Manager) sharedBegin(a *Attempts) (Turn, error) {
 			e.Probed = true
 			e.ProbeFailure, _ = a.probeFailure()
 		}
-		return Turn{}, err
+		return Ticket{}, err
 	}
 	if st.Probe != 0 && a != nil {
 		a.probed.Store(true)
@@ -157,9 +160,9 @@ func (m *Manager) sharedBegin(a *Attempts) (Turn, error) {
 }
 
 // sharedTurn wraps a shared ticket of the turn a.
-func (m *Manager) sharedTurn(st SharedTurn, a *Attempts) Turn {
+func (m *Manager) sharedTurn(st SharedTurn, a *Attempts) Ticket {
 	s := m.takeSlot(a)
-	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: st.Gen, epoch: st.Epoch, who: serving(st.Entry, uint32(st.Probe))}
+	t := Ticket{m: m, slot: s, seq: s.seq.Load(), gen: st.Gen, epoch: st.Epoch, who: serving(st.Entry, uint32(st.Probe))}
 	if st.Uncounted {
 		t.epoch = noEpoch
 	}
@@ -172,20 +175,20 @@ func (m *Manager) sharedTurn(st SharedTurn, a *Attempts) Turn {
 }
 
 // sharedHedge is Hedge for a shared manager.
-func (m *Manager) sharedHedge(a *Attempts, skip int) (Turn, bool) {
+func (m *Manager) sharedHedge(a *Attempts, skip int) (Ticket, bool) {
 	if !m.hedges.Spend() {
-		return Turn{}, false
+		return Ticket{}, false
 	}
 	st, ok := m.shared.Hedge(a.slow, skip)
 	if !ok {
 		m.hedges.Refund() // spent for nothing
-		return Turn{}, false
+		return Ticket{}, false
 	}
 	return m.sharedTurn(st, a), true
 }
 
 // sharedSettle passes the first settlement of t to the shared state.
-func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
+func (m *Manager) sharedSettle(t Ticket, v verdict, f Failure) {
 	if !t.slot.seq.CompareAndSwap(t.seq, t.seq+1) {
 		return // settled before
 	}
@@ -203,6 +206,8 @@ func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 		o = OutcomeFailure
 	case cancel:
 		o = OutcomeCancel
+	case slowProbe:
+		o = OutcomeTrip // a slow probe re-opens at once (§9.2)
 	}
 	st := SharedTurn{Gen: t.gen, Epoch: t.epoch, Probe: uint64(t.probe()), Entry: t.entry(),
 		Issued: m.epoch.Add(time.Duration(t.at))}
@@ -221,7 +226,7 @@ func (m *Manager) sharedSettle(t Turn, v verdict, f Failure) {
 // Only the primary's own turns count, while the shared state is Primary; a
 // state other than Primary clears the window, as does every transition out
 // of or into Primary that the backend reports (attachSettings).
-func (m *Manager) sharedWindow(t *Turn, v verdict) bool {
+func (m *Manager) sharedWindow(t *Ticket, v verdict) bool {
 	win := m.win.Load()
 	if win == nil || t.entry() >= 0 || t.probe() != 0 || v == cancel {
 		return false

@@ -28,14 +28,14 @@ func (m *Manager) feed(a *Attempts, entry int) {
 // tokens to its budget (capped at RetryBudgetBurst; the budget starts full).
 // With RetryBudget negative it always reports true; the zero Turn reports
 // false. A retry.Policy takes it as its Budget: Budget: ticket.Retry.
-func (t Turn) Retry() bool {
+func (t Ticket) Retry() bool {
 	if t.m == nil {
 		return false
 	}
 	return t.m.budgets[t.entry()+1].Spend()
 }
 
-// Retry is [Turn.Retry] for the model named model (the primary or a chain
+// Retry is [Ticket.Retry] for the model named model (the primary or a chain
 // entry), for a caller that holds no ticket. A model the manager does not
 // know has no budget here: Retry reports true.
 func (m *Manager) Retry(model string) bool {

@@ -40,6 +40,10 @@ func (c *machine) reset(clk *clock, rec *recorder) {
 	c.trippedAt, c.cooldownEnd, c.cause = time.Time{}, time.Time{}, CauseRecoveryTimeout
 	c.activated = false
 	c.probing, c.probeStart = false, time.Time{}
+	c.trips = 0 // §9.1: Reset forgets the openings in a row
+	if from != Primary {
+		c.closedAt = clk.now()
+	}
 	for i := range c.chain {
 		c.chain[i].attempts = 0
 	}

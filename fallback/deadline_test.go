@@ -12,7 +12,7 @@ func TestTurnDeadline(t *testing.T) {
 	s := abc()
 	s.ProbeTimeout = 10 * time.Second
 	h := newHarness(t, s)
-	if _, ok := (Turn{}).Deadline(); ok {
+	if _, ok := (Ticket{}).Deadline(); ok {
 		t.Fatal("zero Turn has a deadline")
 	}
 	if _, ok := h.begin("a", false).Deadline(); ok {

@@ -311,7 +311,7 @@ func TestSettleTwiceAndZeroTurnAreHarmless(t *testing.T) {
 	if s := h.snap(); s.ConsecutiveFailures != 1 {
 		t.Fatalf("a ticket settled 4 times counted %d failures", s.ConsecutiveFailures)
 	}
-	var zero Turn
+	var zero Ticket
 	zero.Success()
 	zero.Failure(RateLimit)
 	zero.Cancel()

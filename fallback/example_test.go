@@ -98,7 +98,7 @@ func Example_noChain() {
 // finish settles a ticket from the outcome of the request: a cancelled context
 // carries no verdict, a rate-limit escalation is RateLimit, anything else that
 // failed the turn is Transient.
-func finish(t fallback.Turn, err error) {
+func finish(t fallback.Ticket, err error) {
 	switch {
 	case err == nil:
 		t.Success()
@@ -113,7 +113,7 @@ func finish(t fallback.Turn, err error) {
 
 var errRateLimited = errors.New("rate limited")
 
-func ExampleTurn() {
+func ExampleTicket() {
 	m, _ := fallback.New(fallback.Settings{Primary: "gpt-a", Chain: []string{"gpt-b"}})
 	for _, err := range []error{
 		errors.New("502 bad gateway"), context.Canceled, errRateLimited, nil, errRateLimited,
@@ -177,7 +177,7 @@ func ExampleManager_Next() {
 // Fail reports a failure with its kind, hint and timeout: a quota answer
 // trips the primary at once and holds it open until the provider's hint. A
 // timeout reports how long its call ran (Elapsed), and is dated at its start.
-func ExampleTurn_Fail() {
+func ExampleTicket_Fail() {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	m, _ := fallback.New(fallback.Settings{
 		Primary: "gpt-a", Chain: []string{"gpt-b"},
@@ -216,20 +216,20 @@ func ExampleManager_Begin() {
 		if err != nil {
 			return err
 		}
-		turn, err := m.Begin() // cooldown check + routing, atomically
+		tk, err := m.Begin() // cooldown check + routing, atomically
 		if errors.Is(err, fallback.ErrExhausted) {
 			return err // hard error: every backup failed and the cooldown is still running
 		}
-		if end, ok := turn.Deadline(); ok { // a probe turn: bounded by its lease
+		if end, ok := tk.Deadline(); ok { // a probe ticket: bounded by its lease
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, end)
 			defer cancel()
 		}
-		if err := send(ctx, turn.Model()); err != nil {
-			turn.Failure(fallback.Transient) // or fallback.RateLimit after a 429 escalation
+		if err := send(ctx, tk.Model()); err != nil {
+			tk.Fail(fallback.Failure{Kind: fallback.Transient}) // or fallback.RateLimit after a 429 escalation
 			return err
 		}
-		turn.Success()
+		tk.Success()
 		fmt.Println(m.State(), m.ActiveModel())
 		return nil
 	}

@@ -30,7 +30,7 @@ func ExampleSettings_failureRate() {
 // A retry ladder asks the budget of the ticket's model before each
 // same-model retry (SEMANTICS §8.3); with retry.Do, set Policy.Budget to
 // ticket.Retry.
-func ExampleTurn_Retry() {
+func ExampleTicket_Retry() {
 	m, _ := fallback.New(fallback.Settings{Primary: "gpt-a", RetryBudget: 0.5, RetryBudgetBurst: 2})
 	t, _ := m.Begin()
 	retries := 0

@@ -66,7 +66,7 @@ func TestSharedHedgeBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 20 {
-		if _, ok := m.Hedge(nil, Turn{}); ok {
+		if _, ok := m.Hedge(nil, Ticket{}); ok {
 			t.Fatal("a hedge the shared breaker refused")
 		}
 	}

@@ -59,7 +59,7 @@ func newHarness(t *testing.T, s Settings) *harness {
 // abc is the usual settings: primary "a", chain "b", "c", defaults otherwise.
 func abc() Settings { return Settings{Primary: "a", Chain: []string{"b", "c"}} }
 
-func (h *harness) begin(wantModel string, wantProbe bool) Turn {
+func (h *harness) begin(wantModel string, wantProbe bool) Ticket {
 	h.t.Helper()
 	tk, err := h.m.Begin()
 	if err != nil {
@@ -77,7 +77,7 @@ func (h *harness) exhausted() *ExhaustedError {
 	if !errors.Is(err, ErrExhausted) {
 		h.t.Fatalf("Begin = %q, %v; want ErrExhausted", tk.Model(), err)
 	}
-	if tk != (Turn{}) {
+	if tk != (Ticket{}) {
 		h.t.Fatalf("exhausted Begin returned a non-zero Turn")
 	}
 	var e *ExhaustedError

@@ -96,7 +96,7 @@ func (c *machine) hold(until time.Time, reason string, clk *clock, rec *recorder
 	now := clk.now()
 	if c.state != Fallback {
 		from := c.state
-		c.trip(now, Failure{}, nil) // the side effects of a trip; its event is below
+		c.trip(now, Failure{}, false, nil) // the side effects of a trip, n kept (§9.1); its event is below
 		c.cooldownEnd, c.cause, c.holdReason = until, CauseManual, reason
 		rec.emit(Transition{From: from, To: Fallback, FromModel: c.cfg.primary, ToModel: c.fallbackModel(), At: now})
 		return
@@ -194,10 +194,11 @@ func (c *machine) routeEnds() time.Time {
 // tuning holds the settings that the lock-free paths read, so that
 // Reconfigure can change them while turns run.
 type tuning struct {
-	probeTimeout atomic.Int64                    // ns
-	hedgeAfter   atomic.Int64                    // ns
-	slowAfter    atomic.Int64                    // ns: §8.2, read by SuccessAfter
-	rule         atomic.Pointer[ratewindow.Rule] // §8.1, §8.2: read by the shared settlement
+	probeTimeout   atomic.Int64                    // ns
+	hedgeAfter     atomic.Int64                    // ns
+	slowAfter      atomic.Int64                    // ns: §8.2, read by SuccessAfter
+	probeSlowAfter atomic.Int64                    // ns: §9.2, read by SuccessAfter for a probe
+	rule           atomic.Pointer[ratewindow.Rule] // §8.1, §8.2: read by the shared settlement
 }
 
 // store copies the lock-free settings of c.
@@ -205,6 +206,7 @@ func (t *tuning) store(c *config) {
 	t.probeTimeout.Store(int64(c.probeTimeout))
 	t.hedgeAfter.Store(int64(c.hedgeAfter))
 	t.slowAfter.Store(int64(c.slowAfter))
+	t.probeSlowAfter.Store(int64(c.probeSlowAfter))
 	rule := c.rule
 	t.rule.Store(&rule)
 }

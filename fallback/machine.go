@@ -38,6 +38,8 @@ type machine struct {
 	activated      bool      // fallback-activated: ever tripped since New or Reset
 	holdReason     string    // the reason of the hold in force (see held)
 	disEnd         time.Time // the earliest end of a manual disable with an end; zero: none
+	trips          int       // n of §9.1: openings in a row (see opening)
+	closedAt       time.Time // when the state last became Primary (New, recovery, Reset)
 
 	probing    bool      // a probe is in flight (Recovering only)
 	probeStart time.Time // when the probe in flight was granted
@@ -153,12 +155,16 @@ func (c *machine) changeState() {
 	c.changed = c.gen
 }
 
-// trip moves Primary or Recovering to Fallback at the given time; f is the
-// failure that tripped. The cooldown ends at the later of at +
-// RecoveryTimeout and the streak's latest hint; a Quota failure without a
-// hint holds it until at + QuotaCooldown at least.
-func (c *machine) trip(at time.Time, f Failure, rec *recorder) {
-	end, cause := at.Add(c.cfg.recoveryTimeout), CauseRecoveryTimeout
+// trip moves Primary or Recovering to Fallback at at; f tripped, raise says
+// whether the opening counts in n (§9.1). The cooldown ends at the later of
+// at + c(n) and the streak's latest hint, or at + QuotaCooldown at least for
+// a Quota failure without a hint.
+func (c *machine) trip(at time.Time, f Failure, raise bool, rec *recorder) {
+	c.opening(at, raise)
+	end, cause := at.Add(c.tripCooldown()), CauseRecoveryTimeout
+	if c.trips > 1 && c.cfg.backoff > 1 {
+		cause = CauseBackoff
+	}
 	if c.streakHint.After(end) {
 		end, cause = c.streakHint, CauseHint
 	}
@@ -191,6 +197,7 @@ func (c *machine) recover(at time.Time, rec *recorder) {
 	c.probeSuccesses = 0
 	c.trippedAt, c.cooldownEnd, c.cause = time.Time{}, time.Time{}, CauseRecoveryTimeout
 	c.probing, c.probeStart = false, time.Time{}
+	c.closedAt = at
 	for i := range c.chain {
 		c.chain[i].attempts = 0
 	}
@@ -201,12 +208,14 @@ func (c *machine) recover(at time.Time, rec *recorder) {
 }
 
 // probeFailed applies a probe failure dated at (the slot is already free): a
-// rate limit of any kind re-trips at once.
+// rate limit of any kind re-trips at once, without raising n (§9.1) unless
+// the failure also reaches TripThreshold.
 func (c *machine) probeFailed(f Failure, at time.Time, rec *recorder) {
 	c.probeSuccesses = 0
 	c.count(f, at)
-	if f.Kind == RateLimit || f.Kind == Quota || c.failures >= c.cfg.tripThreshold {
-		c.trip(at, f, rec)
+	threshold := c.failures >= c.cfg.tripThreshold
+	if f.Kind == RateLimit || f.Kind == Quota || threshold {
+		c.trip(at, f, threshold, rec)
 	}
 }
 
@@ -286,11 +295,12 @@ const (
 	failure
 	cancel
 	slowSuccess // a success of the primary whose first content came late (§8.2)
+	slowProbe   // a probe whose first content came later than SlowCallAfter (§9.2)
 )
 
 // settle applies the verdict of ticket t (already known to be its first
 // settlement) to the model that served it; f is a failure's report.
-func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+func (c *machine) settle(t *Ticket, v verdict, f Failure, clk *clock, rec *recorder) {
 	c.expireLease(clk, rec)
 	c.expireDisables(clk, rec)
 	if t.probe() != 0 {
@@ -320,7 +330,7 @@ func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorde
 			c.gen++
 		}
 		if v == slowSuccess && c.record(clk, ratewindow.SlowSuccess) {
-			c.trip(clk.now(), Failure{}, rec)
+			c.trip(clk.now(), Failure{}, true, rec)
 		} else if v == success {
 			c.record(clk, ratewindow.Success)
 		}
@@ -334,8 +344,8 @@ func (c *machine) settle(t *Turn, v verdict, f Failure, clk *clock, rec *recorde
 	}
 	c.count(f, c.failureTime(f, clk))
 	rate := c.record(clk, ratewindow.Failure)
-	if f.Kind == Quota || c.failures >= c.cfg.tripThreshold || rate {
-		c.trip(c.lastFail, f, rec)
+	if raise := c.failures >= c.cfg.tripThreshold || rate; raise || f.Kind == Quota {
+		c.trip(c.lastFail, f, raise, rec) // a quota alone opens without raising n (§9.1)
 	}
 }
 
@@ -359,7 +369,7 @@ func (c *machine) failureTime(f Failure, clk *clock) time.Time {
 }
 
 // settleProbe applies the verdict of a probe ticket.
-func (c *machine) settleProbe(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+func (c *machine) settleProbe(t *Ticket, v verdict, f Failure, clk *clock, rec *recorder) {
 	if c.state != Recovering || !c.probing || c.probeSeq != t.probe() || c.gen != t.gen {
 		return // a stale probe: its lease expired, or the state moved on
 	}
@@ -370,13 +380,15 @@ func (c *machine) settleProbe(t *Turn, v verdict, f Failure, clk *clock, rec *re
 		c.probeSucceeded(clk.now(), rec)
 	case failure:
 		c.probeFailed(f, clk.now(), rec)
+	case slowProbe:
+		c.slowProbe(clk.now(), rec)
 	}
 	// cancel: the slot is free, nothing else changes
 }
 
 // settleEntry applies the verdict of a ticket served by a chain entry: a
 // failure spends its budget while live (a Quota failure all of it).
-func (c *machine) settleEntry(t *Turn, v verdict, f Failure, clk *clock, rec *recorder) {
+func (c *machine) settleEntry(t *Ticket, v verdict, f Failure, clk *clock, rec *recorder) {
 	if v == success || c.epoch != t.epoch {
 		return
 	}

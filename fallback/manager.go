@@ -122,7 +122,7 @@ func New(s Settings) (*Manager, error) {
 	if m.cfg.windowed() {
 		m.win.Store(ratewindow.New(m.cfg.rateWindow))
 	}
-	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win.Load()}
+	m.mc = machine{cfg: &m.cfg, chain: make([]entry, len(m.cfg.models)), win: m.win.Load(), closedAt: m.epoch}
 	m.publish()
 	if s.Backend != nil {
 		sh, err := s.Backend.Attach(m.attachSettings(s))
@@ -143,13 +143,13 @@ func (m *Manager) clock() clock { return clock{f: m.now, epoch: &m.epoch} }
 //
 //   - Primary: to the primary.
 //   - Recovering with no probe in flight: to the primary, as the probe
-//     ([Turn.IsProbe] is true).
+//     ([Ticket.IsProbe] is true).
 //   - Recovering with a probe in flight, and Fallback: to the active chain
 //     entry; to the primary if the chain is empty; if the chain is spent, Begin
 //     returns an [*ExhaustedError] (matching [ErrExhausted]) and a zero Turn.
 //
 // Begin is a turn without memory; [Manager.Next] is Begin for a turn that
-// makes several attempts. The caller sends the turn to [Turn.Model] and
+// makes several attempts. The caller sends the turn to [Ticket.Model] and
 // settles the ticket once. Begin and the settlements do not allocate, except
 // on a transition or a change of the active entry, to return an error, or to
 // replace the bookkeeping of tickets that were never settled (or that a
@@ -160,11 +160,11 @@ func (m *Manager) clock() clock { return clock{f: m.now, epoch: &m.epoch} }
 // successes and cancels outside Recovering that cannot change anything (with
 // a rate window, a success of the primary reads the clock once, to date it in
 // the window). Each turn feeds the retry budget of each model it reaches
-// (§8.3, [Turn.Retry]).
-func (m *Manager) Begin() (Turn, error) { return m.begin(nil) }
+// (§8.3, [Ticket.Retry]).
+func (m *Manager) Begin() (Ticket, error) { return m.begin(nil) }
 
 // begin is Begin for the turn a (nil: no memory).
-func (m *Manager) begin(a *Attempts) (Turn, error) {
+func (m *Manager) begin(a *Attempts) (Ticket, error) {
 	if a.clean() {
 		if t, ok := m.fastBegin(a); ok {
 			return t, nil
@@ -184,7 +184,7 @@ func (m *Manager) begin(a *Attempts) (Turn, error) {
 		m.publish()
 		m.mu.Unlock()
 		m.drain(&rec)
-		return Turn{}, err
+		return Ticket{}, err
 	}
 	t := m.issue(&clk, r, a)
 	m.publish()
@@ -195,24 +195,24 @@ func (m *Manager) begin(a *Attempts) (Turn, error) {
 
 // fastBegin routes without the lock where no lazy step can apply: Primary,
 // and Fallback before the cooldown's end with the chain not spent.
-func (m *Manager) fastBegin(a *Attempts) (Turn, bool) {
+func (m *Manager) fastBegin(a *Attempts) (Ticket, bool) {
 	if w := m.word.Load(); w&wPrimary != 0 {
 		// Primary: no lazy step applies (they concern Recovering and Fallback)
 		// and the turn goes to the primary, in the published generation. No
 		// clock read (§8.4): a timeout is dated by its reported duration.
 		m.feed(a, -1)
 		s := m.takeSlot(a)
-		return Turn{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, who: serving(-1, 0)}, true
+		return Ticket{m: m, slot: s, seq: s.seq.Load(), gen: w >> wGenShift, who: serving(-1, 0)}, true
 	}
 	if r := m.route.Load(); r != nil {
 		clk := m.clock()
 		if clk.since(r.ends) < 0 {
 			m.feed(a, r.entry)
 			s := m.takeSlot(a)
-			return Turn{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, 0)}, true
+			return Ticket{m: m, slot: s, seq: s.seq.Load(), gen: r.gen, epoch: r.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, 0)}, true
 		}
 	}
-	return Turn{}, false
+	return Ticket{}, false
 }
 
 // noEpoch is the chain-budget epoch of a ticket whose verdict counts nothing
@@ -220,10 +220,10 @@ func (m *Manager) fastBegin(a *Attempts) (Turn, bool) {
 const noEpoch = ^uint64(0)
 
 // issue builds the ticket for route r of the turn a; m.mu is held.
-func (m *Manager) issue(clk *clock, r route, a *Attempts) Turn {
+func (m *Manager) issue(clk *clock, r route, a *Attempts) Ticket {
 	m.feed(a, r.entry)
 	s := m.takeSlot(a)
-	t := Turn{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, r.probe)}
+	t := Ticket{m: m, slot: s, seq: s.seq.Load(), gen: m.mc.gen, epoch: m.mc.epoch, at: int64(clk.sinceEpoch()), who: serving(r.entry, r.probe)}
 	if r.uncounted {
 		t.epoch = noEpoch
 	}

@@ -13,11 +13,11 @@ import (
 var (
 	stateTexts = [...]string{Primary: "primary", Fallback: "fallback", Recovering: "recovering"}
 	kindTexts  = [...]string{Transient: "transient", RateLimit: "rate-limit", Quota: "quota"}
-	causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseHint: "hint", CauseQuota: "quota", CauseManual: "manual"}
+	causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseHint: "hint", CauseQuota: "quota", CauseManual: "manual", CauseBackoff: "backoff"}
 )
 
 // MarshalText returns the cause's name ("recovery_timeout", "hint", "quota",
-// "manual").
+// "manual", "backoff").
 // Any other value is an error.
 func (c Cause) MarshalText() ([]byte, error) {
 	return enumtext.Marshal("fallback", "Cause", c, causeTexts[:])
@@ -78,13 +78,15 @@ type snapshotJSON struct {
 	CooldownCause       *Cause     `json:"cooldown_cause,omitempty"`
 	HoldUntil           *time.Time `json:"hold_until,omitempty"`
 	HoldReason          string     `json:"hold_reason,omitempty"`
+	Trips               int        `json:"trips,omitempty"`
 }
 
 // MarshalJSON writes the snapshot as
 // {"state":"fallback","consecutive_failures":0,"probe_successes":0,"tripped_at":"…","fallback_activated":true,"chain":[…]},
 // omitting tripped_at, probe_started_at and cooldown_ends when they are zero,
-// cooldown_cause ("recovery_timeout", "hint", "quota", "manual") with
-// cooldown_ends, and hold_until and hold_reason when no hold is in force.
+// cooldown_cause ("recovery_timeout", "hint", "quota", "manual", "backoff")
+// with cooldown_ends, and hold_until and hold_reason when no hold is in
+// force; trips (the trip count) when it is not 0.
 // chain is always an array ([] for no chain).
 func (s Snapshot) MarshalJSON() ([]byte, error) {
 	chain := s.Chain
@@ -107,6 +109,7 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		CooldownCause:       cause,
 		HoldUntil:           jsonTime(s.HoldUntil),
 		HoldReason:          s.HoldReason,
+		Trips:               s.Trips,
 	})
 }
 
@@ -131,6 +134,7 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		CooldownEnds:        unjsonTime(w.CooldownEnds),
 		HoldUntil:           unjsonTime(w.HoldUntil),
 		HoldReason:          w.HoldReason,
+		Trips:               w.Trips,
 	}
 	if w.CooldownCause != nil {
 		s.CooldownCause = *w.CooldownCause

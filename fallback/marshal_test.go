@@ -43,7 +43,7 @@ func TestStateKindText(t *testing.T) {
 	if _, err := fallback.Kind(3).MarshalText(); err == nil {
 		t.Error("Kind(3).MarshalText() = nil error")
 	}
-	for c, want := range []string{"recovery_timeout", "hint", "quota", "manual"} {
+	for c, want := range []string{"recovery_timeout", "hint", "quota", "manual", "backoff"} {
 		b, err := fallback.Cause(c).MarshalText()
 		if err != nil || string(b) != want || fallback.Cause(c).String() != want {
 			t.Fatalf("Cause(%d).MarshalText() = %q, %v", c, b, err)
@@ -57,8 +57,8 @@ func TestStateKindText(t *testing.T) {
 	if c.UnmarshalText([]byte("recovery-timeout")) == nil {
 		t.Error(`Cause.UnmarshalText("recovery-timeout") = nil error`)
 	}
-	if _, err := fallback.Cause(4).MarshalText(); err == nil || fallback.Cause(4).String() != "Cause(4)" {
-		t.Error("Cause(4).MarshalText() = nil error")
+	if _, err := fallback.Cause(5).MarshalText(); err == nil || fallback.Cause(5).String() != "Cause(5)" {
+		t.Error("Cause(5).MarshalText() = nil error")
 	}
 }
 

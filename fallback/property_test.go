@@ -13,7 +13,7 @@ import (
 
 // held is a ticket the history holds, with its reference twin.
 type held struct {
-	turn Turn
+	turn Ticket
 	ref  *refTicket
 }
 
@@ -27,6 +27,7 @@ type turnPair struct {
 type coverage struct {
 	stales, cuts, quotas, hinted, timeouts, refusedProbed, routedPast, hedges int
 	rateTrips, slowTrips, retriesRefused, holds                               int // rev 4
+	backoffs, slowProbes                                                      int // §9.1, §9.2
 }
 
 // fataler is the part of *testing.T a history uses, so that a test can run a
@@ -57,7 +58,7 @@ func TestPropertyRandomHistories(t *testing.T) {
 	}
 	if cov.stales == 0 || cov.cuts == 0 || cov.quotas == 0 || cov.hinted == 0 || cov.timeouts == 0 ||
 		cov.refusedProbed == 0 || cov.routedPast == 0 || cov.hedges == 0 || cov.holds == 0 ||
-		cov.rateTrips == 0 || cov.slowTrips == 0 || cov.retriesRefused == 0 {
+		cov.rateTrips == 0 || cov.slowTrips == 0 || cov.retriesRefused == 0 || cov.backoffs == 0 || cov.slowProbes == 0 {
 		t.Fatalf("the histories reached too little: %+v; want some of each", cov)
 	}
 	t.Logf("coverage: %+v", cov)
@@ -86,7 +87,24 @@ func randomSettings(rng *rand.Rand) Settings {
 		s.ProbeTimeout = 10 * time.Second
 	}
 	randomRev4(rng, &s)
+	randomBackoff(rng, &s)
 	return s
+}
+
+// randomBackoff draws the settings of SEMANTICS §9.1 and §9.2: a backoff
+// factor (off, 1, 2, 3.5) with its cap (default, 4 min), and in some
+// histories SlowCallAfter alone (the slow probe needs no rate).
+func randomBackoff(rng *rand.Rand, s *Settings) {
+	s.RecoveryBackoff = []float64{0, 1, 2, 3.5}[rng.IntN(4)]
+	if rng.IntN(2) == 0 {
+		s.MaxRecoveryTimeout = 4 * time.Minute
+		if s.RecoveryTimeout == 0 && rng.IntN(2) == 0 {
+			s.MaxRecoveryTimeout = time.Minute // the cap at the base: no growth
+		}
+	}
+	if s.SlowCallAfter == 0 && rng.IntN(3) == 0 {
+		s.SlowCallAfter = time.Second
+	}
 }
 
 // randomRev4 draws the settings of SEMANTICS §8: a window (failure rate,
@@ -235,6 +253,8 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 				h.turn.SuccessAfter(d)
 				ref.settleAfter(h.ref, d, now)
 				cov.slowTrips += b2i(len(ref.events) > before)
+				cov.slowProbes += b2i(len(ref.events) > before && h.ref.probe)
+				cov.backoffs += b2i(ref.cause == CauseBackoff)
 				tickets = slices.Delete(tickets, i, i+1)
 				break
 			}
@@ -357,7 +377,7 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 
 // checkBegin compares a Begin or Next with the reference's ticket rt and
 // returns the pair to hold.
-func checkBegin(fail func(string, ...any), models []string, tk Turn, err error, rt *refTicket, probeAt time.Time) (held, bool) {
+func checkBegin(fail func(string, ...any), models []string, tk Ticket, err error, rt *refTicket, probeAt time.Time) (held, bool) {
 	if !slices.Contains(models, tk.Model()) {
 		fail("routed to %q", tk.Model())
 	}
@@ -387,7 +407,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-func settle(t Turn, v int, f Failure) {
+func settle(t Ticket, v int, f Failure) {
 	switch v {
 	case vSuccess:
 		t.Success()

@@ -100,6 +100,7 @@ func (m *Manager) setNumbers(nc *config) {
 	m.setWindow(nc)
 	m.cfg.rule, m.cfg.slowAfter = nc.rule, nc.slowAfter
 	m.cfg.retryFeed, m.cfg.retryBurst = nc.retryFeed, nc.retryBurst
+	m.cfg.probeSlowAfter, m.cfg.backoff, m.cfg.maxRecovery = nc.probeSlowAfter, nc.backoff, nc.maxRecovery // n is kept (§9.1)
 	for i := range m.budgets {
 		m.budgets[i].Retune(nc.retryFeed, nc.retryBurst)
 	}

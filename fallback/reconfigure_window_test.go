@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// TestReconfigureRev4: a reload changes the settings of SEMANTICS §8 too:
+// TestReconfigureWindow: a reload changes the settings of SEMANTICS §8 too:
 // the window's rule, span and minimum, slow calls, and the retry budget's
 // feed and burst, from the next verdict (or turn) on.
-func TestReconfigureRev4(t *testing.T) {
+func TestReconfigureWindow(t *testing.T) {
 	base := func(mod func(*Settings)) Settings {
 		s := abc()
 		s.TripThreshold = 100 // only the window trips
@@ -107,9 +107,9 @@ func TestReconfigureRev4(t *testing.T) {
 	}
 }
 
-// TestReconfigureRev4Concurrent: the rev 4 settings change while turns
+// TestReconfigureWindowConcurrent: the rev 4 settings change while turns
 // run, settle, spend and feed (for -race).
-func TestReconfigureRev4Concurrent(t *testing.T) {
+func TestReconfigureWindowConcurrent(t *testing.T) {
 	s := Settings{Primary: "a", Chain: []string{"b"}, TripThreshold: 1000, RecoveryTimeout: time.Millisecond}
 	m, err := New(s)
 	if err != nil {

@@ -66,7 +66,8 @@ type refModel struct {
 
 	events []Transition
 
-	r4 ref4 // the window, the slow-call rule and the retry budgets (ref_window_test.go)
+	r4 ref4       // the window, the slow-call rule and the retry budgets (ref_window_test.go)
+	r5 refBackoff // the trip count, its cooldowns and the slow probe (refbackoff_test.go)
 }
 
 type refTicket struct {
@@ -125,6 +126,7 @@ func newRef(s Settings) *refModel {
 		r.feed = 0.1
 	}
 	r.r4 = newRef4(s)
+	r.r5 = newRefBackoff(s, r.cool)
 	return r
 }
 
@@ -175,11 +177,15 @@ func (r *refModel) move(to State, at time.Time) {
 	r.events = append(r.events, Transition{From: from, To: to, FromModel: fromModel, ToModel: r.modelOf(to), At: at})
 }
 
-// tripAt trips at at, f being the failure that tripped: the cooldown ends at
-// the latest of at + RecoveryTimeout, the streak's hints, and for a Quota
-// failure without a hint at + QuotaCooldown.
-func (r *refModel) tripAt(at time.Time, f Failure) {
-	r.coolEnd, r.cause = at.Add(r.cool), CauseRecoveryTimeout
+// tripAt trips at at, f being the failure that tripped and raise whether the
+// opening counts in n: the cooldown ends at the latest of at + c(n), the
+// streak's hints, and for a Quota failure without a hint at + QuotaCooldown.
+func (r *refModel) tripAt(at time.Time, f Failure, raise bool) {
+	cool := r.r5.open(r.state, at, raise)
+	r.coolEnd, r.cause = at.Add(cool), CauseRecoveryTimeout
+	if r.r5.n > 1 && r.r5.f > 1 {
+		r.cause = CauseBackoff
+	}
 	if r.hint.After(r.coolEnd) {
 		r.coolEnd, r.cause = r.hint, CauseHint
 	}
@@ -219,7 +225,7 @@ func (r *refModel) probeFailure(f Failure, at time.Time) {
 	r.succ = 0
 	r.note(f, at)
 	if f.Kind == RateLimit || f.Kind == Quota || r.fails >= r.th {
-		r.tripAt(at, f)
+		r.tripAt(at, f, r.fails >= r.th)
 	}
 }
 
@@ -364,6 +370,7 @@ const (
 	vCancel
 	vLost
 	vQuota
+	vSlowProbe // a probe settled by SuccessAfter later than SlowCallAfter (§9.2)
 )
 
 // settle applies verdict v (with the report f of a failure) of t at now.
@@ -411,10 +418,14 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 				clear(r.attempts)
 				r.budgets++
 				r.r4.clear()
+				r.r5.closed = now
 				r.move(Primary, now)
 			}
 		case vTransient, vRateLimit, vQuota:
 			r.probeFailure(f, now)
+		case vSlowProbe:
+			r.succ = 0
+			r.tripAt(now, Failure{}, true)
 		}
 	case v == vCancel:
 	case t.entry < 0:
@@ -428,7 +439,7 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 			}
 			r.zero()
 			if r.r4.record(now, r.r4.takeSlow()) {
-				r.tripAt(now, Failure{}) // a slow success tripped the slow-call rate
+				r.tripAt(now, Failure{}, true) // a slow success tripped the slow-call rate
 			}
 			return
 		}
@@ -445,7 +456,7 @@ func (r *refModel) settle(t *refTicket, v int, f Failure, now time.Time) {
 		r.note(f, at)
 		rate := r.r4.record(now, refFailed)
 		if f.Kind == Quota || r.fails >= r.th || rate {
-			r.tripAt(r.lastFail, f)
+			r.tripAt(r.lastFail, f, r.fails >= r.th || rate)
 		}
 	default:
 		if v == vSuccess || t.budgets != r.budgets || t.free {
@@ -520,6 +531,7 @@ func (r *refModel) hold(until time.Time, why string, now time.Time) {
 			r.r4.clear() // a hold is a trip: out of Primary, the window clears
 		}
 		r.zero()
+		r.r5.open(r.state, now, false) // a hold keeps n (from Primary it may forget an old one)
 		r.trippedAt, r.activated = now, true
 		r.coolEnd, r.cause, r.holdWhy = until, CauseManual, why
 		r.move(Fallback, now)
@@ -545,7 +557,9 @@ func (r *refModel) release(now time.Time) {
 func (r *refModel) reset(now time.Time) {
 	r.lazy(now)
 	r.expireDis(now)
+	r.r5.n = 0
 	if r.state != Primary {
+		r.r5.closed = now
 		r.move(Primary, now) // names the model routed to before the reset
 	} else {
 		r.history++
@@ -568,6 +582,7 @@ func (r *refModel) snapshot(now time.Time) Snapshot {
 		State: c.state, ConsecutiveFailures: c.fails, ProbeSuccesses: c.succ,
 		TrippedAt: c.trippedAt, FallbackActivated: c.activated,
 		CooldownEnds: c.coolEnd, CooldownCause: c.cause,
+		Trips: c.r5.read(c.state, now),
 	}
 	if c.probe != nil {
 		s.ProbeStartedAt = c.probeStart

@@ -146,6 +146,10 @@ func (r *ref4) retry(model string) bool {
 
 // settleAfter is Turn.SuccessAfter(d) of t.
 func (r *refModel) settleAfter(t *refTicket, d time.Duration, now time.Time) {
+	if t.probe && r.r5.probeSlow > 0 && d > r.r5.probeSlow {
+		r.settle(t, vSlowProbe, Failure{}, now)
+		return
+	}
 	r.r4.pending = r.r4.slowAfter > 0 && d > r.r4.slowAfter && t.entry < 0 && !t.probe
 	r.settle(t, vSuccess, Failure{}, now)
 	r.r4.pending = false

@@ -95,9 +95,14 @@ const (
 	// cooldown ends at the later of the hold's until and the cooldown that
 	// was running, or when [Manager.Release] ends it.
 	CauseManual
+	// CauseBackoff: the cooldown ends at trip time + c(n), the base cooldown
+	// grown by RecoveryBackoff for the n-th opening in a row (n > 1,
+	// SEMANTICS §9.1). It follows the other causes so that their numbers,
+	// which a fleet store keeps, stay as they were.
+	CauseBackoff
 )
 
-// String returns "recovery_timeout", "hint", "quota" or "manual".
+// String returns "recovery_timeout", "hint", "quota", "manual" or "backoff".
 func (c Cause) String() string {
 	if c >= 0 && int(c) < len(causeTexts) {
 		return causeTexts[c]
@@ -129,7 +134,7 @@ type Settings struct {
 	MaxFailCount int
 	// ProbeTimeout is the lease of a probe turn: a probe not settled after this
 	// long frees its slot and counts as one Transient probe failure at the lease
-	// end ([Turn.Deadline]; the caller bounds the probe's request by it). Zero:
+	// end ([Ticket.Deadline]; the caller bounds the probe's request by it). Zero:
 	// 5m. Negative: an error.
 	ProbeTimeout time.Duration
 	// QuotaCooldown is the cooldown after a Quota failure without a hint
@@ -160,7 +165,7 @@ type Settings struct {
 	RateMinCalls int
 	// SlowCallAfter is the slow-call threshold of §8.2: a success of the
 	// primary whose first content came later than this after the turn's
-	// start ([Turn.SuccessAfter]) is a slow call. Zero: off (with
+	// start ([Ticket.SuccessAfter]) is a slow call. Zero: off (with
 	// SlowCallRate). Negative: an error.
 	SlowCallAfter time.Duration
 	// SlowCallRate trips the manager, after a slow success, when slow
@@ -169,13 +174,27 @@ type Settings struct {
 	SlowCallRate float64
 	// RetryBudget is what each turn adds to the retry budget of each model it
 	// reaches (SEMANTICS §8.3): a same-model retry spends one token
-	// ([Turn.Retry], [Manager.Retry]). Zero: 0.2. Negative: the budget is
+	// ([Ticket.Retry], [Manager.Retry]). Zero: 0.2. Negative: the budget is
 	// off (every retry allowed), the one setting where a negative value is
 	// not an error. NaN: an error.
 	RetryBudget float64
 	// RetryBudgetBurst is the size of each model's retry budget, which starts
 	// full. Zero: 10. Negative (or NaN): an error.
 	RetryBudgetBurst float64
+	// RecoveryBackoff grows the cooldown of repeated openings (SEMANTICS
+	// §9.1): the opening that makes the trip count n = k waits
+	// min(RecoveryTimeout × RecoveryBackoff^(k−1), MaxRecoveryTimeout)
+	// instead of RecoveryTimeout, so a brownout that re-trips each time the
+	// breaker closes costs fewer probes the longer it lasts. Zero or 1: off
+	// (the count is still kept and reported). It must be finite and ≥ 1:
+	// NaN, ±Inf and values in (0, 1) are errors, as is a negative one.
+	RecoveryBackoff float64
+	// MaxRecoveryTimeout caps the grown cooldown, and is the reset window of
+	// the trip count: an opening that comes this long or longer after the
+	// manager last entered Primary counts from n = 0 again. Zero: 10 ×
+	// RecoveryTimeout. Below RecoveryTimeout (the value in force, explicit
+	// or default): an error.
+	MaxRecoveryTimeout time.Duration
 	// Now is the clock. Zero (nil): time.Now, read once at New and then advanced
 	// by the monotonic clock. If set, New reads it once too. Now must not call
 	// into the manager.
@@ -266,12 +285,12 @@ func (s Settings) validate() error {
 	if !(s.HedgeBudget >= 0) {
 		bad("HedgeBudget", "must not be negative (got "+fmtFloat(s.HedgeBudget)+")")
 	}
-	s.validateRev4(bad, negInt, negDur)
+	s.validateWindow(bad, negInt, negDur)
 	return errors.Join(errs...)
 }
 
-// validateRev4 checks the settings of SEMANTICS §8.
-func (s Settings) validateRev4(bad func(field, problem string), negInt func(string, int), negDur func(string, time.Duration)) {
+// validateWindow checks the settings of SEMANTICS §8.
+func (s Settings) validateWindow(bad func(field, problem string), negInt func(string, int), negDur func(string, time.Duration)) {
 	rate := func(field string, v float64) {
 		if !(v >= 0 && v <= 1) {
 			bad(field, "must be in (0, 1], or 0 for off (got "+fmtFloat(v)+")")
@@ -288,6 +307,7 @@ func (s Settings) validateRev4(bad func(field, problem string), negInt func(stri
 	if !(s.RetryBudgetBurst >= 0) {
 		bad("RetryBudgetBurst", "must not be negative (got "+fmtFloat(s.RetryBudgetBurst)+")")
 	}
+	s.validateBackoff(bad)
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -309,6 +329,9 @@ type config struct {
 	slowAfter       time.Duration // §8.2; 0: off
 	retryFeed       float64       // §8.3
 	retryBurst      float64
+	probeSlowAfter  time.Duration // §9.2: SlowCallAfter alone; 0: off
+	backoff         float64       // §9.1: RecoveryBackoff; 1 when off
+	maxRecovery     time.Duration // §9.1: the cap of c(n) and the reset window of n
 }
 
 // windowed reports whether the failure-rate window is on (§8.1 or §8.2).
@@ -343,5 +366,8 @@ func newConfig(s Settings) config {
 		slowAfter:       slowAfter,
 		retryFeed:       s.RetryBudget,
 		retryBurst:      s.RetryBudgetBurst,
+		probeSlowAfter:  s.SlowCallAfter,
+		backoff:         max(s.RecoveryBackoff, 1),
+		maxRecovery:     maxRecovery(s),
 	}
 }

@@ -34,6 +34,13 @@ type Snapshot struct {
 	HoldUntil time.Time
 	// HoldReason is the reason given to the hold in force.
 	HoldReason string
+	// Trips is the trip count n of SEMANTICS §9.1: the openings in a row
+	// that a failing primary caused (a quota, a rate-limited probe's
+	// immediate re-trip and a hold do not count). In Fallback and Recovering
+	// it is the count of the opening in force, whose cooldown is c(n); in
+	// Primary it reads 0 once MaxRecoveryTimeout has passed since the
+	// manager last entered Primary. It is kept with RecoveryBackoff off too.
+	Trips int
 }
 
 // Entry describes one chain entry in a [Snapshot].
@@ -76,6 +83,7 @@ func (m *Manager) Snapshot() Snapshot {
 		ProbeStartedAt:      c.probeStart,
 		CooldownEnds:        c.cooldownEnd,
 		CooldownCause:       c.cause,
+		Trips:               c.viewTrips(&clk),
 	}
 	if c.held() && clk.since(c.cooldownEnd) < 0 {
 		s.HoldUntil, s.HoldReason = c.cooldownEnd, c.holdReason

@@ -28,7 +28,7 @@ func TestStaleFailures(t *testing.T) {
 			}
 		}},
 		{"Primary: late failures cannot trip a primary a newer turn proved", func(t *testing.T, h *harness) {
-			var hung []Turn
+			var hung []Ticket
 			for range 5 {
 				hung = append(hung, h.begin("a", false))
 			}

@@ -123,7 +123,7 @@ func TestExhaustedProbeAtFollowsTheCooldown(t *testing.T) {
 
 func TestTimeoutIsDatedAtItsIssue(t *testing.T) {
 	h := newHarness(t, abc())
-	var hung []Turn
+	var hung []Ticket
 	for range 3 {
 		hung = append(hung, h.begin("a", false))
 		h.clk.Advance(time.Second)
@@ -294,7 +294,7 @@ func TestHedgeInFallbackSkipsRunning(t *testing.T) {
 	}
 }
 
-func TestRev3SettingsErrors(t *testing.T) {
+func TestTimeSettingsErrors(t *testing.T) {
 	for field, s := range map[string]Settings{
 		"QuotaCooldown": {Primary: "a", QuotaCooldown: -1},
 		"HedgeAfter":    {Primary: "a", HedgeAfter: -time.Second},
@@ -419,5 +419,5 @@ func TestSkipRoutesPastWithoutVerdict(t *testing.T) {
 	if tk, _ := h.m.Next(&fresh); tk.Model() != "a" {
 		t.Fatalf("another turn = %q, want a", tk.Model())
 	}
-	Turn{}.Skip() // the zero Turn: nothing
+	Ticket{}.Skip() // the zero Turn: nothing
 }

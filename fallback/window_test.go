@@ -34,7 +34,7 @@ func (h *harness) mix(n, failEvery int) {
 	}
 }
 
-func TestRev4SettingsValidation(t *testing.T) {
+func TestWindowSettingsValidation(t *testing.T) {
 	for _, c := range []struct {
 		s    Settings
 		want string
@@ -63,7 +63,7 @@ func TestRev4SettingsValidation(t *testing.T) {
 	}
 }
 
-func TestRev4Defaults(t *testing.T) {
+func TestWindowDefaults(t *testing.T) {
 	m, err := New(Settings{Primary: "a", FailureRate: 0.5})
 	if err != nil {
 		t.Fatal(err)

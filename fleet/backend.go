@@ -61,17 +61,15 @@ func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
 	if p.Gen == failOpenGen {
 		return
 	}
-	q := Permit{b: t.b, gen: p.Gen, at: p.Issued, probe: p.Probe}
-	if p.Probe { // the breaker hands back the lease end: the grant, in store µs
-		q.dl = p.Deadline
-		q.at = (p.Deadline+t.b.s.clock.offset.Load())/1000 - t.b.lease
-	}
+	q := t.permit(p)
 	trip := o&breaker.OutcomeTrip != 0 // the process's window tripped: the fleet opens as one
 	switch o &^ breaker.OutcomeTrip {
 	case breaker.OutcomeSuccess:
 		if trip || q.probe || !t.b.mirror.Load().quiet {
 			t.b.settle(q, "success", trip)
 		}
+	case breaker.OutcomeSlowProbe:
+		t.b.settle(q, "slowprobe", false)
 	case breaker.OutcomeFailure:
 		t.b.settle(q, "failure", trip)
 	case breaker.OutcomeTimeout:
@@ -80,6 +78,29 @@ func (t toolShared) Settle(p breaker.SharedPermit, o breaker.Outcome) {
 		q.Cancel()
 	}
 }
+
+// permit is the fleet Permit of a breaker's SharedPermit p.
+func (t toolShared) permit(p breaker.SharedPermit) Permit {
+	q := Permit{b: t.b, gen: p.Gen, at: p.Issued, probe: p.Probe}
+	if p.Probe { // the breaker hands back the lease end: the grant, in store µs
+		q.dl = p.Deadline
+		q.at = (p.Deadline+t.b.s.clock.offset.Load())/1000 - t.b.mirror.Load().pl
+	}
+	return q
+}
+
+// SettleLimit applies a rate-limit verdict (breaker.OutcomeRateLimited with
+// a hint, or breaker.OutcomeQuota) as [Permit.RateLimited] and
+// [Permit.QuotaExhausted] do.
+func (t toolShared) SettleLimit(p breaker.SharedPermit, o breaker.Outcome, hint time.Time) {
+	if p.Gen == failOpenGen {
+		return
+	}
+	t.b.settleLimit(t.permit(p), o == breaker.OutcomeQuota, hint)
+}
+
+// Reconfigure is [ToolBreaker.Reconfigure].
+func (t toolShared) Reconfigure(s breaker.Settings) error { return t.b.Reconfigure(s) }
 
 // Quiet publishes the mirror's quiet bit and generation (breaker.QuietSource):
 // a breaker.Breaker then grants the steady Closed gate as ToolBreaker.Allow does,

@@ -33,6 +33,8 @@ type modelMirror struct {
 	hr               string     // the latest hold's reason (shown while held)
 	dr               []string   // each entry's latest disable's reason (shown while disabled)
 	rat              []reasonAt // the state version each reason was written at (the hold's, then the entries')
+	trips            int        // SEMANTICS §9.1: the trip count n
+	closedAt         int64      // when the state last became Primary (store µs; 0: long ago)
 }
 
 // ModelBreaker is a model breaker with a fallback chain (SEMANTICS §3) whose
@@ -75,7 +77,8 @@ func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBr
 		TripThreshold: fs.TripThreshold, RecoveryTimeout: fs.RecoveryTimeout,
 		RecoverySuccessesNeeded: fs.RecoverySuccessesNeeded, MaxFailCount: fs.MaxFailCount,
 		ProbeTimeout: fs.ProbeTimeout, QuotaCooldown: fs.QuotaCooldown, HedgeAfter: fs.HedgeAfter,
-		HedgeBudget: fs.HedgeBudget}); err != nil {
+		HedgeBudget: fs.HedgeBudget, RecoveryBackoff: fs.RecoveryBackoff,
+		MaxRecoveryTimeout: fs.MaxRecoveryTimeout}); err != nil {
 		return nil, err // the same validation as fallback.New
 	}
 	or := func(v, def int) int {
@@ -97,6 +100,7 @@ func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBr
 	fs.RecoveryTimeout = ord(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
 	fs.ProbeTimeout = ord(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
 	fs.QuotaCooldown = ord(fs.QuotaCooldown, fallback.DefaultQuotaCooldown)
+	fs = maxRecovery(fs)
 	key := s.key("model", name)
 	m := &ModelBreaker{
 		s: s, name: name, set: fs, keys: []string{key}, ch: key + ":ch",
@@ -154,14 +158,14 @@ func b01(b bool) string {
 
 // script runs one event. t is the ticket (zero for begin/avail/reset/sync).
 func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag int, run bool, x extra) ([]int64, error) {
-	args := make([]string, 0, 25)
+	args := make([]string, 0, 27)
 	args = append(args, op)
 	tu := m.tuned()
 	args = append(args, tu.static[:]...)
 	args = append(args, strconv.FormatUint(t.ep, 10), strconv.FormatUint(t.gen, 10), strconv.FormatUint(t.ce, 10),
 		strconv.FormatUint(t.probe, 10), strconv.Itoa(t.entry), strconv.Itoa(kind), strconv.Itoa(flag), m.s.clock.arg())
 	args = append(args, tu.quota, strconv.FormatInt(x.hint, 10), b01(x.tmo), strconv.FormatInt(t.issued, 10),
-		b01(x.probed), x.slow, strconv.Itoa(x.skip), strconv.FormatInt(x.ttl, 10), x.reason)
+		b01(x.probed), x.slow, strconv.Itoa(x.skip), strconv.FormatInt(x.ttl, 10), x.reason, tu.bkoff[0], tu.bkoff[1])
 	width := m.width()
 	var (
 		v   []int64
@@ -176,21 +180,23 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 	if err != nil {
 		return nil, err
 	}
-	if len(v) != width+4+m.n {
+	if len(v) != width+4+m.n+2 {
 		return nil, errShortReply
 	}
+	du, k := v[width+4:width+4+m.n], v[width+4+m.n:]
 	if run {
-		m.apply(v[:width], v[width+4:], before, "")
+		m.apply(v[:width], du, k, before, "")
 	} else {
-		m.apply(v[:width], v[width+4:], nil, "")
+		m.apply(v[:width], du, k, nil, "")
 	}
 	return v, nil
 }
 
 // apply stores a state into the mirror if newer (see ToolBreaker.apply),
-// with the disables' ends du (nil: none) and the reason a change message
+// with the disables' ends du (nil: none), the trip count and closedAt k
+// (nil: an older process's message: kept) and the reason a change message
 // carries (note: "item reason"; "" none).
-func (m *ModelBreaker) apply(x, du []int64, since *modelMirror, note string) {
+func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	ep, v := uint64(x[0]), uint64(x[1])
@@ -219,6 +225,9 @@ func (m *ModelBreaker) apply(x, du []int64, since *modelMirror, note string) {
 		}
 	}
 	nm.route = m.routeOf(&nm, nm.att, nm.dis)
+	if len(k) == 2 {
+		nm.trips, nm.closedAt = int(k[0]), k[1]
+	}
 	if note != "" {
 		m.setReason(&nm, note, reasonAt{ep, v})
 	}
@@ -261,7 +270,9 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 	return m.set.Chain[mr.route]
 }
 
-// onMessage applies a change notification (the state, space-separated).
+// onMessage applies a change notification: the state, space-separated,
+// then optionally lines with the disables' ends, the note, and the trip
+// count with closedAt (see modelLua).
 func (m *ModelBreaker) onMessage(payload string) {
 	payload, rest, _ := strings.Cut(payload, "\n")
 	d, note, _ := strings.Cut(rest, "\n")
@@ -275,7 +286,17 @@ func (m *ModelBreaker) onMessage(payload string) {
 			return
 		}
 	}
-	m.apply(x, du, nil, note)
+	// The last line is the trip count and closedAt (a reason may hold a
+	// newline; those two never do); a message without it keeps them.
+	var k []int64
+	if i := strings.LastIndexByte(note, '\n'); i >= 0 {
+		if k = make([]int64, 2); parseInts(note[i+1:], k) {
+			note = note[:i]
+		} else {
+			k = nil
+		}
+	}
+	m.apply(x, du, k, nil, note)
 }
 
 // sync re-reads the store's state (the store wins).
@@ -352,7 +373,13 @@ func (m *ModelBreaker) seed(mr *modelMirror) *fallback.Manager {
 			_ = lm.Disable(m.set.Chain[i], until, mr.dr[i])
 		}
 	}
-	if seedAt.Load() != nil {
+	if n := m.tuned().viewTrips(mr, m.storeMicros()); mr.st == fallback.Primary && n > 0 {
+		m.seedTrips(lm, &seedAt, n, m.s.clock.toLocal(mr.closedAt))
+		seedAt.Store(nil)
+	}
+	if tripped := seedAt.Load(); tripped != nil {
+		m.seedTrips(lm, &seedAt, mr.trips-1, *tripped)
+		seedAt.Store(tripped)
 		var hint time.Time // the shared cooldown's end holds the local one too
 		if mr.cen > 0 {
 			hint = m.s.clock.toLocal(mr.cen)

@@ -37,7 +37,7 @@ func TestModelEquivalence(t *testing.T) {
 type modelPair struct {
 	proc int
 	t    Turn
-	rt   fallback.Turn
+	rt   fallback.Ticket
 	at   int64 // µs, when it began
 }
 
@@ -48,7 +48,11 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 	clock.Store(1_800_000_000_000_000 + int64(seed)*1e9)
 	fake := clock.Load
 	set := fallback.Settings{Primary: "a", Chain: chain, TripThreshold: 2, RecoveryTimeout: 100 * time.Millisecond,
-		RecoverySuccessesNeeded: 2, MaxFailCount: 2, ProbeTimeout: 250 * time.Millisecond, QuotaCooldown: 400 * time.Millisecond}
+		RecoverySuccessesNeeded: 2, MaxFailCount: 2, ProbeTimeout: 250 * time.Millisecond, QuotaCooldown: 400 * time.Millisecond,
+		SlowCallAfter: time.Second}
+	if seed%2 == 0 { // SEMANTICS §9.1: repeated trips back off, capped at 700 ms (and n resets after it)
+		set.RecoveryBackoff, set.MaxRecoveryTimeout = []float64{2, 1.5}[seed/2%2], 700*time.Millisecond
+	}
 	name := fmt.Sprint("meq", seed, len(chain))
 	ms := make([]*ModelBreaker, n)
 	var reader *Store
@@ -119,6 +123,11 @@ func runModelEquivalence(t *testing.T, srv *redistest.Server, seed uint64, chain
 				pr.t.Fail(f)
 				pr.rt.Fail(f)
 				log = append(log, fmt.Sprintf("%d: p%d fail %q %+v", step, pr.proc, pr.t.Model(), f))
+			case v < 2: // SEMANTICS §9.2: a probe whose first content is late re-opens
+				d := []time.Duration{0, time.Second, 2 * time.Second}[rng.IntN(3)]
+				pr.t.SuccessAfter(d)
+				pr.rt.SuccessAfter(d)
+				log = append(log, fmt.Sprintf("%d: p%d success after %v %q", step, pr.proc, d, pr.t.Model()))
 			case v < 4:
 				pr.t.Success()
 				pr.rt.Success()

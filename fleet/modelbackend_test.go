@@ -51,7 +51,7 @@ func TestManagerSharedThroughBackend(t *testing.T) {
 	for _, m := range ms {
 		eventually(t, time.Second, "cooldown", func() bool { return m.ActiveModel() == "gpt-a" })
 	}
-	var probes []fallback.Turn
+	var probes []fallback.Ticket
 	for _, m := range ms {
 		for range 3 {
 			tk, err := m.Begin()

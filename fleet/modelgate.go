@@ -8,13 +8,13 @@ import (
 )
 
 // Turn is the ticket [ModelBreaker.Begin] hands out for one turn, with the
-// methods of [fallback.Turn]. It remembers the incarnation, generation and
+// methods of [fallback.Ticket]. It remembers the incarnation, generation and
 // chain-budget epoch it was issued in, the entry that serves it and, for the
 // probe of the primary, the probe's number (with the generation, the fencing
 // token). Settle it once. The zero Turn names no model and does nothing.
 type Turn struct {
 	m      *ModelBreaker
-	local  *fallback.Turn // issued by the local manager while the store was down
+	local  *fallback.Ticket // issued by the local manager while the store was down
 	lm     *fallback.Manager
 	ep     uint64
 	gen    uint64
@@ -66,7 +66,7 @@ func (t Turn) Success() { t.settle("success", fallback.Failure{}) }
 func (t Turn) Failure(k fallback.Kind) { t.settle("failure", fallback.Failure{Kind: k}) }
 
 // Fail reports that the turn failed, with its report (kind, hint, timeout),
-// as [fallback.Turn.Fail]. One round trip. A timeout is dated at now −
+// as [fallback.Ticket.Fail]. One round trip. A timeout is dated at now −
 // f.Elapsed when the caller reports it, else at the ticket's issue.
 func (t Turn) Fail(f fallback.Failure) { t.settle("failure", f) }
 

@@ -23,15 +23,16 @@ import (
 type modelTune struct {
 	set    fallback.Settings // defaults applied
 	static [7]string
-	quota  string // QuotaCooldown, µs
-	rec    int64  // RecoveryTimeout, µs
-	lease  int64  // ProbeTimeout, µs
+	quota  string    // QuotaCooldown, µs
+	bkoff  [2]string // RecoveryBackoff, MaxRecoveryTimeout (µs): SEMANTICS §9.1
+	rec    int64     // RecoveryTimeout, µs
+	lease  int64     // ProbeTimeout, µs
 }
 
 // newTune returns the tuning of fs (defaults applied).
 func (m *ModelBreaker) newTune(fs fallback.Settings) *modelTune {
 	tu := &modelTune{set: fs, rec: fs.RecoveryTimeout.Microseconds(), lease: fs.ProbeTimeout.Microseconds(),
-		quota: strconv.FormatInt(fs.QuotaCooldown.Microseconds(), 10)}
+		quota: strconv.FormatInt(fs.QuotaCooldown.Microseconds(), 10), bkoff: backoffArgs(fs)}
 	tu.static = [7]string{
 		strconv.Itoa(fs.TripThreshold), strconv.Itoa(fs.RecoverySuccessesNeeded), strconv.Itoa(fs.MaxFailCount),
 		strconv.FormatInt(tu.rec, 10), strconv.FormatInt(tu.lease, 10), strconv.Itoa(m.n), m.ch,
@@ -66,6 +67,7 @@ func (m *ModelBreaker) Reconfigure(fs fallback.Settings) error {
 	fs.RecoveryTimeout = cmp.Or(fs.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
 	fs.ProbeTimeout = cmp.Or(fs.ProbeTimeout, fallback.DefaultProbeTimeout)
 	fs.QuotaCooldown = cmp.Or(fs.QuotaCooldown, fallback.DefaultQuotaCooldown)
+	fs = maxRecovery(fs)
 	fs.OnTransition = m.set.OnTransition
 	m.tune.Store(m.newTune(fs))
 	m.mu.Lock()

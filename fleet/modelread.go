@@ -14,7 +14,9 @@ func (m *ModelBreaker) view(mr *modelMirror, now int64) modelMirror {
 		c.f++
 		c.lf = max(c.lf, end)
 		if c.f >= tu.set.TripThreshold {
-			c.cen, c.cause = end+tu.rec, fallback.CauseRecoveryTimeout
+			tu.opening(&c, end, true)
+			d, cause := tu.cooldown(c.trips)
+			c.cen, c.cause = end+d, cause
 			if c.sh > c.cen {
 				c.cen, c.cause = c.sh, fallback.CauseHint
 			}
@@ -152,6 +154,7 @@ func (m *ModelBreaker) Snapshot() ModelSnapshot {
 		s.ProbeStartedAt = m.s.clock.toLocal(c.pst)
 	}
 	now := m.storeMicros()
+	s.Trips = m.tuned().viewTrips(&c, now)
 	if c.held(now) {
 		s.HoldUntil, s.HoldReason = m.s.clock.toLocal(c.cen), c.hr
 	}

@@ -15,7 +15,8 @@ import "github.com/redis/rueidis"
 // timeout flag, the ticket's issue time (µs), the turn's probed flag, the
 // models that failed the turn slowly (space-separated: 0 the primary, i+1
 // chain entry i) and for hedge the entry to skip, then a time to
-// live (µs from the store's now) and a reason. Ops: begin routes
+// live (µs from the store's now) and a reason, then the backoff factor
+// (SEMANTICS §9.1; ≤ 1 off) and MaxRecoveryTimeout (µs). Ops: begin routes
 // a turn with memory; hedge issues a ticket for the first usable chain entry
 // that is not slow and not the skipped one (no cooldown step). Manual ops
 // (SEMANTICS §8.5): hold (a trip whose cooldown ends at the later of now +
@@ -51,10 +52,24 @@ import "github.com/redis/rueidis"
 // op gave a reason to (-1 the hold, i entry i), a space and the reason
 // (empty after an op that gave none).
 //
+// The trip count n of SEMANTICS §9.1 and closedAt (µs: when the state last
+// became primary) live in the hash field k ("n closedAt"; absent: 0 0), and
+// a change message carries them as a fourth line after the note (a process
+// that predates them reads that line as part of the note, which it shows
+// only as a hold's or a disable's reason). An opening from primary
+// first sets n to 0 when now − closedAt ≥ MaxRecoveryTimeout (a re-trip
+// from recovering keeps n: the breaker has not closed since); a trip on the threshold
+// (or a window's, flag 1), a probe failure that reaches the threshold, a
+// lapsed lease that does, and a slow probe (failure with flag 1 on the
+// probe's ticket, SEMANTICS §9.2: a re-trip at once) raise it; a quota
+// alone, a rate-limited probe's immediate re-trip and a hold do not. The
+// opening that makes n = k waits min(cooldown × f^(k−1), max) (cause 4,
+// backoff, when k > 1 and f > 1), or a later hint or quota as before.
+//
 // Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
 // flag (a chain entry serving a turn in Primary), then the n
-// disables' ends.
+// disables' ends, then n and closedAt.
 const modelLua = `
 local key = KEYS[1]
 local op = ARGV[1]
@@ -73,6 +88,8 @@ for w in string.gmatch(ARGV[22] or '', '%S+') do slow[tonumber(w)] = true end
 local skip = tonumber(ARGV[23] or '') or -1
 local ttl = tonumber(ARGV[24] or '') or 0
 local reason = ARGV[25] or ''
+local bf = tonumber(ARGV[26] or '') or 1
+local mx = tonumber(ARGV[27] or '') or 10 * rec
 local note = nil
 local now
 if ARGV[16] ~= nil and ARGV[16] ~= '' then
@@ -106,6 +123,13 @@ if #du ~= n or old == nil then
   du = {}
   for i = 1, n do du[i] = 0 end
 end
+local nt, ca = 0, now
+local kold = redis.call('HGET', key, 'k') or ''
+if old ~= nil then
+  local kw = {}
+  for w in string.gmatch(kold, '%S+') do kw[#kw + 1] = tonumber(w) end
+  if #kw == 2 then nt, ca = kw[1], kw[2] else ca = 0 end
+end
 local ep, v, st, g, ce, f, s, ta, act, pr, pst, pq = unpack(x, 1, 12)
 local cg, pv = x[13 + 2 * n], x[14 + 2 * n]
 local cen, cause, sh, lf = x[15 + 2 * n], x[16 + 2 * n], x[17 + 2 * n], x[18 + 2 * n]
@@ -118,8 +142,19 @@ local function active()
   return -1
 end
 local function zero() f = 0; sh = 0; lf = 0 end
-local function trip(at, k, h)
-  local e, c = at + rec, 0
+local function opening(at, raise)
+  if st == 0 and at - ca >= mx then nt = 0 end
+  if raise then nt = nt + 1 end
+end
+local function trip(at, k, h, raise)
+  opening(at, raise)
+  local d, c = rec, 0
+  if nt > 1 and bf > 1 then
+    d = rec * bf ^ (nt - 1)
+    if d ~= d or d >= mx then d = mx else d = math.floor(d) end
+    c = 4
+  end
+  local e = at + d
   if sh > e then e = sh; c = 1 end
   if k == 2 then
     c = 2
@@ -135,7 +170,7 @@ end
 local function probeFailed(k, h, at)
   s = 0
   count(h, at)
-  if k == 1 or k == 2 or f >= th then trip(at, k, h) end
+  if k == 1 or k == 2 or f >= th then trip(at, k, h, f >= th) end
 end
 local function expire()
   if st == 2 and pr == 1 and now - pst >= lease then
@@ -196,8 +231,12 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
         zero(); s = s + 1
         if s >= need then
           st = 0; g = g + 1; cg = g; ce = ce + 1; zero(); s = 0; ta = -1; cen = 0; cause = 0; pr = 0; pst = 0
+          ca = now
           clearBudgets()
         end
+      elseif op == 'failure' and flag == 1 then
+        s = 0
+        trip(now, 0, 0, true)
       elseif op == 'failure' then
         probeFailed(kind, hint, now)
       end
@@ -215,7 +254,7 @@ elseif op == 'success' or op == 'failure' or op == 'cancel' then
           local at = now
           if tmo == 1 and issued > 0 and issued < now then at = issued end
           count(hint, at)
-          if kind == 2 or f >= th or flag == 1 then trip(lf, kind, hint) end
+          if kind == 2 or f >= th or flag == 1 then trip(lf, kind, hint, f >= th or flag == 1) end
         end
       end
     elseif op == 'failure' and ce == tce and ten < n then
@@ -241,6 +280,7 @@ elseif op == 'disable' then
 elseif op == 'hold' then
   local e = now + ttl
   if st ~= 1 then
+    opening(now, false)
     st = 1; g = g + 1; cg = g; zero(); s = 0; ta = now; act = 1; pr = 0; pst = 0; cen = e
   elseif e > cen then
     cen = e
@@ -251,6 +291,8 @@ elseif op == 'hold' then
 elseif op == 'release' then
   if st == 1 and cause == 3 and cen > now then cen = now end
 elseif op == 'reset' then
+  if st ~= 0 then ca = now end
+  nt = 0
   st = 0; g = g + 1; cg = g; ce = ce + 1; zero(); s = 0; ta = -1; cen = 0; cause = 0; act = 0; pr = 0; pst = 0
   clearBudgets()
 end
@@ -267,7 +309,8 @@ for i = 1, n do
   if du[i] > 0 then anyd = true end
 end
 local d = anyd and table.concat(dparts, ' ') or ''
-if p ~= old or note or d ~= dold then
+local k = S(nt) .. ' ' .. S(ca)
+if p ~= old or note or d ~= dold or k ~= kold then
   v = v + 1
   x[2] = v
   parts[2] = S(v)
@@ -278,17 +321,16 @@ if p ~= old or note or d ~= dold then
   elseif dold ~= '' then
     redis.call('HDEL', key, 'd')
   end
-  if note or anyd then
-    redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or ''))
-  else
-    redis.call('PUBLISH', ch, p)
-  end
+  redis.call('HSET', key, 'k', k)
+  redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or '') .. '\n' .. k)
 end
 x[#x + 1] = now
 x[#x + 1] = entry
 x[#x + 1] = probe
 x[#x + 1] = unc
 for i = 1, n do x[#x + 1] = du[i] end
+x[#x + 1] = nt
+x[#x + 1] = ca
 return x
 `
 

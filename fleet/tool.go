@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +26,59 @@ type toolMirror struct {
 	f     int64
 	lf    int64 // last failure, -1 none
 	ps    int64 // probe start
+	// §9.1 and §9.3.1 (see toolLua): the trip count, when it last closed,
+	// the ends of the cooldown c(n) and of a hint or quota (-1 none), and
+	// what set the latter (1 a hint, 2 a quota).
+	n, ca, bu, hu, hc int64
+	pl                int64 // the lease the probe in flight was granted (µs)
+}
+
+// leaseEnd is when the probe in flight's lease ends (store µs).
+func (mr *toolMirror) leaseEnd() int64 { return mr.ps + mr.pl }
+
+// openUntil is when an open breaker may grant a probe (store µs).
+func (mr *toolMirror) openUntil() int64 { return max(mr.bu, mr.hu) }
+
+// toolNumbers are a shared tool breaker's settings as the script takes them,
+// replaced whole by Reconfigure.
+type toolNumbers struct {
+	threshold  int64
+	rec, lease int64 // µs
+	factor     float64
+	maxRec     int64 // µs: the backoff's cap and reset window
+	quota      int64 // µs
+	args       [6]string
+}
+
+// newToolNumbers returns the numbers of bs (validated).
+func newToolNumbers(bs breaker.Settings) *toolNumbers {
+	rec := cmp.Or(bs.RecoveryDuration, breaker.DefaultRecoveryDuration)
+	k := &toolNumbers{
+		threshold: int64(cmp.Or(bs.FailureThreshold, breaker.DefaultFailureThreshold)),
+		rec:       rec.Microseconds(),
+		lease:     cmp.Or(bs.ProbeTimeout, breaker.DefaultProbeTimeout).Microseconds(),
+		factor:    max(bs.RecoveryBackoff, 1),
+		maxRec:    cmp.Or(bs.MaxRecoveryTimeout, breaker.DefaultMaxRecoveryFactor*rec).Microseconds(),
+		quota:     cmp.Or(bs.QuotaCooldown, breaker.DefaultQuotaCooldown).Microseconds(),
+	}
+	k.args = [6]string{
+		strconv.FormatInt(k.threshold, 10), strconv.FormatInt(k.rec, 10), strconv.FormatInt(k.lease, 10),
+		strconv.FormatFloat(k.factor, 'g', -1, 64), strconv.FormatInt(k.maxRec, 10), strconv.FormatInt(k.quota, 10),
+	}
+	return k
+}
+
+// cooldown is c(n) of SEMANTICS §9.1 in µs: min(rec × factor^(n−1), maxRec),
+// saturating for any n (the float power saturates to +Inf).
+func (k *toolNumbers) cooldown(n int64) int64 {
+	if n <= 1 || k.factor <= 1 {
+		return k.rec
+	}
+	c := float64(k.rec) * math.Pow(k.factor, float64(n-1))
+	if c >= float64(k.maxRec) {
+		return k.maxRec
+	}
+	return int64(c)
 }
 
 // transition is one state change waiting for delivery to OnStateChange.
@@ -35,16 +90,13 @@ type transition struct{ from, to breaker.State }
 // Allow hands out a [Permit] that is settled once. A ToolBreaker is safe for
 // concurrent use.
 type ToolBreaker struct {
-	s         *Store
-	name      string
-	keys      []string
-	ch        string
-	threshold int64
-	rec       int64 // µs
-	lease     int64 // µs
-	static    [3]string
-	onChange  func(name string, from, to breaker.State)
-	events    notify.Queue[transition]
+	s        *Store
+	name     string
+	keys     []string
+	ch       string
+	nums     atomic.Pointer[toolNumbers]
+	onChange func(name string, from, to breaker.State)
+	events   notify.Queue[transition]
 
 	mirror atomic.Pointer[toolMirror]
 	quiet  *breaker.Quiet // mirror.quiet and mirror.g, for breaker.Breaker's fast path
@@ -60,42 +112,27 @@ type ToolBreaker struct {
 // the fleet must use the same settings for the same name. A Store holds one
 // breaker per name: a second call with the same name is an error. The
 // failure-rate window and slow calls of SEMANTICS §8 are kept per process by
-// the breaker.Breaker (docs/FLEET.md): to have them, build it with breaker.New
-// and [Store.ToolBackend]; a ToolBreaker used directly does not apply them.
+// the breaker.Breaker (docs/FLEET.md), which also tells a slow probe (§9.2):
+// to have them, build it with breaker.New and [Store.ToolBackend]; a
+// ToolBreaker used directly does not apply them (its Permit has no time to
+// first content). The backoff of repeated trips and the rate-limit verdicts
+// (§9.1, §9.3.1) are the store's and apply either way.
 func (s *Store) Tool(bs breaker.Settings) (*ToolBreaker, error) {
 	if err := bs.Validate(); err != nil {
 		return nil, err
 	}
-	th := int64(bs.FailureThreshold)
-	if th == 0 {
-		th = breaker.DefaultFailureThreshold
-	}
-	rec, lease := bs.RecoveryDuration, bs.ProbeTimeout
-	if rec == 0 {
-		rec = breaker.DefaultRecoveryDuration
-	}
-	if lease == 0 {
-		lease = breaker.DefaultProbeTimeout
-	}
 	key := s.key("tool", bs.Name)
 	b := &ToolBreaker{
-		s:         s,
-		name:      bs.Name,
-		keys:      []string{key},
-		ch:        key + ":ch",
-		threshold: th,
-		rec:       rec.Microseconds(),
-		lease:     lease.Microseconds(),
-		onChange:  bs.OnStateChange,
+		s:        s,
+		name:     bs.Name,
+		keys:     []string{key},
+		ch:       key + ":ch",
+		onChange: bs.OnStateChange,
 	}
-	b.static = [3]string{
-		strconv.FormatInt(b.threshold, 10),
-		strconv.FormatInt(b.rec, 10),
-		strconv.FormatInt(b.lease, 10),
-	}
+	b.nums.Store(newToolNumbers(bs))
 	b.quiet = breaker.NewQuiet(s.clock.now, time.Microsecond)
 	b.quiet.Publish(0, true)
-	b.mirror.Store(&toolMirror{mode: Shared, quiet: true, lf: -1})
+	b.mirror.Store(&toolMirror{mode: Shared, quiet: true, lf: -1, bu: -1, hu: -1})
 	if err := s.register(b); err != nil {
 		return nil, err
 	}
@@ -116,17 +153,46 @@ func (b *ToolBreaker) script(op string, probe bool, gen uint64, at int64) ([]int
 // scriptTrip is script with the trip flag of a verdict after which the
 // process's rate window tripped (breaker.OutcomeTrip).
 func (b *ToolBreaker) scriptTrip(op string, probe bool, gen uint64, at int64, trip bool) ([]int64, error) {
-	args := []string{op, b.static[0], b.static[1], b.static[2], b.ch,
-		flag(probe), strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg(), flag(trip)}
+	return b.scriptArgs(op, probe, gen, at, trip, "")
+}
+
+// scriptArgs runs the script with every argument: hint is the time left
+// until a rate limit's hint (µs), or empty. The op "slowprobe" is a success
+// with the slow flag (a probe slower than SlowCallAfter).
+func (b *ToolBreaker) scriptArgs(op string, probe bool, gen uint64, at int64, trip bool, hint string) ([]int64, error) {
+	k := b.nums.Load()
+	slow := op == "slowprobe"
+	if slow {
+		op = "success"
+	}
+	args := []string{op, k.args[0], k.args[1], k.args[2], b.ch,
+		flag(probe), strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg(), flag(trip),
+		k.args[3], k.args[4], k.args[5], hint, flag(slow)}
 	v, err := b.s.exec(toolScript, b.keys, args, 7)
 	if err != nil {
 		return nil, err
 	}
-	if len(v) < 11 {
+	if len(v) < toolReplyLen {
 		return nil, errShortReply
 	}
-	b.apply(v[:7], nil)
+	b.apply(replyState(v), nil)
 	return v, nil
+}
+
+// toolReplyLen is the length of the script's reply; toolStateLen that of a
+// state (a notification's fields).
+const (
+	toolReplyLen = 17
+	toolStateLen = 13
+)
+
+// replyState returns the state of a script reply: ep, v, m, g, f, lf, ps, n,
+// ca, bu, hu, hc, pl.
+func replyState(v []int64) []int64 {
+	var st [toolStateLen]int64
+	copy(st[:7], v[:7])
+	copy(st[7:], v[11:17])
+	return st[:]
 }
 
 // flag is a script argument's boolean.
@@ -152,6 +218,7 @@ func (b *ToolBreaker) apply(st []int64, since *toolMirror) {
 	}
 	n := *cur
 	n.ep, n.v, n.m, n.g, n.f, n.lf, n.ps = ep, v, int(st[2]), uint64(st[3]), st[4], st[5], st[6]
+	n.n, n.ca, n.bu, n.hu, n.hc, n.pl = st[7], st[8], st[9], st[10], st[11], st[12]
 	b.publish(&n)
 }
 
@@ -202,9 +269,9 @@ func modeState(m int) breaker.State {
 	return breaker.HalfOpen
 }
 
-// onMessage applies a change notification: "ep v m g f lf ps".
+// onMessage applies a change notification: "ep v m g f lf ps n ca bu hu hc pl".
 func (b *ToolBreaker) onMessage(payload string) {
-	var st [7]int64
+	var st [toolStateLen]int64
 	if !parseInts(payload, st[:]) {
 		return
 	}
@@ -213,16 +280,18 @@ func (b *ToolBreaker) onMessage(payload string) {
 
 // sync re-reads the store's state into the mirror (the store wins).
 func (b *ToolBreaker) sync(ctx context.Context) error {
-	args := []string{"sync", b.static[0], b.static[1], b.static[2], b.ch, "0", "0", "0", b.s.clock.arg()}
+	k := b.nums.Load()
+	args := []string{"sync", k.args[0], k.args[1], k.args[2], b.ch, "0", "0", "0", b.s.clock.arg(), "0",
+		k.args[3], k.args[4], k.args[5], ""}
 	before := b.mirror.Load()
 	v, err := b.s.run(ctx, toolScript, b.keys, args, 7)
 	if err != nil {
 		return err
 	}
-	if len(v) < 11 {
+	if len(v) < toolReplyLen {
 		return errShortReply
 	}
-	b.apply(v[:7], before)
+	b.apply(replyState(v), before)
 	return nil
 }
 
@@ -261,13 +330,20 @@ func (b *ToolBreaker) seed(mr *toolMirror) *localTool {
 	off := b.s.clock.offset.Load()
 	toLocal := func(us int64) int64 { return us*1000 - off }
 	id := b.locals.Add(1)
-	lt := &localTool{th: b.threshold, rec: b.rec * 1000, lease: b.lease * 1000, base: localBit | (id&0xffff)<<40, f: mr.f}
+	lt := &localTool{base: localBit | (id&0xffff)<<40, f: mr.f, n: mr.n, ca: toLocal(mr.ca), bu: noUntil, hu: noUntil, hc: mr.hc}
+	lt.setNumbers(b.nums.Load())
 	lt.g = lt.base + 1
 	switch mr.m {
 	case 1:
 		lt.m, lt.lf = 1, toLocal(mr.lf)
+		if mr.bu >= 0 {
+			lt.bu = toLocal(mr.bu)
+		}
+		if mr.hu >= 0 {
+			lt.hu = toLocal(mr.hu)
+		}
 	case 2:
-		lt.m, lt.ps = 2, toLocal(mr.ps) // someone else's probe: its lease still runs
+		lt.m, lt.ps, lt.pl = 2, toLocal(mr.ps), mr.pl*1000 // someone else's probe: its lease still runs
 	case 3:
 		lt.m = 3
 	}

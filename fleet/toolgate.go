@@ -31,11 +31,11 @@ func (b *ToolBreaker) allowSlow() (Permit, error) {
 	now := b.s.clock.storeNow()
 	switch mr.m {
 	case 1:
-		if until := (mr.lf + b.rec) * 1000; now < until {
+		if until := mr.openUntil() * 1000; now < until {
 			return Permit{}, b.refusal(breaker.Open, until-now)
 		}
 	case 2:
-		if until := (mr.ps + b.lease) * 1000; now < until {
+		if until := mr.leaseEnd() * 1000; now < until {
 			return Permit{}, b.refusal(breaker.HalfOpen, until-now)
 		}
 	}
@@ -51,7 +51,7 @@ func (b *ToolBreaker) allowSlow() (Permit, error) {
 		p := Permit{b: b, gen: uint64(v[3]), at: v[7], probe: v[9] != 0}
 		if p.probe {
 			p.at = v[6]
-			p.dl = b.s.clock.toLocal(v[6] + b.lease).UnixNano()
+			p.dl = b.s.clock.toLocal(v[6] + v[16]).UnixNano() // the grant + its lease
 		}
 		return p, nil
 	}
@@ -159,18 +159,7 @@ func (p Permit) Cancel() {
 // Done settles p from a call's error like [breaker.Permit.Done]: nil is a
 // success, context.Canceled a cancel, context.DeadlineExceeded a timeout,
 // anything else a failure.
-func (p Permit) Done(err error) {
-	switch {
-	case err == nil:
-		p.Success()
-	case errors.Is(err, context.Canceled):
-		p.Cancel()
-	case errors.Is(err, context.DeadlineExceeded):
-		p.Timeout()
-	default:
-		p.Failure()
-	}
-}
+func (p Permit) Done(err error) { breaker.Settle(p, err) }
 
 // settle applies a verdict: on the store when p is shared and the store is
 // up, else to the local breaker (a shared permit settled while the store is
@@ -199,13 +188,13 @@ func (b *ToolBreaker) settle(p Permit, op string, trip bool) {
 	}
 	now := time.Now().UnixNano()
 	switch op {
-	case "success":
-		mr.local.success(gen, probe, now, trip)
+	case "success", "slowprobe":
+		mr.local.success(gen, probe, now, trip, op == "slowprobe")
 	case "failure":
 		mr.local.failure(gen, now, now, trip)
 	case "timeout":
 		if p.probe {
-			at += b.lease * 1000 // a probe: dated at its lease end at the latest
+			at = p.dl // a probe: dated at its lease end at the latest (local ns)
 		}
 		mr.local.failure(gen, now, at, trip)
 	case "cancel":

@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"math"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -24,11 +25,53 @@ func (b *ToolBreaker) WouldAllow() bool {
 	now := b.s.clock.storeNow()
 	switch mr.m {
 	case 1:
-		return now >= (mr.lf+b.rec)*1000
-	case 2: // an expired lease re-opens at its end, then the cooldown runs
-		return now >= (mr.ps+b.lease+b.rec)*1000
+		return now >= mr.openUntil()*1000
+	case 2: // an expired lease re-opens at its end, then the cooldown c(n + 1) runs
+		v := b.mirrorView(mr, now/1000)
+		return v.m == 1 && now >= v.ou*1000
 	}
 	return true
+}
+
+// mirrorView is the mirror's state at now (store µs) with a lapsed lease
+// applied (a re-trip: n + 1, the cooldown c(n) from the lease's end) and n
+// reported as 0 once the breaker has been closed for MaxRecoveryTimeout.
+type mirrorView struct {
+	m          int
+	lf, ps, ou int64 // ou: an open breaker's end
+	n          int64
+	cause      breaker.Cause
+}
+
+// mirrorView returns the view of mr at now (store µs).
+func (b *ToolBreaker) mirrorView(mr *toolMirror, now int64) mirrorView {
+	k := b.nums.Load()
+	v := mirrorView{m: mr.m, lf: mr.lf, ps: mr.ps, ou: mr.openUntil(), n: mr.n}
+	switch {
+	case v.m == 2 && now >= mr.leaseEnd():
+		v.m, v.lf = 1, mr.leaseEnd()
+		v.n = min(v.n+1, math.MaxInt32)
+		v.ou = v.lf + k.cooldown(v.n)
+	case v.m == 0 && now-mr.ca >= k.maxRec:
+		v.n = 0
+	}
+	v.cause = causeOf(v.m == 1 && mr.hu > mr.bu && v.ou == mr.hu, mr.hc, v.n, k.factor)
+	return v
+}
+
+// causeOf is breaker.Snapshot's Cause of an open breaker: the hint or the
+// quota when it decides (hint true; hc 1 a hint, 2 a quota), backoff when
+// n > 1 with the factor on, else the recovery timeout.
+func causeOf(hint bool, hc, n int64, factor float64) breaker.Cause {
+	switch {
+	case hint && hc == 2:
+		return breaker.CauseQuota
+	case hint:
+		return breaker.CauseHint
+	case n > 1 && factor > 1:
+		return breaker.CauseBackoff
+	}
+	return breaker.CauseRecoveryTimeout
 }
 
 // RetryIn returns how long until the gate may grant a call (0 when
@@ -45,19 +88,19 @@ func (b *ToolBreaker) RetryIn() time.Duration {
 		now := time.Now().UnixNano()
 		switch v.m {
 		case 1:
-			d = v.lf + v.rec - now
+			d = v.ou - now
 		case 2:
-			d = v.ps + mr.local.lease - now
+			d = v.ps + v.pl - now
 		}
 	case FailClosedMode:
 		d = int64(b.s.retry)
 	default:
 		now := b.s.clock.storeNow()
-		switch mr.m {
+		switch v := b.mirrorView(mr, now/1000); v.m {
 		case 1:
-			d = (mr.lf+b.rec)*1000 - now
+			d = v.ou*1000 - now
 		case 2:
-			d = (mr.ps+b.lease)*1000 - now
+			d = mr.leaseEnd()*1000 - now
 		}
 	}
 	ms := int64(time.Millisecond)
@@ -78,7 +121,7 @@ func (b *ToolBreaker) State() breaker.State {
 	case FailClosedMode:
 		return breaker.Open
 	}
-	if mr.m == 2 && b.s.clock.storeNow() >= (mr.ps+b.lease)*1000 {
+	if mr.m == 2 && b.s.clock.storeNow() >= mr.leaseEnd()*1000 {
 		return breaker.Open
 	}
 	return modeState(mr.m)
@@ -116,18 +159,22 @@ func (b *ToolBreaker) Snapshot() ToolSnapshot {
 		if v.m == 2 {
 			s.ProbeStartedAt = time.Unix(0, v.ps)
 		}
+		s.Trips = int(v.n)
+		if v.m == 1 {
+			s.OpenUntil, s.Cause = time.Unix(0, v.ou), causeOf(v.byHint, v.hc, v.n, v.backoff)
+		}
 		return s
 	}
-	m, lf, ps := mr.m, mr.lf, mr.ps
-	if m == 2 && b.s.clock.storeNow() >= (ps+b.lease)*1000 {
-		m, lf = 1, ps+b.lease
+	v := b.mirrorView(mr, b.s.clock.storeNow()/1000)
+	s.State, s.ConsecutiveFailures, s.Trips = modeState(v.m), int(mr.f), int(v.n)
+	if v.lf >= 0 {
+		s.LastFailure = b.s.clock.toLocal(v.lf)
 	}
-	s.State, s.ConsecutiveFailures = modeState(m), int(mr.f)
-	if lf >= 0 {
-		s.LastFailure = b.s.clock.toLocal(lf)
-	}
-	if m == 2 {
-		s.ProbeStartedAt = b.s.clock.toLocal(ps)
+	switch v.m {
+	case 1:
+		s.OpenUntil, s.Cause = b.s.clock.toLocal(v.ou), v.cause
+	case 2:
+		s.ProbeStartedAt = b.s.clock.toLocal(v.ps)
 	}
 	return s
 }
@@ -146,6 +193,7 @@ func (b *ToolBreaker) Reset() {
 		l := mr.local
 		l.mu.Lock()
 		l.f, l.hasLF, l.ps, l.sg = 0, false, 0, l.g+1
+		l.n, l.ca, l.bu, l.hu, l.hc = 0, time.Now().UnixNano(), noUntil, noUntil, 0
 		l.setMode(0)
 		l.mu.Unlock()
 		b.touched()

@@ -36,9 +36,14 @@ type BreakerView struct {
 	// seen no transition and the state has no time of its own).
 	Since *time.Time `json:"since,omitempty"`
 	// OpenUntil is when the cooldown ends (absent in Primary) and
-	// OpenReason why it ends then: recovery_timeout, hint, quota or manual.
-	OpenUntil   *time.Time     `json:"open_until,omitempty"`
-	OpenReason  string         `json:"open_reason,omitempty"`
+	// OpenReason why it ends then: recovery_timeout, backoff (a repeated
+	// trip's grown cooldown, SEMANTICS §9.1), hint, quota or manual.
+	OpenUntil  *time.Time `json:"open_until,omitempty"`
+	OpenReason string     `json:"open_reason,omitempty"`
+	// Cooldown is the length of the cooldown in force (open_until − the
+	// trip time, a Go duration such as "20s"; absent in Primary): with
+	// breaker.recovery_backoff it grows with the trip count.
+	Cooldown    string         `json:"cooldown,omitempty"`
 	LastFailure *FailureView   `json:"last_failure,omitempty"`
 	Counters    CountersView   `json:"counters"`
 	Thresholds  ThresholdsView `json:"thresholds"`
@@ -65,6 +70,10 @@ type CountersView struct {
 	ProbeInFlight       bool       `json:"probe_in_flight"`
 	FallbackActivated   bool       `json:"fallback_activated"`
 	TrippedAt           *time.Time `json:"tripped_at,omitempty"`
+	// Trips is the trip count n of SEMANTICS §9.1: the openings in a row
+	// that a failing primary caused (0 once the breaker has been closed
+	// for max_recovery_timeout).
+	Trips int `json:"trips"`
 }
 
 // ThresholdsView are the settings in force, defaults applied; durations as
@@ -77,13 +86,19 @@ type ThresholdsView struct {
 	ProbeTimeout      string `json:"probe_timeout"`
 	QuotaCooldown     string `json:"quota_cooldown"`
 	// The rules of SEMANTICS §8.1 and §8.2 in force (breaker.failure_rate,
-	// slow_call_after, slow_call_rate), absent while off, and the window's
-	// span and minimum (defaults applied), absent while neither rule is on.
+	// slow_call_rate), absent while off, slow_call_after whenever set (alone
+	// it fails a slow probe, §9.2), and the window's span and minimum
+	// (defaults applied), absent while neither rule is on.
 	FailureRate   float64 `json:"failure_rate,omitempty"`
 	SlowCallAfter string  `json:"slow_call_after,omitempty"`
 	SlowCallRate  float64 `json:"slow_call_rate,omitempty"`
 	RateWindow    string  `json:"rate_window,omitempty"`
 	RateMinCalls  int     `json:"rate_min_calls,omitempty"`
+	// The backoff of SEMANTICS §9.1 (breaker.recovery_backoff, absent while
+	// off) and max_recovery_timeout in force (default applied): the cap of
+	// the grown cooldown and the trip count's reset window.
+	RecoveryBackoff    float64 `json:"recovery_backoff,omitempty"`
+	MaxRecoveryTimeout string  `json:"max_recovery_timeout"`
 }
 
 // EntryView is one chain entry: its strikes (failed turns since the last

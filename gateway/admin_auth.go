@@ -3,6 +3,8 @@ package gateway
 import (
 	"net"
 	"net/http"
+
+	"github.com/loopctl/loopctl-go/internal/loopback"
 )
 
 // adminAuthorized applies the doors of /admin/… (docs/GATEWAY.md §9.1) and
@@ -41,5 +43,5 @@ func loopbackRemote(r *http.Request) bool {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	return host != "" && loopback(host)
+	return host != "" && loopback.Addr(host)
 }

@@ -131,7 +131,7 @@ func TestAdminShowsTrip(t *testing.T) {
 	if lf := v.LastFailure; lf == nil || lf.Model != "up/a" || lf.Status != 503 || lf.Kind != fallback.Transient {
 		t.Errorf("last failure: %+v", lf)
 	}
-	if v.Thresholds != (ThresholdsView{TripThreshold: 2, RecoveryTimeout: "30s", RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: "5m0s", QuotaCooldown: "10m0s"}) || !v.Counters.FallbackActivated || v.Shared {
+	if v.Thresholds != (ThresholdsView{TripThreshold: 2, RecoveryTimeout: "30s", RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: "5m0s", QuotaCooldown: "10m0s", MaxRecoveryTimeout: "5m0s"}) || !v.Counters.FallbackActivated || v.Shared {
 		t.Errorf("thresholds %+v, counters %+v, shared %v", v.Thresholds, v.Counters, v.Shared)
 	}
 	if len(v.Chain) != 2 || v.Chain[0].Model != "up/b" || v.Chain[0].Disabled {
@@ -151,7 +151,7 @@ func TestAdminShowsTrip(t *testing.T) {
 // TestAdminThresholds: the view's thresholds are the settings in force,
 // defaults applied, SEMANTICS §8's rules included while on (§9.1).
 func TestAdminThresholds(t *testing.T) {
-	base := ThresholdsView{TripThreshold: 3, RecoveryTimeout: "1m0s", RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: "5m0s", QuotaCooldown: "10m0s"}
+	base := ThresholdsView{TripThreshold: 3, RecoveryTimeout: "1m0s", RecoverySuccesses: 2, MaxFailCount: 2, ProbeTimeout: "5m0s", QuotaCooldown: "10m0s", MaxRecoveryTimeout: "10m0s"}
 	with := func(f func(*ThresholdsView)) ThresholdsView { v := base; f(&v); return v }
 	for _, tc := range []struct {
 		name string
@@ -167,7 +167,7 @@ func TestAdminThresholds(t *testing.T) {
 		})},
 		{"a window's span and minimum without a rule: off", Breaker{RateWindow: time.Minute, RateMinCalls: 5}, base},
 		{"quota cooldown never below the recovery timeout", Breaker{RecoveryTimeout: time.Hour}, with(func(v *ThresholdsView) {
-			v.RecoveryTimeout, v.QuotaCooldown = "1h0m0s", "1h0m0s"
+			v.RecoveryTimeout, v.QuotaCooldown, v.MaxRecoveryTimeout = "1h0m0s", "1h0m0s", "10h0m0s"
 		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,7 @@ func (g *Gateway) view(rt *route) BreakerView {
 		Counters: CountersView{
 			ConsecutiveFailures: snap.ConsecutiveFailures, ProbeSuccesses: snap.ProbeSuccesses,
 			ProbeInFlight: !snap.ProbeStartedAt.IsZero(), FallbackActivated: snap.FallbackActivated,
-			TrippedAt: timeOrNil(snap.TrippedAt),
+			TrippedAt: timeOrNil(snap.TrippedAt), Trips: snap.Trips,
 		},
 		Thresholds: thresholds(s),
 		Chain:      []EntryView{},
@@ -29,6 +29,9 @@ func (g *Gateway) view(rt *route) BreakerView {
 	if snap.State != fallback.Primary && !snap.CooldownEnds.IsZero() {
 		v.OpenUntil = timeOrNil(snap.CooldownEnds)
 		v.OpenReason = snap.CooldownCause.String()
+		if !snap.TrippedAt.IsZero() {
+			v.Cooldown = snap.CooldownEnds.Sub(snap.TrippedAt).String()
+		}
 	}
 	v.Since = since(rt, snap)
 	if !snap.HoldUntil.IsZero() {
@@ -72,8 +75,16 @@ func thresholds(s fallback.Settings) ThresholdsView {
 		QuotaCooldown:     max(orDefault(s.QuotaCooldown, fallback.DefaultQuotaCooldown), orDefault(s.RecoveryTimeout, fallback.DefaultRecoveryTimeout)).String(),
 		FailureRate:       s.FailureRate,
 	}
-	if s.SlowCallAfter > 0 && s.SlowCallRate > 0 { // either zero: off (SEMANTICS §8.2)
-		t.SlowCallAfter, t.SlowCallRate = s.SlowCallAfter.String(), s.SlowCallRate
+	rec := orDefault(s.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
+	if s.RecoveryBackoff > 1 {
+		t.RecoveryBackoff = s.RecoveryBackoff
+	}
+	t.MaxRecoveryTimeout = orDefault(s.MaxRecoveryTimeout, 10*rec).String()
+	if s.SlowCallAfter > 0 { // alone it still fails a slow probe (SEMANTICS §9.2)
+		t.SlowCallAfter = s.SlowCallAfter.String()
+	}
+	if s.SlowCallAfter > 0 && s.SlowCallRate > 0 { // either zero: the rate is off (SEMANTICS §8.2)
+		t.SlowCallRate = s.SlowCallRate
 	}
 	if t.FailureRate > 0 || t.SlowCallRate > 0 {
 		t.RateWindow = orDefault(s.RateWindow, ratewindow.DefaultSpan).String()

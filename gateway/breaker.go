@@ -7,12 +7,12 @@ import (
 	"github.com/loopctl/loopctl-go/metrics"
 )
 
-// ticket is one attempt's turn ticket of a route's breaker (a
+// ticket is one attempt's ticket of a route's model breaker (a
 // fallback.Turn, settled once), or for a request without a verdict
 // (count_tokens) only the model it goes to.
 type ticket struct {
-	turn  fallback.Turn
-	model string // set: a ticket that settles nothing, for this model
+	fallback fallback.Ticket // the model breaker's ticket, settled once
+	model    string          // set: a ticket that settles nothing, for this model
 }
 
 // Model returns the upstream/model the attempt goes to.
@@ -20,28 +20,39 @@ func (t ticket) Model() string {
 	if t.model != "" {
 		return t.model
 	}
-	return t.turn.Model()
+	return t.fallback.Model()
 }
 
-// Success, Fail, Cancel and Skip settle the turn (a ticket without a
+// Success, Fail, Cancel and Skip settle the ticket (a ticket without a
 // verdict: nothing).
-func (t ticket) Success()                { t.turn.Success() }
-func (t ticket) Fail(f fallback.Failure) { t.turn.Fail(f) }
-func (t ticket) Cancel()                 { t.turn.Cancel() }
-func (t ticket) Skip()                   { t.turn.Skip() }
+func (t ticket) Success()                { t.fallback.Success() }
+func (t ticket) Fail(f fallback.Failure) { t.fallback.Fail(f) }
+func (t ticket) Cancel()                 { t.fallback.Cancel() }
+func (t ticket) Skip()                   { t.fallback.Skip() }
 
-// SuccessAfter settles the turn as a success whose first content came
+// SuccessAfter settles the ticket as a success whose first content came
 // after firstContent (SEMANTICS §8.2).
-func (t ticket) SuccessAfter(firstContent time.Duration) { t.turn.SuccessAfter(firstContent) }
+func (t ticket) SuccessAfter(firstContent time.Duration) { t.fallback.SuccessAfter(firstContent) }
 
 // begin starts an attempt of the request a on the route's breaker: one
 // probe per request, past the models that failed it slowly (SEMANTICS §7).
 func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 	t, err := rt.mgr.Next(a)
-	return ticket{turn: t}, err
+	return ticket{fallback: t}, err
 }
 
-// settleSuccess records an attempt's success on its turn, with its time to
+// settleSlowProbe settles a streamed probe at its first content when that
+// came later than breaker.slow_call_after (SEMANTICS §9.2): the breaker
+// re-opens then, whatever the stream does afterwards. The stream is still
+// relayed (the probe was served: no fall-through), and its settlement at
+// the end counts nothing more (a ticket counts its first settlement only).
+func (x *exchange) settleSlowProbe(t ticket, firstContent time.Duration) {
+	if after := x.in.rt.settings.SlowCallAfter; after > 0 && firstContent > after && t.fallback.IsProbe() {
+		t.SuccessAfter(firstContent)
+	}
+}
+
+// settleSuccess records an attempt's success on its ticket, with its time to
 // first content (SEMANTICS §8.2: a slow call past breaker.slow_call_after),
 // and in the metrics.
 func (x *exchange) settleSuccess(t ticket, firstContent time.Duration) {

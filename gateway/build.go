@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
 	"net"
@@ -320,6 +321,8 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		RateMinCalls:            b.RateMinCalls,
 		SlowCallAfter:           b.SlowCallAfter,
 		SlowCallRate:            b.SlowCallRate,
+		RecoveryBackoff:         b.RecoveryBackoff,
+		MaxRecoveryTimeout:      b.MaxRecoveryTimeout,
 		RetryBudget:             retryFeed(g.retries.budget),
 		RetryBudgetBurst:        g.retries.budget.BudgetBurst,
 		Now:                     g.opt.Now,
@@ -362,20 +365,15 @@ func (g *Gateway) transitions(name string) func(fallback.Transition) {
 }
 
 // attemptBudget is how many attempts a request to model m may make:
-// attempts, or else the primary's trip threshold plus one and each chain
-// entry's max_fail_count (defaults 3 and 2).
+// attempts, or else enough to walk the chain once: the primary's trip
+// threshold plus one and each chain entry's max_fail_count (zero: package
+// fallback's defaults, as its breaker will have them).
 func attemptBudget(m Model) int {
 	if m.Attempts != 0 {
 		return m.Attempts
 	}
 	b := m.Breaker
-	budget := max(b.TripThreshold, 0) + 1
-	if b.TripThreshold == 0 {
-		budget = 3 + 1
-	}
-	per := b.MaxFailCount
-	if per == 0 {
-		per = 2
-	}
+	budget := max(cmp.Or(b.TripThreshold, fallback.DefaultTripThreshold), 0) + 1
+	per := cmp.Or(b.MaxFailCount, fallback.DefaultMaxFailCount)
 	return budget + per*len(m.Chain)
 }

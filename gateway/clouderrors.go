@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -70,7 +71,7 @@ func bedrockError(status int, h http.Header, body []byte) cloudError {
 	}
 	name, _, _ = strings.Cut(name, ":")
 	name = name[strings.LastIndexByte(name, '#')+1:]
-	return bedrockKind(status, name, cmpOr(b.Message, b.MessageU))
+	return bedrockKind(status, name, cmp.Or(b.Message, b.MessageU))
 }
 
 // bedrockKind is the meaning of Bedrock's error name (status: the HTTP
@@ -83,7 +84,7 @@ func bedrockKind(status int, name, message string) cloudError {
 	if !ok {
 		ce = cloudError{status: status}
 	}
-	ce.name, ce.message = cmpOr(name, "error"), message
+	ce.name, ce.message = cmp.Or(name, "error"), message
 	return ce
 }
 
@@ -91,7 +92,7 @@ func bedrockKind(status int, name, message string) cloudError {
 // (its type kept), Google's ({"error": {"code", "message", "status"}},
 // alone or in a list) maps by its status.
 func vertexError(status int, _ http.Header, body []byte) cloudError {
-	typ, _, msg := wire.ErrorMessage(wire.Messages, body)
+	typ, _, msg := wire.ErrorMessage(body)
 	var g struct {
 		Error struct {
 			Message string `json:"message"`
@@ -128,7 +129,7 @@ func (ce cloudError) body(api string) []byte {
 	return wire.ErrorBody(wire.Messages, ce.status, ce.typ, "", strings.TrimSuffix(msg, ": "))
 }
 
-// answerError is the attempt's error for a cloud's error answer resp
+// cloudAnswerError is the attempt's error for a cloud's error answer resp
 // (body read, header not yet filtered): the upstream error in Anthropic's
 // shape, classified with the cloud's kind.
 func (g *Gateway) cloudAnswerError(c *cloud, resp *http.Response, body []byte) error {
@@ -144,12 +145,4 @@ func (g *Gateway) cloudAnswerError(c *cloud, resp *http.Response, body []byte) e
 		return &timeoutError{se}
 	}
 	return se
-}
-
-// cmpOr is the first of a and b that is not empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

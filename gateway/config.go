@@ -165,6 +165,9 @@ type Breaker struct {
 	RateMinCalls  int           // 0: 20
 	SlowCallAfter time.Duration // 0: off (time to first content)
 	SlowCallRate  float64       // 0: off; else in (0, 1]
+	// Repeated trips back off (SEMANTICS §9.1; see [fallback.Settings]).
+	RecoveryBackoff    float64       // 0 or 1: off; else a finite factor ≥ 1
+	MaxRecoveryTimeout time.Duration // 0: 10 × RecoveryTimeout in force; never below it
 }
 
 // Retry holds the retry ladder's settings (SEMANTICS §4); zero values are

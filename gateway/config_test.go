@@ -137,7 +137,6 @@ retry: {budget: -1, budget_burst: 0}
 			`models[0].breaker.slow_call_rate: needs slow_call_after`,
 			`models[1].breaker.failure_rate: "0" is not a share above 0 and at most 1`,
 			`models[1].breaker.slow_call_after: "soon" is not a duration`,
-			`models[2].breaker.slow_call_after: needs slow_call_rate`,
 			`retry.budget: "-1" is not a number of at least 0 or off`,
 			`retry.budget_burst: "0" is not a number above zero`}},
 		{"wrong shapes", "models: {name: m}\nupstreams: [x]\nretry: 3", []string{"models: must be a list", "upstreams[0]: must be a mapping", "retry: must be a mapping"}},

@@ -50,8 +50,9 @@ func (d decoder) budget(dst *float64) func(string, *yaml.Node) {
 	}
 }
 
-// windowRules checks a model's failure-rate and slow-call settings (at path p): shares in
-// [0, 1], nothing negative, and the two slow-call keys set together.
+// windowRules checks a model's failure-rate and slow-call settings (at path
+// p): shares in [0, 1], nothing negative, and slow_call_rate only with
+// slow_call_after.
 func (ps *problems) windowRules(p string, b Breaker) {
 	for _, f := range []struct {
 		key  string
@@ -70,10 +71,9 @@ func (ps *problems) windowRules(p string, b Breaker) {
 	if b.SlowCallAfter < 0 {
 		ps.add(p+".slow_call_after", "must not be negative")
 	}
-	switch {
-	case b.SlowCallAfter > 0 && b.SlowCallRate == 0:
-		ps.add(p+".slow_call_after", "needs slow_call_rate (slow calls are off without it)")
-	case b.SlowCallRate > 0 && b.SlowCallAfter == 0:
+	// slow_call_after alone is meaningful: a slow probe re-opens (SEMANTICS
+	// §9.2); the slow-call rate needs the threshold it counts against.
+	if b.SlowCallRate > 0 && b.SlowCallAfter == 0 {
 		ps.add(p+".slow_call_rate", "needs slow_call_after (slow calls are off without it)")
 	}
 }

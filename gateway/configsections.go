@@ -94,17 +94,19 @@ func (d decoder) chain(dst *[]string) func(string, *yaml.Node) {
 func (d decoder) breaker(b *Breaker) func(string, *yaml.Node) {
 	return func(p string, v *yaml.Node) {
 		d.fields(p, v, map[string]func(string, *yaml.Node){
-			"trip_threshold":     d.count(&b.TripThreshold),
-			"recovery_timeout":   d.positive(&b.RecoveryTimeout),
-			"recovery_successes": d.count(&b.RecoverySuccesses),
-			"max_fail_count":     d.count(&b.MaxFailCount),
-			"probe_timeout":      d.positive(&b.ProbeTimeout),
-			"quota_cooldown":     d.positive(&b.QuotaCooldown),
-			"failure_rate":       d.rate(&b.FailureRate),
-			"rate_window":        d.positive(&b.RateWindow),
-			"rate_min_calls":     d.count(&b.RateMinCalls),
-			"slow_call_after":    d.positive(&b.SlowCallAfter),
-			"slow_call_rate":     d.rate(&b.SlowCallRate),
+			"trip_threshold":       d.count(&b.TripThreshold),
+			"recovery_timeout":     d.positive(&b.RecoveryTimeout),
+			"recovery_successes":   d.count(&b.RecoverySuccesses),
+			"max_fail_count":       d.count(&b.MaxFailCount),
+			"probe_timeout":        d.positive(&b.ProbeTimeout),
+			"quota_cooldown":       d.positive(&b.QuotaCooldown),
+			"failure_rate":         d.rate(&b.FailureRate),
+			"rate_window":          d.positive(&b.RateWindow),
+			"rate_min_calls":       d.count(&b.RateMinCalls),
+			"slow_call_after":      d.positive(&b.SlowCallAfter),
+			"slow_call_rate":       d.rate(&b.SlowCallRate),
+			"recovery_backoff":     d.factor(&b.RecoveryBackoff),
+			"max_recovery_timeout": d.positive(&b.MaxRecoveryTimeout),
 		})
 	}
 }

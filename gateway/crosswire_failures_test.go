@@ -204,7 +204,7 @@ func TestCrossStreamedOverflow(t *testing.T) {
 					t.Errorf("%d %s, want %d with %s", a.status, a.body, tc.status, w)
 				}
 			}
-			if s := gw.Managers()["cc"].Snapshot(); s.ConsecutiveFailures != tc.failures {
+			if s := managers(gw)["cc"].Snapshot(); s.ConsecutiveFailures != tc.failures {
 				t.Errorf("ConsecutiveFailures %d, want %d", s.ConsecutiveFailures, tc.failures)
 			}
 		})

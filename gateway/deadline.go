@@ -80,8 +80,8 @@ func clientTimeout(v string) (time.Duration, bool) {
 
 // attemptContext bounds an attempt: by the request's deadline, and a probe
 // by its lease (on the breaker's clock).
-func (x *exchange) attemptContext(ctx context.Context, turn ticket) (context.Context, context.CancelFunc) {
-	if dl, ok := turn.turn.Deadline(); ok {
+func (x *exchange) attemptContext(ctx context.Context, tk ticket) (context.Context, context.CancelFunc) {
+	if dl, ok := tk.fallback.Deadline(); ok {
 		return context.WithTimeout(ctx, dl.Sub(x.g.now()))
 	}
 	return ctx, func() {}

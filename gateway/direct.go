@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 	"time"
@@ -67,10 +68,7 @@ func (g *Gateway) victim() (*route, time.Duration) {
 	for _, rt := range g.direct.routes {
 		b := rt.mgr
 		if b.State() != fallback.Primary {
-			rec := rt.settings.RecoveryTimeout
-			if rec == 0 {
-				rec = 60 * time.Second
-			}
+			rec := cmp.Or(rt.settings.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
 			if at := b.Snapshot().TrippedAt; !at.IsZero() {
 				wait = min(wait, at.Add(rec).Sub(now))
 			}

@@ -30,7 +30,7 @@ func TestMaxResponseOneAnswer(t *testing.T) {
 	if n := f.up.Count("a"); n != 4 {
 		t.Errorf("%d upstream requests, want 4 (no retries)", n)
 	}
-	if s := f.gw.Managers()["m"].Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
+	if s := managers(f.gw)["m"].Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
 		t.Errorf("breaker %+v", s)
 	}
 	if n := f.gw.held.n.Load(); n != 0 {
@@ -97,7 +97,7 @@ func TestMaxResponseWholeGateway(t *testing.T) {
 	if ok == 0 || f.gw.held.n.Load() != 0 {
 		t.Errorf("%d served, %d refused, %d bytes still held", ok, busy, f.gw.held.n.Load())
 	}
-	if s := f.gw.Managers()["m"].Snapshot(); s.ConsecutiveFailures != 0 || s.State != fallback.Primary {
+	if s := managers(f.gw)["m"].Snapshot(); s.ConsecutiveFailures != 0 || s.State != fallback.Primary {
 		t.Errorf("breaker %+v", s)
 	}
 	t.Logf("%d answers of 200 KiB with max_response 256 KiB (budget %d KiB): %d served, %d refused 503", n, f.gw.held.limit>>10, ok, n-ok)
@@ -118,7 +118,7 @@ func TestIdleCutsAStalledStream(t *testing.T) {
 		if d < 5*time.Second || d > 6*time.Second || !strings.Contains(a.body, `"first "`) || !strings.Contains(a.body, "stream_interrupted") {
 			t.Errorf("after %v: %s", d, a.body)
 		}
-		if s := b.gw.Managers()["m"].Snapshot(); s.ConsecutiveFailures != 1 {
+		if s := managers(b.gw)["m"].Snapshot(); s.ConsecutiveFailures != 1 {
 			t.Errorf("breaker %+v", s)
 		}
 	})

@@ -2,8 +2,8 @@ package gateway
 
 import (
 	"bytes"
-	"encoding/json"
-	"strconv"
+
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 )
 
 // Reading an upstream's error body: what classifies it, and the short
@@ -14,22 +14,15 @@ import (
 // Anthropic's shapes; Google's status stands in for a missing type). The
 // message is used only to classify, never shown to a client.
 func errorFields(body []byte) (typ, code, msg string) {
-	var e struct {
-		Error struct {
-			Type    any    `json:"type"`
-			Code    any    `json:"code"`
-			Status  string `json:"status"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &e) != nil {
+	e := wire.ReadError(bytes.TrimSpace(body))
+	if !e.Object {
 		return "", "", ""
 	}
-	typ, code = token(e.Error.Type), token(e.Error.Code)
+	typ, code = token(e.Type), token(e.Code)
 	if typ == "" {
-		typ = token(e.Error.Status)
+		typ = token(e.Status)
 	}
-	return typ, code, e.Error.Message
+	return typ, code, e.Message
 }
 
 // errorInfo returns what the gateway repeats of an upstream's error body:
@@ -37,21 +30,15 @@ func errorFields(body []byte) (typ, code, msg string) {
 // C)", each only when it is a short printable token; never the message,
 // which may echo anything (keys included).
 func errorInfo(body []byte) string {
-	var e struct {
-		Type  any `json:"type"`
-		Error struct {
-			Type any `json:"type"`
-			Code any `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &e) != nil {
+	e := wire.ReadError(bytes.TrimSpace(body))
+	if !e.Object {
 		return ""
 	}
 	s := ""
-	if t := token(e.Error.Type); t != "" {
+	if t := token(e.Type); t != "" {
 		s = "type " + t
 	}
-	if c := token(e.Error.Code); c != "" {
+	if c := token(e.Code); c != "" {
 		if s != "" {
 			s += ", "
 		}
@@ -63,18 +50,9 @@ func errorInfo(body []byte) string {
 	return " (" + s + ")"
 }
 
-// token returns v as text when it is a short string or number of
-// identifier characters, else "".
-func token(v any) string {
-	var s string
-	switch v := v.(type) {
-	case string:
-		s = v
-	case float64:
-		s = strconv.FormatFloat(v, 'f', -1, 64)
-	default:
-		return ""
-	}
+// token returns s when it is a short run of identifier characters (a type,
+// a code, a number's digits), else "": only such a token is repeated.
+func token(s string) string {
 	if s == "" || len(s) > 64 {
 		return ""
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,12 +76,12 @@ func (s *eventstreamSSE) frame() error {
 		}
 		return s.chunk(msg.Payload)
 	case "exception", "error":
-		name := cmpOr(headerText(msg.Headers, ":exception-type"), headerText(msg.Headers, ":error-code"))
+		name := cmp.Or(headerText(msg.Headers, ":exception-type"), headerText(msg.Headers, ":error-code"))
 		var b struct {
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(msg.Payload, &b)
-		b.Message = cmpOr(b.Message, headerText(msg.Headers, ":error-message"))
+		b.Message = cmp.Or(b.Message, headerText(msg.Headers, ":error-message"))
 		ce := bedrockKind(500, name, b.Message)
 		s.out.WriteString("event: error\ndata: ")
 		s.out.Write(ce.body(APIBedrock))

@@ -48,7 +48,7 @@ models:
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	fmt.Println(res.StatusCode, res.Header.Get("X-Loopctl-Model"), res.Header.Get("X-Loopctl-Attempts"))
-	fmt.Println(strings.Contains(string(body), "hello from small"), gw.Managers()["smart"].State())
+	fmt.Println(strings.Contains(string(body), "hello from small"), gw.LocalBreakers()[0].Manager.State()) // smart, the one model
 	// Output:
 	// 200 up/small 4
 	// true fallback

@@ -108,7 +108,7 @@ func (g *Gateway) serveWire(w http.ResponseWriter, r *http.Request, wi *endpoint
 	}
 }
 
-// begin starts an attempt's turn. A wire without verdicts (count_tokens)
+// begin takes the ticket of the request's next attempt. A wire without verdicts (count_tokens)
 // takes the routed model and settles nothing.
 func (x *exchange) begin() (ticket, error) {
 	if !x.in.endpoint.settles {
@@ -117,7 +117,7 @@ func (x *exchange) begin() (ticket, error) {
 	return x.in.rt.begin(&x.walk.att)
 }
 
-// settle records an attempt's verdict on its turn and in the metrics.
+// settle records an attempt's verdict on its ticket and in the metrics.
 func (x *exchange) settle(t ticket, o metrics.Outcome, k fallback.Kind) {
 	x.settleFailure(t, o, fallback.Failure{Kind: k})
 }
@@ -152,7 +152,7 @@ func (x *exchange) run(body []byte) {
 		if last != nil && rctx.ended() {
 			break // no attempt starts after the deadline (§7.3)
 		}
-		turn, err := x.begin()
+		tk, err := x.begin()
 		if err != nil {
 			g.m.call(rt.name, metrics.Refused)
 			if x.walk.attempts == 0 || last == nil {
@@ -161,7 +161,7 @@ func (x *exchange) run(body []byte) {
 			}
 			break
 		}
-		tg, next := x.pick(turn, body)
+		tg, next := x.pick(tk, body)
 		if next == answered {
 			return
 		} else if next == stopped {
@@ -174,21 +174,21 @@ func (x *exchange) run(body []byte) {
 			g.m.fallback(rt.name, prev, tg.ref)
 		}
 		prev, x.walk.last = tg.ref, tg
-		actx, acancel := x.attemptContext(rctx, turn)
+		actx, acancel := x.attemptContext(rctx, tk)
 		defer acancel() // a served stream is read under it until run returns
 		var res *result
 		var t0 time.Time // the attempt's start: a timeout is dated at it (§8.4)
 		if x.hedging() {
-			o := x.race(actx, turn, tg, body, stream)
+			o := x.race(actx, tk, tg, body, stream)
 			defer o.cancel()
-			turn, tg, res, err, t0 = o.turn, o.tg, o.res, o.err, o.started
+			tk, tg, res, err, t0 = o.tk, o.tg, o.res, o.err, o.started
 			prev, x.walk.last = tg.ref, tg
 		} else {
 			t0 = time.Now()
-			res, err = x.attempt(actx, turn, tg, body, stream, x.otherUsable(tg.ref))
+			res, err = x.attempt(actx, tk, tg, body, stream, x.otherUsable(tg.ref))
 			x.walk.upstream += time.Since(t0)
 		}
-		switch x.conclude(turn, tg, res, err, t0) {
+		switch x.conclude(tk, tg, res, err, t0) {
 		case answered:
 			return
 		case failed:
@@ -210,79 +210,79 @@ const (
 	proceed         // pick: send the attempt
 )
 
-// pick returns the target of turn, or what to do instead: answer
+// pick returns the candidate of tk, or what to do instead: answer
 // count_tokens locally for an entry that is not an anthropic upstream
 // (§8.8), stop when every model left has failed this request slowly (its
 // ladder has already waited what it could, SEMANTICS §7.1: a second try
 // would only repeat the rate limit or the timeout) or cannot serve it
 // (§8.3), or route embeddings past an entry that is not an openai
 // upstream.
-func (x *exchange) pick(turn ticket, body []byte) (*target, int) {
-	tg := x.in.rt.targets[turn.Model()]
+func (x *exchange) pick(tk ticket, body []byte) (*target, int) {
+	tg := x.in.rt.targets[tk.Model()]
 	switch {
 	case x.in.endpoint == countTokensEndpoint && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
 		x.estimateTokens(body, tg)
 		return nil, answered
 	case x.walk.is(tg.ref, markSlow|markPassed):
-		turn.Cancel()
+		tk.Cancel()
 		return nil, stopped
 	case x.walk.is(tg.ref, markFailedEntry) && x.in.rt.mgr.State() == fallback.Primary:
 		// A chain entry serving a request whose primary failed it slowly
 		// counts nothing for the entry while the primary is closed, so
 		// the breaker would hand it out again: a second failure of it
 		// would only repeat the first. The request goes to the next entry.
-		x.skip(turn, tg, "")
+		x.skip(tk, tg, "")
 		return nil, passed
 	case x.in.endpoint == embeddingsEndpoint && tg.up.api != APIOpenAI:
-		x.skip(turn, tg, "")
+		x.skip(tk, tg, "")
 		return nil, passed
-	case x.retryRefused(turn, tg.ref):
+	case x.retryRefused(tk, tg.ref):
 		// Back to a model that failed this request: a same-model retry,
-		// and the budget refuses it (SEMANTICS §8.3, budget.go).
-		x.skip(turn, tg, "")
+		// and the budget refuses it (SEMANTICS §8.3, retrybudget.go).
+		x.skip(tk, tg, "")
 		return nil, passed
 	}
 	return tg, proceed
 }
 
-// conclude ends an attempt's turn on tg: it relays a served attempt (err
+// conclude settles an attempt's ticket tk on tg: it relays a served attempt (err
 // nil), answers a client that went away, a local error or an upstream's
 // 400, 413 or 422 (answered); routes past an entry that cannot serve the
 // request or refused it translated (passed); or records the failure on the
-// turn (failed), for the next attempt. start is the attempt's start: a
+// ticket (failed), for the next attempt. start is the attempt's start: a
 // timeout reports how long it ran (SEMANTICS §8.4).
-func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, start time.Time) int {
+func (x *exchange) conclude(tk ticket, tg *target, res *result, err error, start time.Time) int {
 	if err == nil {
 		if x.refusal(res) {
-			x.skip(turn, tg, "")
+			x.skip(tk, tg, "")
 			x.out.refused = tg.ref
 			res.release()
 			return passed
 		}
-		x.relay(turn, tg, res)
+		x.relay(tk, tg, res)
 		return answered
 	}
 	if x.halted() {
-		x.haltAnswer(turn)
+		x.haltAnswer(tk)
 		return answered
 	}
 	if x.clientGone() {
-		x.settle(turn, metrics.Cancel, 0)
+		x.settle(tk, metrics.Cancel, 0)
 		x.done(outcomeCancel, 499, "client went away")
 		return answered
 	}
-	if x.local(turn, err) {
+	if x.local(tk, err) {
 		return answered
 	}
-	if x.concludeTranslated(turn, tg, err) {
+	if x.concludeTranslated(tk, tg, err) {
 		return passed
 	}
 	var ue *upstreamError
 	if errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
-		x.passThrough(turn, ue, err)
+		x.passThrough(tk, ue, err)
 		return answered
 	}
-	x.failedAttempt(turn, tg, err, start)
+	x.failedAttempt(tk, tg, err, start)
 	if tg.ref != x.in.rt.settings.Primary {
 		x.walk.set(tg.ref, markFailedEntry)
 	}
@@ -290,23 +290,24 @@ func (x *exchange) conclude(turn ticket, tg *target, res *result, err error, sta
 }
 
 // failedAttempt settles a failed attempt on tg (started at start) with its
-// verdict, on the turn, the walk and the route.
-func (x *exchange) failedAttempt(turn ticket, tg *target, err error, start time.Time) {
+// verdict, on the ticket, the walk and the route.
+func (x *exchange) failedAttempt(tk ticket, tg *target, err error, start time.Time) {
 	f := failure(err, start)
 	now := x.g.now()
 	x.walk.failed(tg.ref, f, now)
 	x.in.rt.noteFailure(tg.ref, f, err, now)
-	x.settleFailure(turn, metrics.Failure, f)
+	x.settleFailure(tk, metrics.Failure, f)
 }
 
-// attempt sends one attempt to tg through the retry ladder, which fails
-// over at once on a rate limit or a timeout while another model is usable
-// and never waits past the request's deadline.
-// failover (SEMANTICS §7.1) says another model is usable. Each same-model
-// retry of the ladder spends a token of the retry budget of turn's model
-// (SEMANTICS §8.3). It may run on its own goroutine (hedging): it reads
-// nothing of x that changes.
-func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []byte, stream, failover bool) (*result, error) {
+// attempt sends one attempt to tg through the retry ladder. With failover
+// (another model is usable) the ladder fails over at once on a rate limit
+// or a timeout rather than wait, and it never waits past the request's
+// deadline (SEMANTICS §7.1). Each same-model retry of the ladder spends a
+// token of the retry budget of tk's model (SEMANTICS §8.3). It may run on
+// its own goroutine (hedging): it reads x.in, which nothing changes once
+// the walk starts, and of the walk only the parts made to be shared (the
+// body check, the retry refusals).
+func (x *exchange) attempt(ctx context.Context, tk ticket, tg *target, body []byte, stream, failover bool) (*result, error) {
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
@@ -328,9 +329,9 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 	pol := x.in.rt.policy
 	pol.Failover = failover
 	if failover && x.in.rt.settings.FailureRate > 0 {
-		pol.MaxRetries = -1 // each try a verdict for the window (budget.go)
+		pol.MaxRetries = -1 // each try a verdict for the window (retrybudget.go)
 	}
-	pol.Budget = x.retryBudget(turn, tg.ref)
+	pol.Budget = x.retryBudget(tk, tg.ref)
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
 		return g.send(ctx, tg, x.r, payload, stream, w, tr)
 	})
@@ -338,8 +339,8 @@ func (x *exchange) attempt(ctx context.Context, turn ticket, tg *target, body []
 
 // passThrough relays an upstream's 400, 413 or 422 unchanged: the request
 // was bad, not the model, so there is no verdict.
-func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
-	x.settle(turn, metrics.Cancel, 0)
+func (x *exchange) passThrough(tk ticket, ue *upstreamError, err error) {
+	x.settle(tk, metrics.Cancel, 0)
 	x.headers(x.w.Header())
 	copyHeader(x.w.Header(), ue.header)
 	x.w.Header().Set("Content-Length", strconv.Itoa(len(ue.body)))
@@ -349,7 +350,7 @@ func (x *exchange) passThrough(turn ticket, ue *upstreamError, err error) {
 }
 
 // relay relays a served attempt: a committed stream, or a whole answer.
-func (x *exchange) relay(turn ticket, tg *target, res *result) {
+func (x *exchange) relay(tk ticket, tg *target, res *result) {
 	defer res.release()
 	x.g.m.firstByte(tg.ref, res.first)
 	if res.tr != nil {
@@ -365,10 +366,10 @@ func (x *exchange) relay(turn ticket, tg *target, res *result) {
 		x.g.pins.remember(x.r.Context(), id, tg.ref)
 	}
 	if res.stream != nil {
-		x.pump(turn, res)
+		x.pump(tk, res)
 		return
 	}
-	x.settleSuccess(turn, res.content)
+	x.settleSuccess(tk, res.content)
 	x.writeResult(res)
 	x.done(outcomeSuccess, res.resp.StatusCode, "")
 }

@@ -182,7 +182,7 @@ func TestFailureTable(t *testing.T) {
 				if total := b.up.Count(""); len(tc.counts) == 0 && total != 0 {
 					t.Errorf("the upstream got %d requests, want none", total)
 				}
-				if got := b.gw.Managers()[tc.cfg.Models[0].Name].State(); got != tc.state {
+				if got := managers(b.gw)[tc.cfg.Models[0].Name].State(); got != tc.state {
 					t.Errorf("breaker state %v, want %v", got, tc.state)
 				}
 			})
@@ -243,7 +243,7 @@ func TestProbeBoundedByLease(t *testing.T) {
 			return llmtest.Text("recovered")
 		}}), cfg, Options{})
 		b.post(chatBody("solo", false)) // trips the primary (no chain: keeps routing to it)
-		if st := b.gw.Managers()["solo"].State(); st != fallback.Fallback {
+		if st := managers(b.gw)["solo"].State(); st != fallback.Fallback {
 			t.Fatalf("state %v", st)
 		}
 		time.Sleep(time.Minute)

@@ -75,7 +75,7 @@ func FuzzRequestPath(f *testing.F) {
 			t.Fatalf("%s %s %q %q: answered after %v (%d %.200s)", method, path, headers, body, d, rec.Code, rec.Body.String())
 		}
 		checkAnswer(t, req, rec)
-		for name, m := range gw.Managers() {
+		for name, m := range managers(gw) {
 			if s := m.Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
 				t.Fatalf("%s %s %q: a verdict against %s: %+v", method, path, body, name, s)
 			}

@@ -221,17 +221,6 @@ type target struct {
 	hdr    []string // ref as a header value (shared: header values are only read)
 }
 
-// Managers returns the model breaker of every configured model, by model
-// name, and of every upstream/model addressed directly so far, by that
-// reference. The map is a new one; the managers are the gateway's own.
-func (g *Gateway) Managers() map[string]*fallback.Manager {
-	out := map[string]*fallback.Manager{}
-	for n, b := range g.routes() {
-		out[n] = b.mgr
-	}
-	return out
-}
-
 // LocalBreaker is a model breaker of the gateway with the settings it was
 // built with (what a dashboard needs for cooldowns and chain budgets).
 type LocalBreaker struct {
@@ -264,19 +253,6 @@ func (g *Gateway) Models() []string {
 	for i, rt := range g.order {
 		out[i] = rt.name
 	}
-	return out
-}
-
-func (g *Gateway) routes() map[string]*route {
-	out := make(map[string]*route, len(g.models))
-	for n, rt := range g.models {
-		out[n] = rt
-	}
-	g.direct.mu.RLock()
-	for n, rt := range g.direct.routes {
-		out[n] = rt
-	}
-	g.direct.mu.RUnlock()
 	return out
 }
 

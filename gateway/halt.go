@@ -29,11 +29,11 @@ func (x *exchange) halted() bool {
 }
 
 // haltStream ends a committed stream the server halted: the upstream
-// request is cancelled, the turn settles nothing, and the client gets its
+// request is cancelled, the ticket settles nothing, and the client gets its
 // wire's error event.
-func (x *exchange) haltStream(turn ticket, res *result) {
+func (x *exchange) haltStream(tk ticket, res *result) {
 	res.cancel(ErrHalted)
-	x.settle(turn, metrics.Cancel, 0)
+	x.settle(tk, metrics.Cancel, 0)
 	if ev := wire.Broken(x.in.endpoint.wire, haltMessage, x.out.respID, false); len(ev) > 0 {
 		_, _ = x.w.Write(ev)
 		_ = http.NewResponseController(x.w).Flush()
@@ -42,9 +42,9 @@ func (x *exchange) haltStream(turn ticket, res *result) {
 }
 
 // haltAnswer answers a request the server halted before it was answered:
-// 503 in its wire's error shape, the turn settling nothing.
-func (x *exchange) haltAnswer(turn ticket) {
-	x.settle(turn, metrics.Cancel, 0)
+// 503 in its wire's error shape, the ticket settling nothing.
+func (x *exchange) haltAnswer(tk ticket) {
+	x.settle(tk, metrics.Cancel, 0)
 	x.w.Header().Set("Retry-After", "1")
 	x.in.endpoint.writeError(x.w, http.StatusServiceUnavailable, apiError{Message: haltMessage, Type: "api_error", Code: "shutting_down"})
 	x.done(outcomeHalted, http.StatusServiceUnavailable, ErrHalted.Error())

@@ -51,7 +51,7 @@ func TestKeysReadAsTheUpstreamReadsThem(t *testing.T) {
 	if a := f.post(`{"model":"smart","streaming":true,"models":[],"messages":[{"role":"user","content":"hi"}]}`); a.status != 200 {
 		t.Errorf("near names: %d %s", a.status, a.body)
 	}
-	if s := f.gw.Managers()["smart"].Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
+	if s := managers(f.gw)["smart"].Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
 		t.Errorf("breaker %+v", s)
 	}
 }
@@ -70,7 +70,7 @@ func TestShapeMismatchIsNoVerdict(t *testing.T) {
 			t.Fatalf("%d %s", a.status, a.body)
 		}
 	}
-	if s := f.gw.Managers()["m"].Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
+	if s := managers(f.gw)["m"].Snapshot(); s.State != fallback.Primary || s.ConsecutiveFailures != 0 {
 		t.Errorf("breaker %+v", s)
 	}
 }
@@ -171,7 +171,7 @@ func TestDirectNamesBounded(t *testing.T) {
 	if want := (1 + DefaultMaxDirect) * 3; states > want {
 		t.Errorf("loopctl_breaker_state has %d series after %d names, want at most %d", states, names, want)
 	}
-	if n := len(f.gw.Managers()); n > 1+DefaultMaxDirect {
+	if n := len(managers(f.gw)); n > 1+DefaultMaxDirect {
 		t.Errorf("%d breakers", n)
 	}
 	series := 0

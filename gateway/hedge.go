@@ -18,7 +18,7 @@ import (
 
 // tried is one attempt's outcome in a race.
 type tried struct {
-	turn    ticket
+	tk      ticket
 	tg      *target
 	res     *result
 	err     error
@@ -36,7 +36,7 @@ func (x *exchange) hedging() bool {
 func (x *exchange) launch(ctx context.Context, ch chan<- tried, t ticket, tg *target, body []byte, stream, hedge bool) context.CancelFunc {
 	actx, cancel := context.WithCancel(ctx)
 	failover := x.otherUsable(tg.ref) // read here: x changes only on this goroutine
-	o := tried{turn: t, tg: tg, started: time.Now(), hedge: hedge, cancel: cancel}
+	o := tried{tk: t, tg: tg, started: time.Now(), hedge: hedge, cancel: cancel}
 	go func() {
 		o.res, o.err = x.attempt(actx, t, tg, body, stream, failover)
 		ch <- o
@@ -44,14 +44,14 @@ func (x *exchange) launch(ctx context.Context, ch chan<- tried, t ticket, tg *ta
 	return cancel
 }
 
-// race runs the attempt of turn on tg and, past HedgeAfter, a hedge; it
+// race runs the attempt of tk on tg and, past HedgeAfter, a hedge; it
 // returns the outcome the request goes on with (served, or the last
 // failure), every other attempt settled and finished. The caller settles
 // the returned one and calls its cancel when the request is done.
-func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byte, stream bool) tried {
+func (x *exchange) race(ctx context.Context, tk ticket, tg *target, body []byte, stream bool) tried {
 	ch := make(chan tried, 2)
 	var cancels [2]context.CancelFunc // the first attempt's, the hedge's
-	cancels[0] = x.launch(ctx, ch, turn, tg, body, stream, false)
+	cancels[0] = x.launch(ctx, ch, tk, tg, body, stream, false)
 	after := x.in.rt.settings.HedgeAfter
 	timer := time.NewTimer(after)
 	defer timer.Stop()
@@ -61,7 +61,7 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 		return o
 	case <-timer.C:
 	}
-	ht, ok := x.in.rt.mgr.Hedge(&x.walk.att, turn.turn)
+	ht, ok := x.in.rt.mgr.Hedge(&x.walk.att, tk.fallback)
 	if !ok {
 		o := <-ch
 		x.walk.upstream += time.Since(o.started)
@@ -69,14 +69,14 @@ func (x *exchange) race(ctx context.Context, turn ticket, tg *target, body []byt
 	}
 	x.walk.attempts++
 	x.g.m.hedge(x.in.rt.name, "started")
-	cancels[1] = x.launch(ctx, ch, ticket{turn: ht}, x.in.rt.targets[ht.Model()], body, stream, true)
+	cancels[1] = x.launch(ctx, ch, ticket{fallback: ht}, x.in.rt.targets[ht.Model()], body, stream, true)
 	first := <-ch
 	x.walk.upstream += time.Since(first.started)
 	final := first.err != nil && x.final(first.err)
 	if first.err != nil && !final {
 		// The first to end failed: its verdict now, and the rival decides.
 		first.cancel()
-		x.failedAttempt(first.turn, first.tg, first.err, first.started)
+		x.failedAttempt(first.tk, first.tg, first.err, first.started)
 		return <-ch
 	}
 	rival := 1
@@ -106,15 +106,15 @@ func (x *exchange) settleRival(o tried, won time.Time, after time.Duration, fina
 	o.cancel()
 	switch {
 	case final || o.err == nil:
-		x.settle(o.turn, metrics.Cancel, 0)
+		x.settle(o.tk, metrics.Cancel, 0)
 	case errors.Is(o.err, context.Canceled):
 		if won.Sub(o.started) >= after {
-			x.settleFailure(o.turn, metrics.Failure, fallback.Failure{Kind: fallback.Transient})
+			x.settleFailure(o.tk, metrics.Failure, fallback.Failure{Kind: fallback.Transient})
 			return
 		}
-		x.settle(o.turn, metrics.Cancel, 0)
+		x.settle(o.tk, metrics.Cancel, 0)
 	default:
-		x.failedAttempt(o.turn, o.tg, o.err, o.started)
+		x.failedAttempt(o.tk, o.tg, o.err, o.started)
 	}
 }
 

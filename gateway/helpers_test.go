@@ -8,8 +8,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
+
+// managers returns the gateway's model breakers by model name (configured,
+// and upstream/model for those addressed directly so far).
+func managers(g *Gateway) map[string]*fallback.Manager {
+	out := map[string]*fallback.Manager{}
+	for _, lb := range g.LocalBreakers() {
+		out[lb.Name] = lb.Manager
+	}
+	return out
+}
 
 // fixture is a gateway in front of one scripted upstream "up".
 type fixture struct {

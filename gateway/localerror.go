@@ -12,7 +12,7 @@ import (
 // are not retried, and reach the client in its wire's error shape.
 
 // localError is an attempt that failed on the gateway's side, not the
-// model's: it carries no verdict against the model (the turn is cancelled),
+// model's: it carries no verdict against the model (the ticket is cancelled),
 // is not retried, and the client gets status with e.
 type localError struct {
 	status int
@@ -24,12 +24,12 @@ func (e *localError) Error() string { return e.e.Message }
 
 // local answers an attempt that failed with a *localError and reports true;
 // it reports false for every other error.
-func (x *exchange) local(turn ticket, err error) bool {
+func (x *exchange) local(tk ticket, err error) bool {
 	var le *localError
 	if !errors.As(err, &le) {
 		return false
 	}
-	turn.Cancel()
+	tk.Cancel()
 	x.g.m.call(x.in.rt.name, metrics.Cancel)
 	h := x.w.Header()
 	x.headers(h)

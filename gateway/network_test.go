@@ -117,7 +117,7 @@ func TestOpenAIGoClient(t *testing.T) {
 	if err != nil || comp.Choices[0].Message.Content != "from b" {
 		t.Fatalf("direct: %v", err)
 	}
-	if _, ok := f.gw.Managers()["up/b"]; !ok {
+	if _, ok := managers(f.gw)["up/b"]; !ok {
 		t.Error("no breaker for up/b")
 	}
 	// Unknown model: a 404 APIError with code model_not_found.

@@ -41,11 +41,11 @@ func TestResponsesPinning(t *testing.T) {
 				t.Fatalf("pinned, failing: %d a=%d %s", a.status, f.oa.Count("a"), a.body)
 			}
 			// The failures are on up/b's own breaker (tripped), not smart's.
-			if m := f.gw.Managers()["up/b"]; m == nil || m.State().String() != "fallback" {
+			if m := managers(f.gw)["up/b"]; m == nil || m.State().String() != "fallback" {
 				t.Errorf("the outcome is not on up/b's breaker")
 			}
-			if f.gw.Managers()["smart"].State().String() != "primary" {
-				t.Errorf("smart's breaker moved: %s", f.gw.Managers()["smart"].State())
+			if managers(f.gw)["smart"].State().String() != "primary" {
+				t.Errorf("smart's breaker moved: %s", managers(f.gw)["smart"].State())
 			}
 			// While up/b's breaker is open, a request pinned to it is refused
 			// at once with Retry-After, and nothing is sent.

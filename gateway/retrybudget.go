@@ -29,14 +29,14 @@ package gateway
 // refuses every retry. A refusal is counted in
 // loopctl_retry_budget_exhausted_total{model} and remembered (under
 // refusedMu: a hedge's ladder calls it on its own goroutine).
-func (x *exchange) mayRetry(turn ticket, model string) bool {
+func (x *exchange) mayRetry(tk ticket, model string) bool {
 	ok := false
 	switch {
 	case x.in.rt.noRetry:
-	case turn.model != "":
-		ok = x.in.rt.mgr.Retry(turn.model)
+	case tk.model != "":
+		ok = x.in.rt.mgr.Retry(tk.model)
 	default:
-		ok = turn.turn.Retry()
+		ok = tk.fallback.Retry()
 	}
 	if !ok {
 		x.g.m.budgetExhausted(model)
@@ -49,18 +49,18 @@ func (x *exchange) mayRetry(turn ticket, model string) bool {
 // which failed it, is a same-model retry that the budget refuses: it
 // refused one already, or (with a failure-rate window, where the ladder
 // makes none) it refuses this one.
-func (x *exchange) retryRefused(turn ticket, model string) bool {
+func (x *exchange) retryRefused(tk ticket, model string) bool {
 	if !x.walk.is(model, markFailed) {
 		return false
 	}
 	if x.walk.refused.has(model) {
 		return true
 	}
-	return x.in.rt.settings.FailureRate > 0 && !x.mayRetry(turn, model)
+	return x.in.rt.settings.FailureRate > 0 && !x.mayRetry(tk, model)
 }
 
-// retryBudget returns the ladder's Policy.Budget for an attempt of turn on
+// retryBudget returns the ladder's Policy.Budget for an attempt of tk on
 // the upstream model model.
-func (x *exchange) retryBudget(turn ticket, model string) func() bool {
-	return func() bool { return x.mayRetry(turn, model) }
+func (x *exchange) retryBudget(tk ticket, model string) func() bool {
+	return func() bool { return x.mayRetry(tk, model) }
 }

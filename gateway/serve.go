@@ -9,8 +9,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
+
+	"github.com/loopctl/loopctl-go/internal/loopback"
 )
 
 // ServeHTTP routes a request to its endpoint.
@@ -169,7 +170,7 @@ func matchKey(key string, keys [][sha256.Size]byte) int {
 // from a web page). It writes the refusal itself.
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 	if len(g.clients.keys) == 0 {
-		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback(la.String()) && !loopback(r.Host) {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback.Addr(la.String()) && !loopback.Addr(r.Host) {
 			wires[r.URL.Path].writeError(w, http.StatusForbidden, apiError{Message: "this gateway has no client keys, so it answers only requests addressed to a loopback host name (localhost, 127.0.0.1, [::1])", Type: "permission_error", Code: "invalid_host"})
 			return false
 		}
@@ -192,19 +193,6 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", `Basic realm="loopctl gateway"`)
 	writeOpenAIError(w, http.StatusUnauthorized, apiError{Message: "this endpoint needs a key (Authorization: Bearer <key>, or the key as the password of Basic authentication)", Type: "authentication_error", Code: "invalid_api_key"})
 	return false
-}
-
-// loopback reports whether a host or host:port names a loopback address.
-func loopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // jsonType reports whether a Content-Type is JSON: application/json or

@@ -101,7 +101,7 @@ func TestStreamingRules(t *testing.T) {
 				if n := b.up.Count("a"); n != tc.requests {
 					t.Errorf("upstream requests %d, want %d", n, tc.requests)
 				}
-				snap := b.gw.Managers()["smart"].Snapshot()
+				snap := managers(b.gw)["smart"].Snapshot()
 				if snap.ConsecutiveFailures != tc.failures || snap.State != fallback.Primary {
 					t.Errorf("breaker %+v, want %d failures", snap, tc.failures)
 				}
@@ -148,7 +148,7 @@ func TestStreamClientDisconnect(t *testing.T) {
 		if !strings.Contains(a.body, `"first "`) || strings.Contains(a.body, "never") || strings.Contains(a.body, "error") {
 			t.Errorf("client saw %s", a.body)
 		}
-		if snap := b.gw.Managers()["smart"].Snapshot(); snap.ConsecutiveFailures != 0 {
+		if snap := managers(b.gw)["smart"].Snapshot(); snap.ConsecutiveFailures != 0 {
 			t.Errorf("breaker %+v", snap)
 		}
 		if m := scrape(b.gw); !strings.Contains(m, `loopctl_calls_total{breaker="smart",kind="model",outcome="cancel"} 1`) {
@@ -166,7 +166,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		defer cancel()
 		b.do(ctx, chatBody("smart", false))
 		synctest.Wait()
-		if snap := b.gw.Managers()["smart"].Snapshot(); snap.ConsecutiveFailures != 0 || b.up.Count("a") != 1 {
+		if snap := managers(b.gw)["smart"].Snapshot(); snap.ConsecutiveFailures != 0 || b.up.Count("a") != 1 {
 			t.Errorf("breaker %+v, %d requests", snap, b.up.Count("a"))
 		}
 		if got := testutil.ToFloat64(b.gw.m.requests.WithLabelValues("chat", "smart", "up/a", outcomeCancel)); got != 1 {

@@ -73,7 +73,7 @@ func TestTimeToServe(t *testing.T) {
 				if got := b.up.Count("a"); got != tc.reqA {
 					t.Errorf("the primary got %d requests, want %d", got, tc.reqA)
 				}
-				if got := b.gw.Managers()["smart"].State(); got != tc.state {
+				if got := managers(b.gw)["smart"].State(); got != tc.state {
 					t.Errorf("breaker %v, want %v", got, tc.state)
 				}
 				if got := a.header.Get("X-Loopctl-Attempts"); tc.attempts != "" && got != tc.attempts {
@@ -158,7 +158,7 @@ func TestHedging(t *testing.T) {
 				t.Fatalf("request %d: %d after %v, %v %s", i, a.status, took, a.header, a.body)
 			}
 		}
-		mgr := b.gw.Managers()["smart"]
+		mgr := managers(b.gw)["smart"]
 		if st := mgr.State(); st != fallback.Fallback {
 			t.Errorf("after 3 hedged requests the primary is %v, want tripped", st)
 		}

@@ -90,8 +90,8 @@ func translatedLabel(tr *wire.Translation) string {
 // skip ends an attempt whose entry cannot serve the request (§8.3) or
 // refused it as a translated request (a 400, 413 or 422 of a backup on
 // another wire, §8.6): no verdict, and the request routes past it.
-func (x *exchange) skip(turn ticket, tg *target, param string) {
-	turn.Skip()
+func (x *exchange) skip(tk ticket, tg *target, param string) {
+	tk.Skip()
 	x.g.m.call(x.in.rt.name, metrics.Cancel)
 	x.walk.pass(tg, param)
 }
@@ -101,14 +101,14 @@ func (x *exchange) skip(turn ticket, tg *target, param string) {
 // does not decode for translation (skipped: no upstream request, no
 // verdict), or the entry refused the request (400, 413, 422: no verdict,
 // the next entry). It reports whether err was one of them.
-func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
+func (x *exchange) concludeTranslated(tk ticket, tg *target, err error) bool {
 	var ue *wire.UnsupportedError
 	var re *wire.RequestError
 	var up *upstreamError
 	switch {
 	case errors.As(err, &ue):
 		x.walk.attempts-- // no upstream request was made
-		x.skip(turn, tg, ue.Field)
+		x.skip(tk, tg, ue.Field)
 		return true
 	case errors.As(err, &re):
 		// The request does not decode for translation: this entry cannot
@@ -117,29 +117,28 @@ func (x *exchange) concludeTranslated(turn ticket, tg *target, err error) bool {
 		if x.walk.skips.why == "" && x.walk.skips.param == "" {
 			x.walk.skips.why = re.Message
 		}
-		x.skip(turn, tg, cmp.Or(re.Param, "the request"))
+		x.skip(tk, tg, cmp.Or(re.Param, "the request"))
 		return true
 	case errors.As(err, &up) && (up.status == 400 || up.status == 413 || up.status == 422) && tg.up.wireFor(x.in.endpoint) != x.in.endpoint:
-		x.skip(turn, tg, "")
+		x.skip(tk, tg, "")
 		x.walk.skips.rejected = up
-		x.walk.skips.rejectedOn = tg.up.wireFor(x.in.endpoint)
 		return true
 	}
 	return false
 }
 
-// commitError is the failure of a stream of the upstream's wire w that
-// broke before its commit point. A translated stream's error event saying
+// commitError is the failure of a stream that broke before its commit
+// point (ref: the upstream/model that sent it). A translated stream's error event saying
 // the request did not fit the entry's context window (a Responses
 // response.failed with context_length_exceeded, say) is the 400 the entry
 // would have answered it with (§8.6): no verdict, the next entry, and when
 // none serves the client's own wire's overflow error. A rate limit or an
 // overload stays one.
-func commitError(err error, tr *wire.Translation, w *endpoint, ref string, now time.Time) error {
+func commitError(err error, tr *wire.Translation, ref string, now time.Time) error {
 	err = streamLimit(fmt.Errorf("%w (%s)", err, ref))
 	var se *streamError
 	var limited *retry.StatusError
-	if tr != nil && !errors.As(err, &limited) && errors.As(err, &se) && wire.ContextOverflow(w.wire, []byte(se.payload)) {
+	if tr != nil && !errors.As(err, &limited) && errors.As(err, &se) && wire.ContextOverflow([]byte(se.payload)) {
 		return statusError(&upstreamError{status: http.StatusBadRequest, body: []byte(se.payload)}, now)
 	}
 	return err
@@ -161,12 +160,12 @@ func nullable(s string) any {
 func (x *exchange) unserved(last error) bool {
 	if ue := x.walk.skips.rejected; ue != nil {
 		x.headers(x.w.Header())
-		if wire.ContextOverflow(x.walk.skips.rejectedOn.wire, ue.body) {
+		if wire.ContextOverflow(ue.body) {
 			x.writeBody(http.StatusBadRequest, wire.OverflowBody(x.in.endpoint.wire))
 			x.done(outcomePassthrough, http.StatusBadRequest, ue.Error())
 			return true
 		}
-		typ, code, msg := wire.ErrorMessage(x.walk.skips.rejectedOn.wire, ue.body)
+		typ, code, msg := wire.ErrorMessage(ue.body)
 		x.writeBody(ue.status, wire.ErrorBody(x.in.endpoint.wire, ue.status, typ, code, msg))
 		x.done(outcomePassthrough, ue.status, ue.Error())
 		return true

@@ -130,7 +130,7 @@ func (g *Gateway) send(ctx context.Context, tg *target, in *http.Request, body [
 			st.tc = tr.Stream()
 		}
 		if err := st.commit(g.holdLimits()); err != nil {
-			return fail(commitError(err, tr, w, tg.ref, g.now()))
+			return fail(commitError(err, tr, tg.ref, g.now()))
 		}
 		res.clock.firstByte()
 		res.first = time.Since(start)

@@ -134,6 +134,7 @@ func (ps *problems) models(list []Model, ups map[string]int) {
 		ps.chain(p, m, ups)
 		ps.breaker(p+".breaker", m.Breaker)
 		ps.windowRules(p+".breaker", m.Breaker)
+		ps.backoff(p+".breaker", m.Breaker)
 		ps.hedgeAndAttempts(p, m)
 	}
 }

@@ -123,13 +123,12 @@ type refusals struct {
 // skips are the entries the request routed past for what their wire cannot
 // express (list: "ref=param"), the first such parameter, the first reason
 // when the request did not decode, and the last translated entry's
-// rejection with the endpoint it came in on.
+// rejection.
 type skips struct {
-	list       []string
-	param      string
-	why        string
-	rejected   *upstreamError
-	rejectedOn *endpoint
+	list     []string
+	param    string
+	why      string
+	rejected *upstreamError
 }
 
 // bodyCheck is json.Valid of a body first translated, run once per

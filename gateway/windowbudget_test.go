@@ -33,7 +33,7 @@ func TestTimeoutDatedAtAttemptStart(t *testing.T) {
 				if a := b.post(chatBody("smart", false)); a.status != 200 {
 					t.Fatalf("status %d: %s", a.status, a.body)
 				}
-				s := b.gw.Managers()["smart"].Snapshot()
+				s := managers(b.gw)["smart"].Snapshot()
 				if s.State != fallback.Fallback {
 					t.Fatalf("breaker %v, want Fallback", s.State)
 				}
@@ -76,7 +76,7 @@ func TestSlowCallsTrip(t *testing.T) {
 						t.Fatalf("request %d: status %d: %s", i, a.status, a.body)
 					}
 				}
-				if got := b.gw.Managers()["smart"].State(); got != tc.want {
+				if got := managers(b.gw)["smart"].State(); got != tc.want {
 					t.Errorf("breaker %v after 4 answers, want %v", got, tc.want)
 				}
 			})
@@ -129,7 +129,7 @@ func TestRetryBudget(t *testing.T) {
 				if got := testutil.ToFloat64(b.gw.m.exhausted.WithLabelValues("up/a")); got != tc.exhausted {
 					t.Errorf("loopctl_retry_budget_exhausted_total{model=up/a} %v, want %v", got, tc.exhausted)
 				}
-				if got := b.gw.Managers()["solo"].Snapshot().ConsecutiveFailures; tc.verdicts != 0 && got != tc.verdicts {
+				if got := managers(b.gw)["solo"].Snapshot().ConsecutiveFailures; tc.verdicts != 0 && got != tc.verdicts {
 					t.Errorf("the primary failed %d turns, want %d (one verdict per try with a rate window)", got, tc.verdicts)
 				}
 			})
@@ -138,7 +138,7 @@ func TestRetryBudget(t *testing.T) {
 }
 
 // The rev 4 keys parse into the config and the breaker's settings.
-func TestRev4Keys(t *testing.T) {
+func TestWindowKeys(t *testing.T) {
 	c, err := ParseConfig([]byte(`
 upstreams: [{name: up, base_url: "http://127.0.0.1:1/v1"}]
 models:

@@ -298,8 +298,8 @@ func TestCountTokens(t *testing.T) {
 			t.Fatalf("%d %s", a.status, a.body)
 		}
 	}
-	if f.an.Count("b") != 0 || f.gw.Managers()["claude"].State().String() != "primary" {
-		t.Errorf("failover or verdict: b %d, state %s", f.an.Count("b"), f.gw.Managers()["claude"].State())
+	if f.an.Count("b") != 0 || managers(f.gw)["claude"].State().String() != "primary" {
+		t.Errorf("failover or verdict: b %d, state %s", f.an.Count("b"), managers(f.gw)["claude"].State())
 	}
 	f2 := newWires(t, map[string]llmtest.Script{"a": ok}, Options{})
 	if a := f2.do("/v1/messages/count_tokens", body); a.status != 200 || !strings.Contains(a.body, `"input_tokens":2`) {

@@ -53,8 +53,10 @@ func (p Permit) Success() {
 // call's start to its first content chunk, for a whole answer the time to the
 // answer. With the breaker's slow-call rule on (Settings.SlowCallAfter and
 // SlowCallRate), a success whose first content came after SlowCallAfter is a
-// slow call. The Stats record it as Success does (the duration from the gate
-// to the settlement).
+// slow call; with SlowCallAfter set, a probe's success after it re-opens the
+// breaker (SEMANTICS §9.2: the call was served, and is a success in the
+// Stats). The Stats record it as Success does (the duration from the gate to
+// the settlement).
 func (p Permit) SuccessAfter(firstContent time.Duration) {
 	if p.e != nil {
 		p.record(true)
@@ -96,18 +98,7 @@ func (p Permit) Cancel() { p.p.Cancel() }
 // Done settles p from a call's error: nil is a success, an error matching
 // context.Canceled is a cancel, an error matching context.DeadlineExceeded is
 // a timeout ([Permit.Timeout]), and anything else is a failure.
-func (p Permit) Done(err error) {
-	switch {
-	case err == nil:
-		p.Success()
-	case errors.Is(err, context.Canceled):
-		p.Cancel()
-	case errors.Is(err, context.DeadlineExceeded):
-		p.Timeout()
-	default:
-		p.Failure()
-	}
-}
+func (p Permit) Done(err error) { breaker.Settle(p, err) }
 
 // DoneAfter is [Permit.Done] for a call whose first content came
 // firstContent after its start: nil is [Permit.SuccessAfter](firstContent),

@@ -38,6 +38,13 @@
 //	// ... run the agent against p ...
 //	fmt.Println(srv.Count("primary"), srv.Count("backup"))
 //
+// For a pool of deployments of one model, start one server per deployment
+// (each its own listener and key): [Delayed] makes a deployment slow to first
+// content ([Reply.Delay]), and [Limits] enforces a rate limit and announces
+// it in the wire's headers on every answer (OpenAI's x-ratelimit-*,
+// Anthropic's anthropic-ratelimit-*), as the services do; [Reply.Header]
+// adds any other header.
+//
 // The package does not depend on the agent package, so any test package can
 // use it.
 package llmtest

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/loopctl/loopctl-go/llmtest"
 )
@@ -64,4 +65,29 @@ func Example_faults() {
 	// Output:
 	// 200 [message_start content_block_start error] false
 	// 200 [response.created response.in_progress response.output_item.added response.content_part.added response.output_text.delta] true
+}
+
+// Deployments of one model for a pool are each their own server: here one
+// whose rate limit its headers announce (2 requests per minute) before it
+// answers 429, and one whose first content takes 2 s (llmtest.Delayed).
+func ExampleLimits() {
+	answer := llmtest.Always(llmtest.Text("hello"))
+	limited := llmtest.NewOpenAI((&llmtest.Limits{Requests: 2}).Script(answer))
+	defer limited.Close()
+	slow := llmtest.NewAnthropic(llmtest.Delayed(2*time.Second, answer))
+	defer slow.Close()
+
+	body := `{"model":"gpt-5","messages":[{"role":"user","content":"hi"}]}`
+	for range 3 {
+		res, err := http.Post(limited.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			panic(err)
+		}
+		res.Body.Close()
+		fmt.Println(res.StatusCode, "remaining", res.Header.Get("x-ratelimit-remaining-requests"))
+	}
+	// Output:
+	// 200 remaining 1
+	// 200 remaining 0
+	// 429 remaining 0
 }

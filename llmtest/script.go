@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 )
 
 // Message is one conversation entry as the server decoded it from the wire.
@@ -119,6 +120,15 @@ type Reply struct {
 	// request ends first (the client gave up) or the Handler is released,
 	// the connection is dropped without a response.
 	Gate <-chan struct{}
+	// Delay holds the answer (its headers and, for a stream, its first
+	// event) for this long: the time to first content of a slow deployment.
+	// If the request ends first or the Handler is released, the connection
+	// is dropped without a response. Zero: no delay. See [Delayed].
+	Delay time.Duration
+	// Header holds extra response headers for any answer, a success or a
+	// Fault (for example a deployment's rate-limit headers; see [Limits]).
+	// nil: none.
+	Header http.Header
 }
 
 // Fault is a failure the server answers with.
@@ -209,6 +219,16 @@ func Sequence(replies ...Reply) Script {
 		}
 		i := int(n.Add(1)) - 1
 		return replies[min(i, len(replies)-1)]
+	}
+}
+
+// Delayed answers as s does, each answer held for d first ([Reply.Delay]):
+// a deployment whose first content takes d.
+func Delayed(d time.Duration, s Script) Script {
+	return func(r Request) Reply {
+		rep := s(r)
+		rep.Delay = d
+		return rep
 	}
 }
 

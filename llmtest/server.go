@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // wire is one wire format.
@@ -80,13 +81,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := h.script(req)
-	if rep.Gate != nil {
-		select {
-		case <-rep.Gate:
-		case <-r.Context().Done():
-			panic(http.ErrAbortHandler)
-		case <-h.released:
-			panic(http.ErrAbortHandler)
+	h.hold(r, rep)
+	for k, vs := range rep.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
 		}
 	}
 	if f := rep.Fault; f != nil {
@@ -98,6 +96,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wi.reply(w, req, rep)
+}
+
+// hold waits for rep's Gate and then its Delay; if the request ends or the
+// Handler is released first, it drops the connection without a response.
+func (h *Handler) hold(r *http.Request, rep Reply) {
+	if rep.Gate != nil {
+		select {
+		case <-rep.Gate:
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-h.released:
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if rep.Delay > 0 {
+		t := time.NewTimer(rep.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			panic(http.ErrAbortHandler)
+		case <-h.released:
+			panic(http.ErrAbortHandler)
+		}
+	}
 }
 
 // accept finds the wire serving r, decodes its body and logs the request.

@@ -1,6 +1,8 @@
 package outage
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,6 +56,11 @@ type BrownoutScenario struct {
 	Retries                int
 	RetryBase, RetryMax    time.Duration
 	Seed                   uint64
+	// RecoveryBackoff and MaxRecoveryTimeout (SEMANTICS §9.1) are the
+	// backoff of repeated trips that [SimulateBackoff] turns on for its
+	// second side (the breaker's zero values otherwise: off).
+	RecoveryBackoff    float64
+	MaxRecoveryTimeout time.Duration
 }
 
 // DefaultBrownout returns the brownout of bench/outage and issue 28: 40
@@ -94,9 +101,9 @@ func (s BrownoutScenario) Validate() error {
 	if n := int64(s.Callers) * int64(s.horizon()/s.Interval); n > maxScheduled {
 		return &FieldError{"Interval", fmt.Sprintf("is too short: %d calls scheduled (at most %d)", n, maxScheduled)}
 	}
-	for _, w := range []bool{false, true} {
-		if err := s.settings(w).Validate(); err != nil {
-			return &FieldError{"FailureRate", err.Error()}
+	for _, bs := range []breaker.Settings{s.settings(false), s.settings(true), s.withBackoff()} {
+		if err := bs.Validate(); err != nil {
+			return settingsError(err)
 		}
 	}
 	if err := s.ladder().Validate(); err != nil {
@@ -126,4 +133,25 @@ func (s BrownoutScenario) settings(window bool) breaker.Settings {
 		bs.SlowCallAfter, bs.SlowCallRate = s.SlowCallAfter, s.SlowCallRate
 	}
 	return bs
+}
+
+// withBackoff returns the rate window's settings with the backoff of
+// repeated trips on.
+func (s BrownoutScenario) withBackoff() breaker.Settings {
+	bs := s.settings(true)
+	bs.RecoveryBackoff, bs.MaxRecoveryTimeout = s.RecoveryBackoff, s.MaxRecoveryTimeout
+	return bs
+}
+
+// settingsError is the [*FieldError] of a breaker settings error: the
+// backoff's fields are the scenario's own, with the breaker's rule; any
+// other is reported against FailureRate (the window's settings), as the
+// breaker words it.
+func settingsError(err error) *FieldError {
+	var se *breaker.SettingsError
+	if errors.As(err, &se) && (se.Field == "RecoveryBackoff" || se.Field == "MaxRecoveryTimeout") {
+		rule := cmp.Or(se.Rule, "must not be negative")
+		return &FieldError{se.Field, rule + " (got " + se.Value + ")"}
+	}
+	return &FieldError{"FailureRate", err.Error()}
 }

@@ -18,7 +18,7 @@ type BrownoutResult struct {
 // of s.
 func SimulateBrownout(ctx context.Context, s BrownoutScenario) (*BrownoutResult, error) {
 	c, w, err := runSides(s.Validate(), func(window bool) (BrownoutMetrics, error) {
-		return runBrownout(ctx, s, window)
+		return runBrownout(ctx, s, s.settings(window))
 	})
 	if err != nil {
 		return nil, err
@@ -55,7 +55,16 @@ func brownWinner(w Winner) string {
 // Rows returns the comparison row by row, in the order of WriteTable. Less is
 // better on the rows that score (a negative duration, "never", is worst).
 func (r *BrownoutResult) Rows() []BrownoutRow {
-	a, b := r.Consecutive, r.Window
+	rows := brownRows(r.Consecutive, r.Window)
+	out := make([]BrownoutRow, len(rows))
+	for i, row := range rows {
+		out[i] = BrownoutRow{row.Label, row.Plain, row.Breaker, brownWinner(row.Winner)}
+	}
+	return out
+}
+
+// brownRows returns the rows that compare two sides of a brownout, a and b.
+func brownRows(a, b BrownoutMetrics) rowList {
 	var rows rowList
 	num, add := rows.num, rows.add
 	num("calls made", a.Calls, b.Calls, NotCompared)
@@ -73,11 +82,7 @@ func (r *BrownoutResult) Rows() []BrownoutRow {
 	num("probes sent", a.Probes, b.Probes, NotCompared)
 	add("from the start of the sickness to the first trip", since(a.FirstTrip), since(b.FirstTrip), NotCompared)
 	add("from the fix to the breaker closed for good", since(a.Closed), since(b.Closed), sooner(a.Closed, b.Closed))
-	out := make([]BrownoutRow, len(rows))
-	for i, row := range rows {
-		out[i] = BrownoutRow{row.Label, row.Plain, row.Breaker, brownWinner(row.Winner)}
-	}
-	return out
+	return rows
 }
 
 // Header names the brownout in one line.

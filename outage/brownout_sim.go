@@ -17,6 +17,8 @@ type BrownoutMetrics struct {
 	Retries                       int // same-service retries of the ladder
 	Slow                          int // attempts answered after SlowLatency
 	Trips, Probes                 int
+	Retrips                       int           // half-open → open: a failed, slow or lapsed probe
+	SickCalls                     int           // calls started while the service was sick
 	Waiting                       time.Duration // beyond a healthy answer: failed attempts, backoffs, slowness
 	P50, P99                      time.Duration // call latency, calls started while sick
 	FirstTrip                     time.Duration // from the start of the sickness; -1: never
@@ -47,10 +49,9 @@ type bsim struct {
 	tripped bool
 }
 
-// runBrownout runs one side.
-func runBrownout(ctx context.Context, s BrownoutScenario, window bool) (BrownoutMetrics, error) {
+// runBrownout runs one side, with the breaker settings bs.
+func runBrownout(ctx context.Context, s BrownoutScenario, bs breaker.Settings) (BrownoutMetrics, error) {
 	sm := &bsim{s: s, callers: make([]bcaller, s.Callers), ladder: s.ladder()}
-	bs := s.settings(window)
 	bs.Now = sm.clock
 	bs.OnStateChange = sm.onChange
 	b, err := breaker.New(bs)
@@ -71,6 +72,9 @@ func (sm *bsim) call(i int, at time.Duration) {
 	}
 	sm.callers[i] = bcaller{busy: true, start: at}
 	sm.m.Calls++
+	if sm.s.sick(at) {
+		sm.m.SickCalls++
+	}
 	sm.attempt(i)
 }
 
@@ -151,6 +155,8 @@ func (sm *bsim) onChange(_ string, from, to breaker.State) {
 		if sm.m.FirstTrip < 0 && sm.s.sick(sm.now) {
 			sm.m.FirstTrip = sm.now - sm.s.Warmup
 		}
+	case from == breaker.HalfOpen && to == breaker.Open:
+		sm.m.Retrips++
 	case to == breaker.HalfOpen:
 		sm.m.Probes++
 	case to == breaker.Closed:

@@ -21,6 +21,7 @@
       el("dt", {}, "cooldown left"), el("dd", { class: "cooldown" }, m.cooldown_left || "—"),
       el("dt", {}, "open until"), el("dd", { class: "open-until" },
         m.open_until ? new Date(m.open_until).toLocaleTimeString() + " (" + m.open_reason + ")" : "—"),
+      el("dt", {}, "trips"), el("dd", { class: "trips" }, m.trips + (m.cooldown ? " (cooldown " + m.cooldown + ")" : "")),
       ...(m.hold_until ? [el("dt", {}, "held"), el("dd", { class: "hold" },
         "until " + new Date(m.hold_until).toLocaleTimeString() + (m.hold_reason ? ": " + m.hold_reason : ""))] : []),
       el("dt", {}, "probes"), el("dd", { class: "probes" },

@@ -2,12 +2,12 @@ package anthropic
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
+	"github.com/loopctl/loopctl-go/provider/internal/httperr"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -27,23 +27,16 @@ import (
 // raw is the response the SDK received (option.WithResponseInto), or nil.
 // MapError(ctx, nil, raw, now) is nil.
 func MapError(ctx context.Context, err error, raw *http.Response, now time.Time) error {
-	if err == nil {
-		return nil
-	}
-	if now.IsZero() {
-		now = time.Now()
-	}
-	return (&Provider{now: func() time.Time { return now }}).mapError(ctx, err, raw)
+	return httperr.MapAt(err, now, func(now time.Time) error {
+		return (&Provider{now: func() time.Time { return now }}).mapError(ctx, err, raw)
+	})
 }
 
 // StatusError returns the [*retry.StatusError] for an anthropic-sdk-go error that
 // carries an HTTP error status (an *anthropic.Error), with its kind and its
 // hint read at time.Now(), or nil if err carries none.
 func StatusError(err error) *retry.StatusError {
-	apiErr, ok := errors.AsType[*sdk.Error](err)
-	if !ok || apiErr.StatusCode == 0 {
-		return nil
-	}
-	se, _ := MapError(context.Background(), err, nil, time.Time{}).(*retry.StatusError)
-	return se
+	return httperr.StatusOf(err, func(e *sdk.Error) int { return e.StatusCode }, func() error {
+		return MapError(context.Background(), err, nil, time.Time{})
+	})
 }

@@ -281,7 +281,8 @@ func search(ts []target, stream bool, bound, step time.Duration, max int) []resu
 // process, against a canned upstream (the scaffolding's own allocations
 // subtracted).
 func allocs(gw *gateway.Gateway) float64 {
-	m := gw.Managers()["bench"]
+	lbs := gw.LocalBreakers()
+	m := lbs[slices.IndexFunc(lbs, func(lb gateway.LocalBreaker) bool { return lb.Name == "bench" })].Manager
 	breakerPart := testing.AllocsPerRun(10000, func() {
 		turn, err := m.Begin()
 		if err != nil {

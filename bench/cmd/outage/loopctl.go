@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,16 @@ type runConfig struct {
 	hedge   bool
 	breaker []string
 	retry   []string
+	backoff bool // breaker.recovery_backoff from -recovery-backoff (SEMANTICS §9.1; 0: left out)
+}
+
+// withBackoff is c with breaker.recovery_backoff f added when c takes it
+// and f is not 0.
+func (c runConfig) withBackoff(f float64) runConfig {
+	if c.backoff && f != 0 {
+		c.breaker = append(append([]string(nil), c.breaker...), "recovery_backoff: "+strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return c
 }
 
 // rev4 reports whether c has rev 4 keys.
@@ -163,6 +174,7 @@ func startLoopctl(ctx context.Context, bin, dir string, p pair, c runConfig, o o
 		return nil, "", err
 	}
 	path := filepath.Join(dir, "loopctl-"+strings.ReplaceAll(listen, ":", "-")+".yaml")
+	c = c.withBackoff(o.backoff)
 	if o.rev4 == "off" && c.rev4() {
 		note = "run without " + strings.Join(c.rev4Keys(), ", ") + " (-rev4 off)"
 		c.breaker, c.retry = nil, nil

@@ -61,8 +61,9 @@ type options struct {
 	repo          string
 	race          bool // build loopctl with -race
 	portkeyDir    string
-	strict        bool   // a hedge_after loopctl rejects is an error
-	rev4          string // the rev 4 keys of the partial-outage runs: auto, on, off
+	strict        bool    // a hedge_after loopctl rejects is an error
+	rev4          string  // the rev 4 keys of the partial-outage runs: auto, on, off
+	backoff       float64 // breaker.recovery_backoff of the brownout and slow runs (0: left out)
 }
 
 func main() {
@@ -102,6 +103,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.strict, "strict", false, "stop when loopctl rejects hedge_after (default: say so and run without it)")
 	fs.StringVar(&o.rev4, "rev4", "auto", "the rev 4 keys (breaker.failure_rate, ..., retry.budget) of the brownout and slow runs: "+
 		"auto (use them if this loopctl accepts them, else say so and run without), on (stop if rejected), off (run without: today's config)")
+	fs.Float64Var(&o.backoff, "recovery-backoff", 2, "breaker.recovery_backoff of the brownout and slow runs (SEMANTICS §9.1; 0: left out, the same run without backoff)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -129,6 +131,8 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("-client-timeout and -probe-timeout must be at least 1s")
 	case o.rev4 != "auto" && o.rev4 != "on" && o.rev4 != "off":
 		return o, fmt.Errorf("-rev4 %q: want auto, on or off", o.rev4)
+	case o.backoff != 0 && !(o.backoff >= 1 && o.backoff < 1e6):
+		return o, fmt.Errorf("-recovery-backoff %g: want 0 (off) or a factor of at least 1", o.backoff)
 	case o.hold <= 0 || o.maxInFlight < 1:
 		return o, fmt.Errorf("-hold must be > 0, -max-in-flight >= 1")
 	}

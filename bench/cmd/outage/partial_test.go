@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestBrownoutPattern: the brownout fails exactly 3 requests in every 10 and
@@ -24,37 +23,25 @@ func TestBrownoutPattern(t *testing.T) {
 }
 
 func TestPartialBound(t *testing.T) {
-	o := options{outage: 30 * time.Second}
-	primary := make([]arrival, 0, 25)
-	for i := range 25 { // slow requests ending at 2 s, 2.05 s, ...
-		at := time.Duration(i) * 50 * time.Millisecond
-		primary = append(primary, arrival{at: at, end: at + 2*time.Second, broken: true})
-	}
-	var recs []record
-	for i := range 60 { // client requests every 50 ms, each 2 s long
-		recs = append(recs, record{at: time.Duration(i) * 50 * time.Millisecond, lat: 2 * time.Second, sent: true})
-	}
-	trip := primary[rateMinCalls-1].end // 2.95 s: requests due in (0.95 s, 2.95 s] are in flight
 	tests := []struct {
 		k    kind
 		in   int
 		want int
 	}{
-		{brownoutKind, 600, 200},
-		{brownoutKind, 601, 200},
+		{brownoutKind, 3600, 432}, // 12 % of a 180 s brownout's requests
+		{brownoutKind, 600, 72},
 		{brownoutBudgetKind, 600, 719},
 		{brownoutBudgetKind, 601, 721},
-		{slowKind, 600, rateMinCalls + 40 + tripThreshold*6},
+		{slowKind, 600, 200},
 		{kind{name: "500"}, 600, -1},
 	}
 	for _, tt := range tests {
-		r := row{kind: tt.k, primary: primary, recs: recs}
-		got, ok := partialBound(r, o, tt.in)
+		got, ok := partialBound(row{kind: tt.k}, tt.in)
 		if !ok {
 			got = -1
 		}
 		if got != tt.want {
-			t.Errorf("%s, %d client requests: bound %d, want %d (trip at %v)", tt.k.name, tt.in, got, tt.want, trip)
+			t.Errorf("%s, %d client requests: bound %d, want %d", tt.k.name, tt.in, got, tt.want)
 		}
 	}
 }
@@ -62,8 +49,9 @@ func TestPartialBound(t *testing.T) {
 func TestRunConfig(t *testing.T) {
 	p := pair{&upstream{addr: "127.0.0.1:1"}, &upstream{addr: "127.0.0.1:2"}}
 	c := brownoutKind.runConfig()
-	cfg := loopctlConfig("127.0.0.1:3", p, c)
-	for _, want := range []string{"    breaker:\n      trip_threshold: 3\n      recovery_timeout: 5s\n      failure_rate: 0.25\n      rate_window: 10s\n      rate_min_calls: 20\n",
+	cfg := loopctlConfig("127.0.0.1:3", p, c.withBackoff(2))
+	for _, want := range []string{"    breaker:\n      trip_threshold: 3\n      recovery_timeout: 5s\n      failure_rate: 0.25\n      rate_window: 10s\n      rate_min_calls: 20\n" +
+		"      slow_call_after: 1s\n      slow_call_rate: 0.5\n      recovery_backoff: 2\n",
 		"retry:\n  max_retries: 1\ntimeouts:"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config lacks %q:\n%s", want, cfg)
@@ -72,7 +60,10 @@ func TestRunConfig(t *testing.T) {
 	if cfg := loopctlConfig("127.0.0.1:3", p, brownoutBudgetKind.runConfig()); !strings.Contains(cfg, "retry:\n  max_retries: 1\n  budget: 0.2\n") {
 		t.Errorf("budget config:\n%s", cfg)
 	}
-	if got := strings.Join(c.rev4Keys(), ","); got != "breaker.failure_rate,breaker.rate_window,breaker.rate_min_calls" {
+	if cfg := loopctlConfig("127.0.0.1:3", p, c.withBackoff(0)); strings.Contains(cfg, "recovery_backoff") {
+		t.Errorf("-recovery-backoff 0 wrote the key:\n%s", cfg)
+	}
+	if got := strings.Join(c.rev4Keys(), ","); got != "breaker.failure_rate,breaker.rate_window,breaker.rate_min_calls,breaker.slow_call_after,breaker.slow_call_rate" {
 		t.Errorf("rev4Keys = %s", got)
 	}
 	problems := "models[0].breaker.failure_rate: unknown key\nmodels[0].breaker.rate_window: unknown key"
@@ -88,7 +79,7 @@ func TestRunConfig(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	if got := brownoutKind.config.describe(); got != "breaker.failure_rate 0.25, breaker.rate_window 10s, breaker.rate_min_calls 20" {
+	if got := brownoutKind.config.withBackoff(2).describe(); got != "breaker.failure_rate 0.25, breaker.rate_window 10s, breaker.rate_min_calls 20, breaker.slow_call_after 1s, breaker.slow_call_rate 0.5, breaker.recovery_backoff 2" {
 		t.Errorf("describe = %q", got)
 	}
 	if got := brownoutBudgetKind.config.describe(); got != "retry.budget 0.2" {

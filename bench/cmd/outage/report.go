@@ -57,7 +57,7 @@ func measure(r row, o options) stats {
 	st.p50in, st.p99in = quantile(in, 0.5), quantile(in, 0.99)
 	st.reasons = reasons(why)
 	st.sick, st.bound = sickPrimary(r, o)
-	if b, ok := partialBound(r, o, st.in); ok {
+	if b, ok := partialBound(r, st.in); ok {
 		st.bound = b
 	}
 	st.back, st.backOK = backOnPrimary(r)
@@ -191,7 +191,7 @@ func printReport(w io.Writer, o options, rep *report) {
 		fmt.Fprintf(w, "| %s | %s | %s / %s | %s / %s | %s | %d (≤ %d) | %s | %s |\n", label, r.target,
 			dur(st.p50out), dur(st.p99out), dur(st.p50in), dur(st.p99in), failText(st), st.sick, st.bound, backText(st), goalText(r, st))
 	}
-	printPartial(w, rep.rows)
+	printPartial(w, rep.rows, o.backoff)
 	printNotes(w, rep.notes)
 	printLate(w, rep.rows)
 	pmet := printProbes(w, rep.probes)

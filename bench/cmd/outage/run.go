@@ -20,11 +20,11 @@ type kind struct {
 	back        bool // goal: back on the primary within cooldown + 2 s
 
 	// Partial outages (issue 28, SEMANTICS rev 4 §8); see partial.go.
-	config   runConfig // rev 4 keys the run adds to loopctl's config
-	share    float64   // goal: requests to the sick primary ≤ share × the client requests of the outage
-	under    bool      // ... strictly under that
-	noP99    bool      // no p99 goal
-	slowTrip bool      // goal: ≤ rate_min_calls + in flight + trip_threshold per cooldown (§8.2)
+	config runConfig // rev 4 keys the run adds to loopctl's config
+	share  float64   // goal: requests to the sick primary ≤ share × the client requests of the outage
+	under  bool      // ... strictly under that
+	noP99  bool      // no p99 goal
+	limit  int       // goal: requests to the sick primary ≤ limit (issue 34's slow run)
 }
 
 var allKinds = []kind{

@@ -43,7 +43,7 @@ func TestSettle(t *testing.T) {
 		wantErr bool
 	}{
 		{"accepted", nil, brownoutKind.runConfig(), "auto", true, false, "", false},
-		{"rejected", []string{"failure_rate", "rate_window"}, brownoutKind.runConfig(), "auto", false, false, "this loopctl rejects breaker.failure_rate, breaker.rate_window, breaker.rate_min_calls (models[0].breaker.failure_rate: unknown key): run without", false},
+		{"rejected", []string{"failure_rate", "rate_window"}, brownoutKind.runConfig(), "auto", false, false, "this loopctl rejects breaker.failure_rate, breaker.rate_window, breaker.rate_min_calls, breaker.slow_call_after, breaker.slow_call_rate (models[0].breaker.failure_rate: unknown key): run without", false},
 		{"rejected, on", []string{"slow_call_after"}, slowKind.runConfig(), "on", false, false, "", true},
 		{"hedge only", []string{"hedge_after"}, runConfig{hedge: true, breaker: []string{"failure_rate: 0.25"}}, "auto", true, false, "this loopctl rejects hedge_after (models[0].breaker.hedge_after: unknown key): run without", false},
 	}

@@ -13,6 +13,8 @@ BenchmarkClosed/lib=loopctl         	 1000	        4.00 ns/op	       0 B/op	    
 BenchmarkClosed/lib=loopctl         	 1000	        6.00 ns/op	       0 B/op	       0 allocs/op
 BenchmarkClosed/lib=loopctl         	 1000	        5.00 ns/op	       0 B/op	       0 allocs/op
 BenchmarkClosed/lib=gobreaker-twostep	 1000	       50.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkClosed/lib=loopctl-do      	 1000	        9.00 ns/op	       0 B/op	       0 allocs/op
+BenchmarkClosed/lib=gobreaker-execute	 1000	      100.0 ns/op	       0 B/op	       0 allocs/op
 BenchmarkClosed/lib=eapache         	 1000	        4.00 ns/op	       0 B/op	       0 allocs/op
 BenchmarkOpen/lib=loopctl           	 1000	       30.0 ns/op	      48 B/op	       1 allocs/op
 BenchmarkOpen/lib=gobreaker-execute 	 1000	      100.0 ns/op	       0 B/op	       0 allocs/op
@@ -30,8 +32,8 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 10 {
-		t.Fatalf("got %d results, want 10: %+v", len(rs), rs)
+	if len(rs) != 12 {
+		t.Fatalf("got %d results, want 12: %+v", len(rs), rs)
 	}
 	first := rs[0]
 	if first.family != "Closed" || first.lib != "loopctl" || first.procs != 1 || first.n != 3 || first.ns != 5 {
@@ -104,6 +106,10 @@ func TestReportTargets(t *testing.T) {
 	for _, want := range []string{
 		// 5 / 50 = 0.1: within 1/5 of gobreaker.
 		"| Closed | 1 | loopctl | gobreaker-twostep | 5.00 | 50.00 | 0.100 | 0 vs 0 | ≤0.20 met |",
+		// 5 / 100: within SEMANTICS §8.4's 0.05 of gobreaker's Execute;
+		// breaker.Do's 9 / 100 within issue 34's 0.1.
+		"| Closed | 1 | loopctl | gobreaker-execute | 5.00 | 100.0 | 0.050 | 0 vs 0 | ≤0.05 met |",
+		"| Closed | 1 | loopctl-do | gobreaker-execute | 9.00 | 100.0 | 0.090 | 0 vs 0 | ≤0.10 met |",
 		// 5 / 4 = 1.25: slower than eapache.
 		"| Closed | 1 | loopctl | eapache | 5.00 | 4.00 | 1.250 | 0 vs 0 | ≤1.00 **missed** |",
 		// 30 / 100 = 0.3 and one allocation: two misses.
@@ -114,7 +120,7 @@ func TestReportTargets(t *testing.T) {
 		// 40 / 20 = 2: registry scaling missed.
 		"| Registry (cpu 1): 10,000 tools ≤ 1.5× 1 tool | 2.000 (40.00 vs 20.00 ns/op; fastest samples: 2.000) | **missed** |",
 		// The summary row lists every peer's ratio.
-		"| Closed | loopctl | 5.00 | 0 | gobreaker-twostep 0.10 (0), eapache 1.25 (0) |",
+		"| Closed | loopctl | 5.00 | 0 | gobreaker-twostep 0.10 (0), gobreaker-execute 0.05 (0), eapache 1.25 (0) |",
 		// A benchmark without peers still appears.
 		"| Fallback/state=primary | 2 | loopctl | — | 40.00 |",
 	} {

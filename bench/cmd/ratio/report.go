@@ -9,10 +9,15 @@ import (
 // ours reports whether lib is one of this project's variants.
 func ours(lib string) bool { return strings.HasPrefix(lib, "loopctl") }
 
-// timeLimit is the issue's bound on loopctl's time as a ratio to a peer's,
-// for single-goroutine benchmarks: 0 means no target for that pair.
-func timeLimit(family, peer string) (limit float64, strict bool) {
+// timeLimit is the issues' bound on loopctl variant lib's time as a ratio to
+// a peer's, for single-goroutine benchmarks: 0 means no target for that
+// pair.
+func timeLimit(family, lib, peer string) (limit float64, strict bool) {
 	switch {
+	case family == "Closed" && (lib == "loopctl" || lib == "loopctl-backoff") && peer == "gobreaker-execute":
+		return 0.05, false // SEMANTICS §8.4: "at most 0.05× gobreaker's Execute", with or without backoff
+	case family == "Closed" && (lib == "loopctl-do" || lib == "loopctl-backoff-do") && peer == "gobreaker-execute":
+		return 0.1, false // issue 34: breaker.Do "≤ 0.1× gobreaker's Execute"
 	case (family == "Closed" || family == "Open") && strings.HasPrefix(peer, "gobreaker"):
 		return 0.2, false // "at most 1/5 of gobreaker v2's time"
 	case family == "Closed" && peer == "eapache":
@@ -144,7 +149,7 @@ func vsPeers(w io.Writer, k key, o result, peers []result) []target {
 	for _, p := range peers {
 		ratio := o.ns / p.ns
 		cell := ""
-		if limit, strict := timeLimit(k.family, p.lib); limit > 0 && k.procs == 1 {
+		if limit, strict := timeLimit(k.family, o.lib, p.lib); limit > 0 && k.procs == 1 {
 			op := "≤"
 			if strict {
 				op = "<"

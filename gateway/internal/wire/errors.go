@@ -88,42 +88,65 @@ type errorBodyIn struct {
 	} `json:"response"`
 }
 
-// errorObjectIn is the error object of either shape.
+// errorObjectIn is the error object of either shape (Status: Google's, as
+// Vertex AI sends it).
 type errorObjectIn struct {
 	Message string          `json:"message"`
-	Type    string          `json:"type"`
+	Type    json.RawMessage `json:"type"`
 	Code    json.RawMessage `json:"code"`
+	Status  string          `json:"status"`
 }
 
-// ErrorMessage reads an upstream error body of either shape (OpenAI's
+// ErrorFields are what an upstream error body says, as [ReadError] reads it.
+type ErrorFields struct {
+	// Type and Code are the error's type and code (a number given as its
+	// digits), Message its message, Status Google's error status.
+	Type, Code, Message, Status string
+	// Object: the body is {"error": {...}} (OpenAI's, Anthropic's or
+	// Google's shape), not a flat object, a string error or an event.
+	Object bool
+	// Parsed: the body is a JSON object at all.
+	Parsed bool
+}
+
+// ReadError reads an upstream error body of any shape (OpenAI's
 // {"error": {...}}, Anthropic's {"type": "error", "error": {...}}, or a
 // flat object, or {"error": "text"}), or a stream's error event (chat's
 // and Messages' in those shapes, Responses' error flat and its
-// response.failed): its type, code (a number given as its digits) and
-// message. A body it cannot read gives its text, trimmed,
-// as the message. api is the upstream's wire; both shapes are tried
-// whatever it is.
-func ErrorMessage(api API, body []byte) (typ, code, message string) {
-	_ = api
+// response.failed). It is the one reader of error bodies: what classifies
+// an error, what a client is told of it and what is translated of it all
+// come from it.
+func ReadError(body []byte) ErrorFields {
 	var in errorBodyIn
 	if json.Unmarshal(body, &in) != nil {
-		return "", "", strings.TrimSpace(string(body))
+		return ErrorFields{}
 	}
 	var obj errorObjectIn
 	var text string
+	object := firstByte(in.Error) == '{'
 	if !isSetJSON(in.Error) && in.Response != nil {
 		in.Error = in.Response.Error
 	}
 	switch first := firstByte(in.Error); {
 	case first == '{' && json.Unmarshal(in.Error, &obj) == nil:
-		return obj.Type, errorCode(obj.Code), obj.Message
+		return ErrorFields{Type: errorCode(obj.Type), Code: errorCode(obj.Code), Message: obj.Message, Status: obj.Status, Object: object, Parsed: true}
 	case first == '"' && json.Unmarshal(in.Error, &text) == nil:
-		return in.Type, errorCode(in.Code), text
+		return ErrorFields{Type: in.Type, Code: errorCode(in.Code), Message: text, Parsed: true}
 	}
 	if in.Type == "error" {
 		in.Type = ""
 	}
-	return in.Type, errorCode(in.Code), in.Message
+	return ErrorFields{Type: in.Type, Code: errorCode(in.Code), Message: in.Message, Parsed: true}
+}
+
+// ErrorMessage is [ReadError]'s type, code and message; a body it cannot
+// read gives its text, trimmed, as the message.
+func ErrorMessage(body []byte) (typ, code, message string) {
+	f := ReadError(body)
+	if !f.Parsed {
+		return "", "", strings.TrimSpace(string(body))
+	}
+	return f.Type, f.Code, f.Message
 }
 
 // firstByte is the first byte of raw JSON, 0 when empty.
@@ -157,11 +180,11 @@ var overflowPhrases = []string{
 	"exceeds the available context size",
 }
 
-// ContextOverflow reports whether an upstream error body of wire api says
+// ContextOverflow reports whether an upstream error body (of any wire) says
 // the request did not fit the model's context window: OpenAI's code
 // context_length_exceeded, or a message saying so (GATEWAY §8.6).
-func ContextOverflow(api API, body []byte) bool {
-	_, code, message := ErrorMessage(api, body)
+func ContextOverflow(body []byte) bool {
+	_, code, message := ErrorMessage(body)
 	if code == "context_length_exceeded" {
 		return true
 	}

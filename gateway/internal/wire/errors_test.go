@@ -41,7 +41,7 @@ func TestErrorBody(t *testing.T) {
 			if typ != tt.wantType || code != tt.wantCode || message != "it broke" {
 				t.Errorf("got %q %q %q, want %q %q it broke\n%s", typ, code, message, tt.wantType, tt.wantCode, body)
 			}
-			if gotType, gotCode, gotMessage := ErrorMessage(tt.api, body); gotType != typ || gotCode != code || gotMessage != message {
+			if gotType, gotCode, gotMessage := ErrorMessage(body); gotType != typ || gotCode != code || gotMessage != message {
 				t.Errorf("ErrorMessage = %q %q %q, want %q %q %q", gotType, gotCode, gotMessage, typ, code, message)
 			}
 		})
@@ -89,7 +89,7 @@ func TestErrorMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			typ, code, message := ErrorMessage(Chat, []byte(tt.body))
+			typ, code, message := ErrorMessage([]byte(tt.body))
 			if typ != tt.typ || code != tt.code || message != tt.message {
 				t.Errorf("got %q %q %q, want %q %q %q", typ, code, message, tt.typ, tt.code, tt.message)
 			}
@@ -122,7 +122,7 @@ func TestContextOverflow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ContextOverflow(tt.api, []byte(tt.body)); got != tt.want {
+			if got := ContextOverflow([]byte(tt.body)); got != tt.want {
 				t.Errorf("ContextOverflow = %v, want %v", got, tt.want)
 			}
 		})
@@ -131,7 +131,7 @@ func TestContextOverflow(t *testing.T) {
 		body := OverflowBody(api)
 		typ, code, message := errorOracle(t, api, body)
 		overflowed := code == "context_length_exceeded" || api == Messages && strings.Contains(message, "prompt is too long")
-		if typ != "invalid_request_error" || !overflowed || !ContextOverflow(api, body) {
+		if typ != "invalid_request_error" || !overflowed || !ContextOverflow(body) {
 			t.Errorf("OverflowBody(%s) = %s", api, body)
 		}
 	}

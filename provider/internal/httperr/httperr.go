@@ -75,3 +75,27 @@ func Map(ctx context.Context, c Call, now time.Time) error {
 	}
 	return fmt.Errorf("%w: %w", c.BadResponse, c.Err)
 }
+
+// MapAt is a provider's exported MapError: nil for a nil err, else the
+// provider's mapping at now (a zero now: time.Now()).
+func MapAt(err error, now time.Time, mapping func(now time.Time) error) error {
+	if err == nil {
+		return nil
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return mapping(now)
+}
+
+// StatusOf is a provider's exported StatusError: the [*retry.StatusError]
+// that mapped gives an error carrying the SDK's typed API error E with an
+// HTTP status (status(e) != 0), or nil.
+func StatusOf[E error](err error, status func(E) int, mapped func() error) *retry.StatusError {
+	apiErr, ok := errors.AsType[E](err)
+	if !ok || status(apiErr) == 0 {
+		return nil
+	}
+	se, _ := mapped().(*retry.StatusError)
+	return se
+}

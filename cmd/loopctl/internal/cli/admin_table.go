@@ -33,10 +33,11 @@ func writeAdmin(w io.Writer, body []byte, list bool) error {
 }
 
 // writeBreakerTable prints one line per breaker: model, state, routed
-// model, until when it is open and why, a hold, disabled entries.
+// model, until when it is open and why, the trip count and the cooldown in
+// force (SEMANTICS §9.1), a hold, disabled entries.
 func writeBreakerTable(w io.Writer, vs []gateway.BreakerView, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tSTATE\tROUTED\tOPEN UNTIL\tWHY\tHOLD\tDISABLED\tSHARED")
+	fmt.Fprintln(tw, "MODEL\tSTATE\tROUTED\tOPEN UNTIL\tWHY\tTRIPS\tCOOLDOWN\tHOLD\tDISABLED\tSHARED")
 	for _, v := range vs {
 		var off []string
 		for _, e := range v.Chain {
@@ -44,8 +45,9 @@ func writeBreakerTable(w io.Writer, vs []gateway.BreakerView, now time.Time) {
 				off = append(off, e.Model)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Model, v.State, orDash(v.Routed),
-			until(v.OpenUntil, now), orDash(v.OpenReason), holdText(v.Hold), orDash(strings.Join(off, ",")), yesNo(v.Shared))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.Model, v.State, orDash(v.Routed),
+			until(v.OpenUntil, now), orDash(v.OpenReason), v.Counters.Trips, orDash(v.Cooldown), holdText(v.Hold),
+			orDash(strings.Join(off, ",")), yesNo(v.Shared))
 	}
 	tw.Flush()
 }
@@ -75,6 +77,7 @@ func writeBreaker(w io.Writer, v gateway.BreakerView, now time.Time) {
 	row("failures", "%d / %d (trip_threshold)", c.ConsecutiveFailures, t.TripThreshold)
 	row("probes", "%d / %d (recovery_successes)%s", c.ProbeSuccesses, t.RecoverySuccesses, map[bool]string{true: ", a probe in flight"}[c.ProbeInFlight])
 	row("cooldowns", "recovery_timeout %s, quota_cooldown %s, probe_timeout %s", t.RecoveryTimeout, t.QuotaCooldown, t.ProbeTimeout)
+	row("trips", "%s", tripsText(v))
 	if t.RateWindow != "" {
 		row("window", "%s", windowText(t))
 	}
@@ -103,6 +106,23 @@ func windowText(t gateway.ThresholdsView) string {
 		rules = append(rules, fmt.Sprintf("slow_call_rate %g after %s", t.SlowCallRate, t.SlowCallAfter))
 	}
 	return fmt.Sprintf("%s over %s (rate_min_calls %d)", strings.Join(rules, ", "), t.RateWindow, t.RateMinCalls)
+}
+
+// tripsText is the trip count with the cooldown in force and the backoff
+// settings (SEMANTICS §9.1): "2, cooldown 20s (recovery_backoff 2, max_recovery_timeout 50s)".
+func tripsText(v gateway.BreakerView) string {
+	s := fmt.Sprint(v.Counters.Trips)
+	if v.Cooldown != "" {
+		s += ", cooldown " + v.Cooldown
+	}
+	backoff := "recovery_backoff off"
+	if v.Thresholds.RecoveryBackoff > 1 {
+		backoff = fmt.Sprintf("recovery_backoff %g", v.Thresholds.RecoveryBackoff)
+	}
+	if v.Thresholds.MaxRecoveryTimeout != "" {
+		backoff += ", max_recovery_timeout " + v.Thresholds.MaxRecoveryTimeout
+	}
+	return s + " (" + backoff + ")"
 }
 
 func disabledText(e gateway.EntryView, now time.Time) string {

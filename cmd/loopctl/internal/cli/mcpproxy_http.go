@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/dashboard"
+	"github.com/loopctl/loopctl-go/internal/loopback"
 	"github.com/loopctl/loopctl-go/mcptool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -24,10 +25,7 @@ func loopbackOnly(addr string) error {
 	if err != nil {
 		return fmt.Errorf("--listen %q: %v", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !loopback.Addr(host) {
 		return fmt.Errorf("--listen %q: the proxy has no authentication, so it listens on loopback only (e.g. 127.0.0.1:8931)", addr)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/fleet"
 	"github.com/loopctl/loopctl-go/gateway"
+	"github.com/loopctl/loopctl-go/internal/loopback"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
 
@@ -181,23 +182,10 @@ func safety(cfg gateway.Config) error {
 	if addr == "" {
 		addr = gateway.DefaultListen
 	}
-	if len(cfg.ClientKeys) == 0 && !isLoopback(addr) {
+	if len(cfg.ClientKeys) == 0 && !loopback.Addr(addr) {
 		return fmt.Errorf("refusing to listen on %s without client_keys: anyone who can reach that address could spend your upstream keys; add client_keys to the config, or listen on 127.0.0.1", addr)
 	}
 	return nil
-}
-
-// isLoopback reports whether a host:port names only loopback addresses.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // modelNames lists cfg's model names, comma-separated.

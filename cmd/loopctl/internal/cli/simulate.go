@@ -39,7 +39,10 @@ Scenarios (--scenario; the other flags change the chosen one):
             against the breaker with the failure-rate window (failure rate 0.25 over
             10s, at least 20 calls) and slow calls (from 1s, rate 0.5), side by side
             (--callers, --interval, --warmup, --tail, --latency, the breaker's and the
-            ladder's flags and --seed apply; not --svg)`
+            ladder's flags and --seed apply; not --svg); then a long brownout (3m of 3
+            failures in 10, a 5s cooldown) with the rate window's breaker without and
+            with the backoff of repeated trips (cooldown × --recovery-backoff per
+            repeated trip, up to 10 cooldowns)`
 
 // simulateFlags maps outage.Scenario fields to the flags that set them, for errors.
 var simulateFlags = map[string]string{
@@ -47,6 +50,7 @@ var simulateFlags = map[string]string{
 	"Up": "up", "Relapse": "relapse", "Tail": "tail", "Timeout": "timeout", "Latency": "latency",
 	"FailureThreshold": "failure-threshold", "Cooldown": "cooldown", "ProbeTimeout": "probe-timeout",
 	"Retries": "retries", "RetryBase": "retry-base", "RetryMax": "retry-max", "Bucket": "bucket",
+	"RecoveryBackoff": backoffFlag, // the long brownout's (outage.BrownoutScenario), set by longBrownoutFor
 }
 
 // simulateFlagSet binds the simulate flags to s (whose values are the defaults) and
@@ -72,6 +76,8 @@ func simulateFlagSet(s *outage.Scenario) (*flag.FlagSet, *string, *string) {
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed for caller phases and backoff jitter")
 	fs.DurationVar(&s.Bucket, "bucket", s.Bucket, "width of a time bucket in the chart")
 	svg := fs.String("svg", "", "also write a chart to `FILE` (SVG)")
+	fs.Float64(backoffFlag, outage.LongBrownout().RecoveryBackoff,
+		"brownout only: the factor of the long brownout's backoff of repeated trips (above 1)")
 	return fs, scenario, svg
 }
 

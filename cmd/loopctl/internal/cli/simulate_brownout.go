@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,23 +20,55 @@ const brownoutScenario = "brownout"
 // --seed). Any other flag is an error naming it.
 func brownoutFor(fs *flag.FlagSet, k outage.Sickness, s outage.Scenario) (outage.BrownoutScenario, error) {
 	b := outage.DefaultBrownout(k)
-	err := overlayFlags(fs, s, &b)
+	err := overlayFlags(fs, s, &b, backoffFlag)
 	return b, err
 }
 
-// runBrownout prints the brownout comparison: the service failing a share
+// backoffFlag is the flag of the long brownout's backoff (SEMANTICS §9.1).
+const backoffFlag = "recovery-backoff"
+
+// longBrownoutFor returns outage.LongBrownout with the flags set on the
+// command line on top, as brownoutFor does, and --recovery-backoff's factor.
+func longBrownoutFor(fs *flag.FlagSet, s outage.Scenario) (outage.BrownoutScenario, error) {
+	b := outage.LongBrownout()
+	err := overlayFlags(fs, s, &b, backoffFlag)
+	b.RecoveryBackoff = fs.Lookup(backoffFlag).Value.(flag.Getter).Get().(float64)
+	return b, err
+}
+
+// table is a comparison that writes itself as a text table.
+type table interface{ WriteTable(io.Writer) error }
+
+// runBrownout prints the brownout comparisons: the service failing a share
 // of its calls, then the service slowing down, each with the consecutive
-// rule alone and with the rate window side by side.
+// rule alone and with the rate window side by side; then the long brownout
+// with the rate window's breaker without and with the backoff of repeated
+// trips (--recovery-backoff).
 func runBrownout(ctx context.Context, fs *flag.FlagSet, s outage.Scenario, stdout, stderr io.Writer) int {
-	for i, k := range []outage.Sickness{outage.Failing, outage.Slow} {
-		b, err := brownoutFor(fs, k, s)
-		if err != nil {
-			return UsageError(stderr, fs.Name(), err.Error())
-		}
-		res, err := outage.SimulateBrownout(ctx, b)
-		if err != nil {
+	runs := []func() (table, error){
+		func() (table, error) { return brownoutRun(ctx, fs, outage.Failing, s) },
+		func() (table, error) { return brownoutRun(ctx, fs, outage.Slow, s) },
+		func() (table, error) {
+			b, err := longBrownoutFor(fs, s)
+			if err != nil {
+				return nil, usageErr{err}
+			}
+			return outage.SimulateBackoff(ctx, b)
+		},
+	}
+	var tables []table // all run first, so that a bad flag prints no table
+	for _, run := range runs {
+		res, err := run()
+		var ue usageErr
+		switch {
+		case errors.As(err, &ue):
+			return UsageError(stderr, fs.Name(), ue.Error())
+		case err != nil:
 			return simulateError(fs, err, stderr)
 		}
+		tables = append(tables, res)
+	}
+	for i, res := range tables {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
@@ -45,3 +78,15 @@ func runBrownout(ctx context.Context, fs *flag.FlagSet, s outage.Scenario, stdou
 	}
 	return ExitOK
 }
+
+// brownoutRun simulates the brownout of sickness k with the flags on top.
+func brownoutRun(ctx context.Context, fs *flag.FlagSet, k outage.Sickness, s outage.Scenario) (table, error) {
+	b, err := brownoutFor(fs, k, s)
+	if err != nil {
+		return nil, usageErr{err}
+	}
+	return outage.SimulateBrownout(ctx, b)
+}
+
+// usageErr marks an error of the command line (a flag that does not apply).
+type usageErr struct{ error }

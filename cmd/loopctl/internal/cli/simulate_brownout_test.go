@@ -12,15 +12,17 @@ import (
 )
 
 // TestSimulateBrownout: --scenario brownout prints the failing and the slow
-// brownout, each consecutive-only against the rate window, as
-// outage/testdata/brownout-*.golden; the flags the brownout shares apply.
+// brownout, each consecutive-only against the rate window, then the long
+// brownout without and with the backoff of repeated trips, as
+// outage/testdata/brownout-*.golden; the flags the brownout shares apply,
+// --recovery-backoff to the long brownout.
 func TestSimulateBrownout(t *testing.T) {
 	code, out, errs := run(t, "simulate", "--scenario", "brownout")
 	if code != ExitOK || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	var want []string
-	for _, k := range []string{"failing", "slow"} {
+	for _, k := range []string{"failing", "slow", "backoff"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "outage", "testdata", "brownout-"+k+".golden"))
 		if err != nil {
 			t.Fatal(err)
@@ -45,6 +47,21 @@ func TestSimulateBrownout(t *testing.T) {
 	if !strings.HasPrefix(out, first.String()+"\n") {
 		t.Errorf("flags not applied:\n%s\nwant first\n%s", out, first.String())
 	}
+	code, out, errs = run(t, "simulate", "--scenario", "brownout", "--recovery-backoff", "3", "--seed", "2")
+	if code != ExitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	long := outage.LongBrownout()
+	long.RecoveryBackoff, long.Seed = 3, 2
+	backoff, err := outage.SimulateBackoff(context.Background(), long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last bytes.Buffer
+	backoff.WriteTable(&last)
+	if !strings.HasSuffix(out, "\n"+last.String()) {
+		t.Errorf("--recovery-backoff not applied:\n%s\nwant last\n%s", out, last.String())
+	}
 }
 
 func TestSimulateBrownoutBadFlags(t *testing.T) {
@@ -55,6 +72,8 @@ func TestSimulateBrownoutBadFlags(t *testing.T) {
 		{[]string{"--outage", "1m"}, "--outage does not apply to --scenario brownout"},
 		{[]string{"--svg", "x.svg"}, "--svg does not apply to --scenario brownout"},
 		{[]string{"--callers", "0"}, "--callers must be at least 1"},
+		{[]string{"--recovery-backoff", "1"}, "--recovery-backoff must be above 1"},
+		{[]string{"--recovery-backoff", "0.5"}, "--recovery-backoff must be 0 (off) or a finite factor ≥ 1 (got 0.5)"},
 	} {
 		code, out, errs := run(t, append([]string{"simulate", "--scenario", "brownout"}, tt.args...)...)
 		if code != ExitUsage || out != "" || !strings.Contains(errs, tt.want) {
@@ -62,7 +81,11 @@ func TestSimulateBrownoutBadFlags(t *testing.T) {
 		}
 	}
 	_, out, _ := run(t, "simulate", "--help")
-	for _, want := range []string{"default, short, flapping, brownout", "brownout  a partial outage"} {
+	if code, out, errs := run(t, "simulate", "--recovery-backoff", "2"); code != ExitUsage || out != "" ||
+		!strings.Contains(errs, "--recovery-backoff does not apply to --scenario default") {
+		t.Errorf("--recovery-backoff without the brownout: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, want := range []string{"default, short, flapping, brownout", "brownout  a partial outage", "--recovery-backoff"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("simulate --help lacks %q", want)
 		}
@@ -76,7 +99,7 @@ func TestSimulateBrownoutDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"failing", "slow"} {
+	for _, k := range []string{"failing", "slow", "backoff"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "outage", "testdata", "brownout-"+k+".golden"))
 		if err != nil {
 			t.Fatal(err)

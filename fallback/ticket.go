@@ -39,16 +39,20 @@ func (m *Manager) release(s *slot) {
 	m.slots.Put(s)
 }
 
-// Turn is the ticket [Manager.Begin] hands out for one turn. It names the model
-// to call and remembers who served it, in which generation, and whether it is
-// the probe. Settle it exactly once with [Turn.Success], [Turn.Failure] or
-// [Turn.Cancel]; the verdict applies to the model that served the ticket.
+// Ticket is what [Manager.Begin] and [Manager.Next] hand out for one
+// attempt: the permission to call one model, settled once with its verdict.
+// It names the model to call and remembers who served it, in which
+// generation, and whether it is the probe. Settle it exactly once with
+// [Ticket.Success], [Ticket.Fail] or [Ticket.Cancel]; the verdict applies to
+// the model that served the ticket. (A turn is what the breaker sees of one
+// request or agent turn: its attempts, each with its ticket, share one
+// [Attempts].)
 //
 // Settling is idempotent: only the first settlement of a ticket (or of any copy
-// of it) counts, and later ones do nothing. The zero Turn names no model and
+// of it) counts, and later ones do nothing. The zero Ticket names no model and
 // settling it does nothing. A ticket that is never settled (lost) does no harm,
 // except that a lost probe holds the probe slot until its lease ends.
-type Turn struct {
+type Ticket struct {
 	m     *Manager
 	slot  *slot
 	seq   uint64
@@ -58,6 +62,12 @@ type Turn struct {
 	who   uint64 // who serves the turn: see serving
 }
 
+// Turn is the old name of [Ticket]: a Turn was one attempt's ticket, not a
+// turn.
+//
+// Deprecated: use Ticket. Turn stays for one release.
+type Turn = Ticket
+
 // serving packs into one word (so that a Turn and an error are returned in
 // registers) the chain entry that serves a turn (-1: the primary) in the low
 // 32 bits and the probe's number (0: not a probe) in the high 32 bits.
@@ -66,13 +76,13 @@ func serving(entry int, probe uint32) uint64 {
 }
 
 // entry returns the chain entry that serves the turn; -1 for the primary.
-func (t *Turn) entry() int { return int(int32(uint32(t.who))) }
+func (t *Ticket) entry() int { return int(int32(uint32(t.who))) }
 
 // probe returns the probe's number; 0 if the turn is not a probe.
-func (t *Turn) probe() uint32 { return uint32(t.who >> 32) }
+func (t *Ticket) probe() uint32 { return uint32(t.who >> 32) }
 
 // Model returns the model to send the turn to ("" for the zero Turn).
-func (t Turn) Model() string {
+func (t Ticket) Model() string {
 	switch {
 	case t.m == nil:
 		return ""
@@ -84,7 +94,7 @@ func (t Turn) Model() string {
 
 // IsProbe reports whether the turn is the probe of the primary (Recovering).
 // Only a probe's verdict moves the manager towards recovery.
-func (t Turn) IsProbe() bool { return t.probe() != 0 }
+func (t Ticket) IsProbe() bool { return t.probe() != 0 }
 
 // Deadline returns the end of a probe ticket's lease and true: the instant, on
 // the manager's clock (Settings.Now), at which an unsettled probe frees its
@@ -92,7 +102,7 @@ func (t Turn) IsProbe() bool { return t.probe() != 0 }
 // returns the zero Time and false for any other ticket. A caller bounds the
 // probe turn's request by it (for instance with context.WithDeadline, or with
 // context.WithTimeout of the time left on the manager's clock).
-func (t Turn) Deadline() (time.Time, bool) {
+func (t Ticket) Deadline() (time.Time, bool) {
 	if t.probe() == 0 {
 		return time.Time{}, false
 	}
@@ -103,30 +113,50 @@ func (t Turn) Deadline() (time.Time, bool) {
 // the consecutive failures; for the probe it extends the probe success streak,
 // and the RecoverySuccessesNeeded-th consecutive success returns to Primary. A
 // success served by a chain entry changes nothing.
-func (t Turn) Success() { t.settle(success, Failure{}) }
+func (t Ticket) Success() { t.settle(success, Failure{}) }
 
-// SuccessAfter reports that the turn succeeded, as [Turn.Success], and that
+// SuccessAfter reports that the turn succeeded, as [Ticket.Success], and that
 // its first content came firstContent after the turn's start (SEMANTICS
-// §8.2): for a streamed answer the first content chunk, for a whole
-// answer the answer. With SlowCallAfter and SlowCallRate set, a success of
-// the primary's own turn in Primary later than SlowCallAfter is a slow call:
-// a success for every rule, and a slow call in the window, after which the
+// §8.2): for a streamed answer the first content chunk, for a whole answer
+// the answer. With SlowCallAfter and SlowCallRate set, a success of the
+// primary's own turn in Primary later than SlowCallAfter is a slow call: a
+// success for every rule, and a slow call in the window, after which the
 // manager trips (as on the TripThreshold-th failure) when slow calls /
-// verdicts ≥ SlowCallRate with at least RateMinCalls verdicts. The caller
-// measures firstContent on its own clock, so the manager reads none for it.
-func (t Turn) SuccessAfter(firstContent time.Duration) {
+// verdicts ≥ SlowCallRate with at least RateMinCalls verdicts.
+//
+// With SlowCallAfter set (SlowCallRate is not needed), a probe whose first
+// content came later than SlowCallAfter re-opens the manager at once,
+// Recovering → Fallback, whatever the streak of probe successes so far, and
+// raises the trip count (SEMANTICS §9.2): a primary that answers every
+// probe slowly is not sick enough to fail but too slow to serve. The turn
+// itself was served, so the caller keeps its answer and moves on to no
+// other model. A caller streaming the probe settles it when the late first
+// content arrives, whatever the stream does afterwards. The caller measures
+// firstContent on its own clock, so the manager reads none for it.
+func (t Ticket) SuccessAfter(firstContent time.Duration) {
 	if t.m == nil {
 		return
 	}
-	if after := time.Duration(t.m.tuning.slowAfter.Load()); after > 0 && firstContent > after && t.entry() < 0 && t.probe() == 0 {
+	if t.probe() != 0 {
+		if after := time.Duration(t.m.tuning.probeSlowAfter.Load()); after > 0 && firstContent > after {
+			t.settle(slowProbe, Failure{})
+			return
+		}
+	} else if after := time.Duration(t.m.tuning.slowAfter.Load()); after > 0 && firstContent > after && t.entry() < 0 {
 		t.settle(slowSuccess, Failure{})
 		return
 	}
 	t.settle(success, Failure{})
 }
 
-// Failure reports that the turn failed, with its kind: Failure(k) is
-// Fail(Failure{Kind: k}). On the primary in Primary it counts toward
+// Failure is Fail(Failure{Kind: k}): a failure with a kind and nothing else.
+//
+// Deprecated: use [Ticket.Fail], the one way to report a failure. Failure
+// stays for one release.
+func (t Ticket) Failure(k Kind) { t.Fail(Failure{Kind: k}) }
+
+// Fail reports that the attempt failed, with its report f. On the primary
+// in Primary it counts toward
 // TripThreshold, unless it is stale: a counted success on the primary (one
 // that reset a nonzero streak, or a probe success) came from a ticket issued
 // after this one, so a newer turn has already proved the primary works, and
@@ -139,10 +169,8 @@ func (t Turn) SuccessAfter(firstContent time.Duration) {
 // Reset has renewed the budgets since the ticket was issued). A chain entry's
 // success resets no streak, so it is never counted, and a success on the
 // primary says nothing about an entry: an entry's failure is never stale.
-func (t Turn) Failure(k Kind) { t.settle(failure, Failure{Kind: k}) }
-
-// Fail reports that the turn failed, with its report. It is
-// [Turn.Failure] of f.Kind, and: a Quota failure trips the primary at once
+//
+// Beyond its kind: a Quota failure trips the primary at once
 // (from Primary, or as the probe) and spends a chain entry's whole budget; the
 // latest Hint among the failures that trip the primary holds its cooldown
 // until then; a Timeout of a ticket that is not the probe is dated at its
@@ -152,19 +180,19 @@ func (t Turn) Failure(k Kind) { t.settle(failure, Failure{Kind: k}) }
 // trip it as the TripThreshold-th would (SEMANTICS §8.1). A ticket begun
 // by [Manager.Next] records a slow failure (a timeout or a rate limit of any
 // kind) and a failed probe in its turn's [Attempts].
-func (t Turn) Fail(f Failure) { t.settle(failure, f) }
+func (t Ticket) Fail(f Failure) { t.settle(failure, f) }
 
 // Cancel reports that the caller gave up (context.Canceled): no verdict, no
 // counter changes. A cancelled probe frees the probe slot at once, so the next
 // Begin gets the probe.
-func (t Turn) Cancel() { t.settle(cancel, Failure{}) }
+func (t Ticket) Cancel() { t.settle(cancel, Failure{}) }
 
 // Skip reports that the ticket's model cannot serve this turn at all (a
 // gateway entry whose wire cannot express the request, GATEWAY §8.3): no
-// verdict and no counter changes, as [Turn.Cancel], and a ticket begun by
+// verdict and no counter changes, as [Ticket.Cancel], and a ticket begun by
 // [Manager.Next] routes the rest of its turn past the model, as a slow
 // failure does.
-func (t Turn) Skip() {
+func (t Ticket) Skip() {
 	if t.m == nil || t.slot == nil {
 		return
 	}
@@ -174,7 +202,7 @@ func (t Turn) Skip() {
 	t.Cancel()
 }
 
-func (t Turn) settle(v verdict, f Failure) {
+func (t Ticket) settle(v verdict, f Failure) {
 	m := t.m
 	if m == nil || t.slot == nil {
 		return
