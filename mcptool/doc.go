@@ -5,7 +5,10 @@
 // stdio transport, [Command]) or connects to a URL (streamable HTTP,
 // [StreamableHTTP]), follows notifications/tools/list_changed, and restarts a
 // server that died with exponential backoff, keeping its last tool list while
-// it is down.
+// it is down. A server behind OAuth is reached with [StreamableHTTPAuth] and
+// the handler of [NewOAuthHandler]: its token kept in a file of mode 0600 and
+// refreshed; without one the server is down with a [*LoginRequiredError], a
+// call of its tools carrying no verdict.
 //
 // [AgentTools] turns an Upstream's tools into [agent.Tool]s, each behind its
 // own breaker in the agent's registry. A [Proxy] is an MCP server (an

@@ -81,7 +81,9 @@ func classify(caller, call context.Context, res *mcp.CallToolResult, err error, 
 		return OutcomeSuccess, verdictSuccess
 	case errors.Is(caller.Err(), context.Canceled):
 		return OutcomeCancel, verdictNone
-	case errors.Is(err, ErrDown):
+	case errors.Is(err, ErrDown) || errors.Is(err, ErrLoginRequired):
+		// A server that wants a login is unusable until a person logs in:
+		// nothing was learnt of the tool.
 		return OutcomeServerDown, verdictNone
 	case isProtocolRejection(err):
 		return OutcomeRejected, verdictNone

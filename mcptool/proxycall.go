@@ -171,7 +171,7 @@ func (p *Proxy) failed(pt *proxyTool, info CallInfo, wait time.Duration, opts To
 	case OutcomeCancel:
 		fmt.Fprintf(&text, "tool %s was cancelled", describe(pt))
 	case OutcomeServerDown:
-		fmt.Fprintf(&text, "tool %s is unavailable: its server is down and restarting", describe(pt))
+		fmt.Fprintf(&text, "tool %s is unavailable: %s", describe(pt), downReason(info.Err))
 	case OutcomeRejected:
 		fmt.Fprintf(&text, "tool %s was not run: its server refused the request's protocol version (%v)", describe(pt), info.Err)
 	default:
@@ -212,4 +212,14 @@ func (p *Proxy) now() time.Time {
 		return p.cfg.Breaker.Now()
 	}
 	return time.Now()
+}
+
+// downReason says why a call found its server down: what a person must do
+// when the server wants an OAuth login (a restart will not help), else that
+// it is restarting.
+func downReason(err error) string {
+	if login, ok := errors.AsType[*LoginRequiredError](err); ok {
+		return login.Error()
+	}
+	return "its server is down and restarting"
 }

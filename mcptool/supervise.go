@@ -23,6 +23,13 @@ func (u *Upstream) run(ctx context.Context) {
 			u.mu.Unlock()
 		}
 		cs, err := u.connect(ctx)
+		if err != nil {
+			// Recorded before the first attempt is announced done, so that
+			// Start's caller reads why it failed.
+			u.mu.Lock()
+			u.downErr, u.since = err, time.Now()
+			u.mu.Unlock()
+		}
 		if first {
 			first = false
 			close(u.firstDone)

@@ -17,7 +17,8 @@ import (
 // isError) or a JSON-RPC error (the go-sdk's -32602), as a client talking to
 // the server directly would get. No breaker is involved: there is no known
 // tool to judge. A name that points at no server, or at one that is down, is
-// answered by the proxy's SDK (an unknown-tool error).
+// answered by the proxy's SDK (an unknown-tool error), unless that server
+// is down for want of an OAuth login: then an isError result says so.
 
 // unknownTool forwards a tools/call of a name p does not serve; ok is false
 // when the name points at no server that is up.
@@ -33,7 +34,15 @@ func (p *Proxy) unknownTool(ctx context.Context, req mcp.Request) (res mcp.Resul
 		return nil, false, nil
 	}
 	u, tool := p.pointedAt(params.Name)
-	if u == nil || !u.Status().Up {
+	if u == nil {
+		return nil, false, nil
+	}
+	if st := u.Status(); !st.Up {
+		// A server never reached for want of a login has listed no tool:
+		// its calls say what a person must do.
+		if login, isLogin := errors.AsType[*LoginRequiredError](st.Err); isLogin {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: login.Error()}}}, true, nil
+		}
 		return nil, false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.toolOptions(u.Name()+"/"+tool).Timeout)

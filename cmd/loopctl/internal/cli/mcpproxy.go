@@ -48,6 +48,10 @@ with the same facts under _meta["loopctl/call"]. A crashed command is restarted 
 backoff; meanwhile its tools stay listed and calls are refused. Non-JSON lines on a
 server's stdout (banners) are skipped with a log record.
 
+An HTTP upstream of --config with an "oauth" object is authorized with the token
+that ` + "`loopctl mcp-proxy login SERVER`" + ` stored (refreshed when it expires); without
+one its tools are unavailable and say to run that command.
+
 Serves MCP on stdin/stdout (logs go to stderr), or with --listen ADDR streamable HTTP
 at http://ADDR/mcp, with Prometheus metrics at /metrics, the breakers at /dashboard/ and
 the upstream servers' connections at /upstreams.`
@@ -67,6 +71,9 @@ func runMCPProxy(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 // serveMCPProxy is mcp-proxy with its standard input given.
 func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if rest, ok := loginArgs(args); ok {
+		return mcpProxyLogin(ctx, rest, stdout, stderr)
+	}
 	var command []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i+1:]
@@ -89,7 +96,11 @@ func serveMCPProxy(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return usage(err.Error())
 	}
 	metrics.watch(reg)
-	p, err := mcptool.NewProxy(proxyConfig(s, reg, metrics, logger, stderr))
+	cfg, err := proxyConfig(s, reg, metrics, logger, stderr)
+	if err != nil {
+		return usage(err.Error())
+	}
+	p, err := mcptool.NewProxy(cfg)
 	if err != nil {
 		return usage(strings.TrimPrefix(err.Error(), "mcptool: "))
 	}
@@ -255,26 +266,42 @@ func newProxyRegistry(s proxySettings, metrics *proxyMetrics, board *dashboard.L
 
 // proxyConfig composes the mcptool.ProxyConfig of settings s: the registry,
 // one upstream per server, the calls counted in the metrics.
-func proxyConfig(s proxySettings, reg *health.Registry, metrics *proxyMetrics, logger *slog.Logger, stderr io.Writer) mcptool.ProxyConfig {
+func proxyConfig(s proxySettings, reg *health.Registry, metrics *proxyMetrics, logger *slog.Logger, stderr io.Writer) (mcptool.ProxyConfig, error) {
 	cfg := mcptool.ProxyConfig{Registry: reg, Timeout: s.timeout, Tools: s.tools, Backups: s.backups,
 		Prefix: s.prefix, Logger: logger}
 	for _, spec := range s.servers {
-		cfg.Upstreams = append(cfg.Upstreams, upstreamConfig(spec, s, logger, stderr))
+		uc, err := upstreamConfig(spec, s, logger, stderr)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Upstreams = append(cfg.Upstreams, uc)
 	}
 	cfg.OnCall = func(ci mcptool.CallInfo) {
 		metrics.call(ci, s.countToolErrors || s.tools[ci.Breaker].CountToolErrors)
 	}
 	cfg.CountToolErrors = s.countToolErrors
-	return cfg
+	return cfg, nil
 }
 
 // upstreamConfig is the mcptool.UpstreamConfig of one server: streamable
-// HTTP to its URL, or its command over stdio (its stderr on ours).
-func upstreamConfig(spec serverSpec, s proxySettings, logger *slog.Logger, stderr io.Writer) mcptool.UpstreamConfig {
+// HTTP to its URL (authorized with its stored token when it has "oauth"), or
+// its command over stdio (its stderr on ours). A token file that cannot be
+// used is an error.
+func upstreamConfig(spec serverSpec, s proxySettings, logger *slog.Logger, stderr io.Writer) (mcptool.UpstreamConfig, error) {
 	uc := mcptool.UpstreamConfig{Name: spec.name, RestartBase: s.restartBase, RestartMax: s.restartMax}
+	if spec.url != "" && spec.oauth != nil {
+		opts := spec.oauth.options(spec.name, "", nil)
+		opts.Logger = logger
+		h, err := mcptool.NewOAuthHandler(opts)
+		if err != nil {
+			return uc, fmt.Errorf("mcpServers.%s.oauth: %s", spec.name, strings.TrimPrefix(err.Error(), "mcptool: "))
+		}
+		uc.Connect = mcptool.StreamableHTTPAuth(spec.url, nil, h)
+		return uc, nil
+	}
 	if spec.url != "" {
 		uc.Connect = mcptool.StreamableHTTP(spec.url, nil)
-		return uc
+		return uc, nil
 	}
 	var env []string
 	if len(spec.env) > 0 {
@@ -282,7 +309,7 @@ func upstreamConfig(spec serverSpec, s proxySettings, logger *slog.Logger, stder
 	}
 	uc.Connect = mcptool.Command(mcptool.CommandOptions{Stderr: stderr, Env: env, Dir: spec.dir, Logger: logger.With("server", spec.name)},
 		spec.command[0], spec.command[1:]...)
-	return uc
+	return uc, nil
 }
 
 // logUpstreams logs each upstream as ready, or as not reachable yet.

@@ -36,6 +36,7 @@ type serverEntry struct {
 	Cwd     string            `json:"cwd"`
 	URL     string            `json:"url"`
 	Type    string            `json:"type"` // "stdio", "http" or "streamable-http"; inferred when empty
+	OAuth   *oauthEntry       `json:"oauth"`
 }
 
 type breakerEntry struct {
@@ -85,6 +86,7 @@ type serverSpec struct {
 	env     []string
 	dir     string
 	url     string
+	oauth   *oauthSpec // nil: no authorization
 }
 
 // loadProxyFile reads and checks a config file into s. Errors name the key.
@@ -181,6 +183,10 @@ func (k configKeys) servers(entries map[string]serverEntry) ([]serverSpec, error
 				spec.env = append(spec.env, ek+"="+ev)
 			}
 			slices.Sort(spec.env)
+		}
+		var err error
+		if spec.oauth, err = k.oauth(key+".oauth", n, e); err != nil {
+			return nil, err
 		}
 		specs = append(specs, spec)
 	}
