@@ -307,23 +307,9 @@ func (a *Agent) settle(ctx context.Context, ticket fallback.Ticket, err error, e
 		ticket.Cancel() // no verdict: the request was bad, not the model (SEMANTICS 4)
 		return false
 	}
-	limit, hint := retry.LimitOf(err)
-	f := fallback.Failure{Hint: hint, Timeout: limit == retry.NoLimit && retry.IsTimeout(err)}
-	if f.Timeout {
-		f.Elapsed = elapsed
-	}
-	switch limit {
-	case retry.Quota:
-		f.Kind = fallback.Quota
-	case retry.Throttle, retry.Overload:
-		f.Kind = fallback.RateLimit
-	default:
-		if errors.Is(err, retry.ErrRateLimitEscalation) {
-			f.Kind = fallback.RateLimit
-		}
-	}
+	f := FailureOf(err, elapsed)
 	ticket.Fail(f)
-	return limit != retry.NoLimit || f.Timeout
+	return f.Timeout || f.Kind != fallback.Transient
 }
 
 // malformed reports whether err is the provider rejecting the request itself

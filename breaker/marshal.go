@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/internal/enumtext"
+	"github.com/loopctl/loopctl-go/internal/jsontime"
 )
 
 // JSON form of the breaker's values (see also package health and fallback):
-// enums are their String() text, durations are Go jsonDuration strings such as
+// enums are their String() text, durations are Go duration strings such as
 // "1.5s" (time.Duration.String, parsed back with time.ParseDuration), times are
 // RFC 3339 with nanoseconds, and a zero time is omitted.
 
@@ -23,11 +24,7 @@ func (s State) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [State.MarshalText]. Any other text
 // is an error.
 func (s *State) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[State]("breaker", "state", text, stateTexts[:])
-	if err == nil {
-		*s = v
-	}
-	return err
+	return enumtext.Set(s, "breaker", "state", text, stateTexts[:])
 }
 
 var causeTexts = [...]string{CauseRecoveryTimeout: "recovery_timeout", CauseBackoff: "backoff",
@@ -42,11 +39,7 @@ func (c Cause) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Cause.MarshalText]. Any other text
 // is an error.
 func (c *Cause) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Cause]("breaker", "cause", text, causeTexts[:])
-	if err == nil {
-		*c = v
-	}
-	return err
+	return enumtext.Set(c, "breaker", "cause", text, causeTexts[:])
 }
 
 // snapshotJSON is the wire form of [Snapshot].
@@ -68,10 +61,10 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 	w := snapshotJSON{
 		State:               s.State,
 		ConsecutiveFailures: s.ConsecutiveFailures,
-		LastFailure:         jsonTime(s.LastFailure),
-		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
+		LastFailure:         jsontime.Omit(s.LastFailure),
+		ProbeStartedAt:      jsontime.Omit(s.ProbeStartedAt),
 		Trips:               s.Trips,
-		OpenUntil:           jsonTime(s.OpenUntil),
+		OpenUntil:           jsontime.Omit(s.OpenUntil),
 	}
 	if w.OpenUntil != nil {
 		w.Cause = &s.Cause
@@ -88,27 +81,13 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 	*s = Snapshot{
 		State:               w.State,
 		ConsecutiveFailures: w.ConsecutiveFailures,
-		LastFailure:         unjsonTime(w.LastFailure),
-		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
+		LastFailure:         jsontime.Value(w.LastFailure),
+		ProbeStartedAt:      jsontime.Value(w.ProbeStartedAt),
 		Trips:               w.Trips,
-		OpenUntil:           unjsonTime(w.OpenUntil),
+		OpenUntil:           jsontime.Value(w.OpenUntil),
 	}
 	if w.Cause != nil {
 		s.Cause = *w.Cause
 	}
 	return nil
-}
-
-func jsonTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
-func unjsonTime(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }

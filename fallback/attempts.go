@@ -120,12 +120,7 @@ func (a *Attempts) Usable(m *Manager) bool {
 	if m.shared != nil {
 		return m.shared.Usable(a != nil && a.probed.Load(), a.slow)
 	}
-	clk := m.clock()
-	m.mu.Lock()
-	c := m.mc // shallow copy: begin does not write to chain
-	c.chain = c.viewChain(&clk)
-	r := c.begin(&clk, nil, a)
-	m.mu.Unlock()
+	r := m.peek(a)
 	return !r.exhausted && !a.slow(r.entry+1)
 }
 

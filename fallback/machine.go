@@ -211,20 +211,8 @@ func (c *machine) trip(at time.Time, f Failure, raise bool, rec *recorder) {
 
 // recover moves Recovering to Primary.
 func (c *machine) recover(at time.Time, rec *recorder) {
-	c.state = Primary
-	c.changeState()
-	c.epoch++
-	c.clearStreak()
-	c.probeSuccesses = 0
-	c.trippedAt, c.cooldownEnd, c.cause = time.Time{}, time.Time{}, CauseRecoveryTimeout
-	c.probing, c.probeStart = false, time.Time{}
 	c.closedAt = at
-	for i := range c.chain {
-		c.chain[i].attempts = 0
-	}
-	if c.win != nil {
-		c.win.Reset() // empty already, but for a verdict that raced the trip
-	}
+	c.toPrimary()
 	rec.emit(Transition{From: Recovering, To: Primary, FromModel: c.cfg.primary, ToModel: c.cfg.primary, At: at})
 }
 

@@ -256,6 +256,18 @@ func (m *Manager) exhausted(clk *clock, a *Attempts) error {
 	return e
 }
 
+// peek is the route the next Begin of the turn a (nil: a new turn) would
+// take at this instant, read on a copy of the machine with no recorder, so
+// that it changes nothing: Usable and ActiveModel are pure reads.
+func (m *Manager) peek(a *Attempts) route {
+	clk := m.clock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.mc // shallow copy: begin does not write to chain
+	c.chain = c.viewChain(&clk)
+	return c.begin(&clk, nil, a)
+}
+
 // ActiveModel returns the model the next Begin would route to at this instant,
 // or "" if it would return ErrExhausted. It is a pure read: it changes nothing.
 // Once the cooldown has passed it names the primary, although the state stays
@@ -264,12 +276,7 @@ func (m *Manager) ActiveModel() string {
 	if m.shared != nil {
 		return m.shared.ActiveModel()
 	}
-	clk := m.clock()
-	m.mu.Lock()
-	c := m.mc // shallow copy: begin does not write to chain
-	c.chain = c.viewChain(&clk)
-	r := c.begin(&clk, nil, nil)
-	m.mu.Unlock()
+	r := m.peek(nil)
 	switch {
 	case r.exhausted:
 		return ""

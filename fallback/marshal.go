@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/internal/enumtext"
+	"github.com/loopctl/loopctl-go/internal/jsontime"
 )
 
 // JSON form of the manager's values: enums are their String() text, times are
@@ -26,11 +27,7 @@ func (c Cause) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Cause.MarshalText]. Any other text
 // is an error.
 func (c *Cause) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Cause]("fallback", "cause", text, causeTexts[:])
-	if err == nil {
-		*c = v
-	}
-	return err
+	return enumtext.Set(c, "fallback", "cause", text, causeTexts[:])
 }
 
 // MarshalText returns the state's name ("primary", "fallback", "recovering").
@@ -42,11 +39,7 @@ func (s State) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [State.MarshalText]. Any other text
 // is an error.
 func (s *State) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[State]("fallback", "state", text, stateTexts[:])
-	if err == nil {
-		*s = v
-	}
-	return err
+	return enumtext.Set(s, "fallback", "state", text, stateTexts[:])
 }
 
 // MarshalText returns the kind's name ("transient", "rate-limit", "quota").
@@ -58,11 +51,7 @@ func (k Kind) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Kind.MarshalText]. Any other text is
 // an error.
 func (k *Kind) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Kind]("fallback", "kind", text, kindTexts[:])
-	if err == nil {
-		*k = v
-	}
-	return err
+	return enumtext.Set(k, "fallback", "kind", text, kindTexts[:])
 }
 
 // snapshotJSON is the wire form of [Snapshot].
@@ -101,13 +90,13 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		State:               s.State,
 		ConsecutiveFailures: s.ConsecutiveFailures,
 		ProbeSuccesses:      s.ProbeSuccesses,
-		TrippedAt:           jsonTime(s.TrippedAt),
+		TrippedAt:           jsontime.Omit(s.TrippedAt),
 		FallbackActivated:   s.FallbackActivated,
 		Chain:               chain,
-		ProbeStartedAt:      jsonTime(s.ProbeStartedAt),
-		CooldownEnds:        jsonTime(s.CooldownEnds),
+		ProbeStartedAt:      jsontime.Omit(s.ProbeStartedAt),
+		CooldownEnds:        jsontime.Omit(s.CooldownEnds),
 		CooldownCause:       cause,
-		HoldUntil:           jsonTime(s.HoldUntil),
+		HoldUntil:           jsontime.Omit(s.HoldUntil),
 		HoldReason:          s.HoldReason,
 		Trips:               s.Trips,
 	})
@@ -127,12 +116,12 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		State:               w.State,
 		ConsecutiveFailures: w.ConsecutiveFailures,
 		ProbeSuccesses:      w.ProbeSuccesses,
-		TrippedAt:           unjsonTime(w.TrippedAt),
+		TrippedAt:           jsontime.Value(w.TrippedAt),
 		FallbackActivated:   w.FallbackActivated,
 		Chain:               w.Chain,
-		ProbeStartedAt:      unjsonTime(w.ProbeStartedAt),
-		CooldownEnds:        unjsonTime(w.CooldownEnds),
-		HoldUntil:           unjsonTime(w.HoldUntil),
+		ProbeStartedAt:      jsontime.Value(w.ProbeStartedAt),
+		CooldownEnds:        jsontime.Value(w.CooldownEnds),
+		HoldUntil:           jsontime.Value(w.HoldUntil),
 		HoldReason:          w.HoldReason,
 		Trips:               w.Trips,
 	}
@@ -157,7 +146,7 @@ type entryJSON struct {
 // with disabled_until and disabled_reason when they are set.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	return json.Marshal(entryJSON{Model: e.Model, Attempts: e.Attempts, Available: e.Available, Failed: e.Failed,
-		DisabledUntil: jsonTime(e.DisabledUntil), DisabledReason: e.DisabledReason})
+		DisabledUntil: jsontime.Omit(e.DisabledUntil), DisabledReason: e.DisabledReason})
 }
 
 // UnmarshalJSON reads what [Entry.MarshalJSON] writes.
@@ -167,7 +156,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*e = Entry{Model: w.Model, Attempts: w.Attempts, Available: w.Available, Failed: w.Failed,
-		DisabledUntil: unjsonTime(w.DisabledUntil), DisabledReason: w.DisabledReason}
+		DisabledUntil: jsontime.Value(w.DisabledUntil), DisabledReason: w.DisabledReason}
 	return nil
 }
 
@@ -188,8 +177,8 @@ type transitionJSON struct {
 // omitting at when it is zero, and with "manual", "reason" and "until"
 // when an operator caused it (each omitted when empty).
 func (t Transition) MarshalJSON() ([]byte, error) {
-	return json.Marshal(transitionJSON{From: t.From, To: t.To, FromModel: t.FromModel, ToModel: t.ToModel, At: jsonTime(t.At),
-		Manual: t.Manual, Reason: t.Reason, Until: jsonTime(t.Until)})
+	return json.Marshal(transitionJSON{From: t.From, To: t.To, FromModel: t.FromModel, ToModel: t.ToModel, At: jsontime.Omit(t.At),
+		Manual: t.Manual, Reason: t.Reason, Until: jsontime.Omit(t.Until)})
 }
 
 // UnmarshalJSON reads what [Transition.MarshalJSON] writes.
@@ -198,21 +187,7 @@ func (t *Transition) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*t = Transition{From: w.From, To: w.To, FromModel: w.FromModel, ToModel: w.ToModel, At: unjsonTime(w.At),
-		Manual: w.Manual, Reason: w.Reason, Until: unjsonTime(w.Until)}
+	*t = Transition{From: w.From, To: w.To, FromModel: w.FromModel, ToModel: w.ToModel, At: jsontime.Value(w.At),
+		Manual: w.Manual, Reason: w.Reason, Until: jsontime.Value(w.Until)}
 	return nil
-}
-
-func jsonTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
-func unjsonTime(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }

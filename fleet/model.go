@@ -15,8 +15,7 @@ import (
 // modelMirror is one immutable view of a shared model breaker. Store times
 // are µs since the Unix epoch.
 type modelMirror struct {
-	mode  Mode
-	local *fallback.Manager // LocalMode only
+	modal[*fallback.Manager]
 
 	ep, v, g, ce, pq uint64
 	st               fallback.State
@@ -107,7 +106,7 @@ func (s *Store) model(name string, fs fallback.Settings, attached int) (*ModelBr
 		n: len(fs.Chain), onChange: fs.OnTransition, attached: attached,
 	}
 	m.tune.Store(m.newTune(fs))
-	m.mirror.Store(&modelMirror{mode: Shared, ta: -1, att: make([]int, m.n), dis: make([]bool, m.n),
+	m.mirror.Store(&modelMirror{modal: modal[*fallback.Manager]{mode: Shared}, ta: -1, att: make([]int, m.n), dis: make([]bool, m.n),
 		du: make([]int64, m.n), dr: make([]string, m.n), route: m.routeOf(nil, make([]int, m.n), make([]bool, m.n))})
 	if err := s.register(m); err != nil {
 		return nil, err
@@ -313,30 +312,15 @@ func (m *ModelBreaker) sync(ctx context.Context) error {
 func (m *ModelBreaker) down(md Mode) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
-	if cur.mode == md {
-		m.mu.Unlock()
+	if nm := inMode(cur, md, m.seed); nm != nil {
+		m.publish(nm, cur)
 		return
 	}
-	nm := *cur
-	nm.mode, nm.local = md, nil
-	if md == LocalMode {
-		nm.local = m.seed(cur)
-	}
-	m.publish(&nm, cur)
+	m.mu.Unlock()
 }
 
 // up goes back to the shared state.
-func (m *ModelBreaker) up() {
-	m.mu.Lock()
-	cur := m.mirror.Load()
-	if cur.mode == Shared {
-		m.mu.Unlock()
-		return
-	}
-	nm := *cur
-	nm.mode, nm.local = Shared, nil
-	m.publish(&nm, cur)
-}
+func (m *ModelBreaker) up() { m.down(Shared) }
 
 // seed builds the local manager: tripped at the mirror's trip time when the
 // mirror is in Fallback or Recovering, with the manual disables.

@@ -17,9 +17,8 @@ import (
 // toolMirror is one immutable view of a shared tool breaker, published for
 // the lock-free paths. Store times are in µs since the Unix epoch.
 type toolMirror struct {
-	mode  Mode
-	quiet bool       // Shared, Closed, no failure pending: the zero-round-trip gate
-	local *localTool // LocalMode only
+	modal[*localTool]
+	quiet bool // Shared, Closed, no failure pending: the zero-round-trip gate
 	ep, v uint64
 	m     int // 0 closed, 1 open, 2 half-open probing, 3 half-open slot free
 	g     uint64
@@ -132,7 +131,7 @@ func (s *Store) Tool(bs breaker.Settings) (*ToolBreaker, error) {
 	b.nums.Store(newToolNumbers(bs))
 	b.quiet = breaker.NewQuiet(s.clock.now, time.Microsecond)
 	b.quiet.Publish(0, true)
-	b.mirror.Store(&toolMirror{mode: Shared, quiet: true, lf: -1, bu: -1, hu: -1})
+	b.mirror.Store(&toolMirror{modal: modal[*localTool]{mode: Shared}, quiet: true, lf: -1, bu: -1, hu: -1})
 	if err := s.register(b); err != nil {
 		return nil, err
 	}
@@ -295,35 +294,19 @@ func (b *ToolBreaker) sync(ctx context.Context) error {
 	return nil
 }
 
-// down switches to the store-down mode m, seeding a local breaker from the
+// down switches to the store-down mode md, seeding a local breaker from the
 // mirror for LocalMode.
-func (b *ToolBreaker) down(m Mode) {
+func (b *ToolBreaker) down(md Mode) {
 	b.mu.Lock()
-	cur := b.mirror.Load()
-	if cur.mode == m {
-		b.mu.Unlock()
+	if n := inMode(b.mirror.Load(), md, b.seed); n != nil {
+		b.publish(n)
 		return
 	}
-	n := *cur
-	n.mode, n.local = m, nil
-	if m == LocalMode {
-		n.local = b.seed(cur)
-	}
-	b.publish(&n)
+	b.mu.Unlock()
 }
 
 // up goes back to the shared state the last sync read.
-func (b *ToolBreaker) up() {
-	b.mu.Lock()
-	cur := b.mirror.Load()
-	if cur.mode == Shared {
-		b.mu.Unlock()
-		return
-	}
-	n := *cur
-	n.mode, n.local = Shared, nil
-	b.publish(&n)
-}
+func (b *ToolBreaker) up() { b.down(Shared) }
 
 // seed builds the local breaker from the mirror, in local wall-clock ns.
 func (b *ToolBreaker) seed(mr *toolMirror) *localTool {

@@ -3,9 +3,10 @@ package fleet
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/loopctl/loopctl-go/internal/ctxsleep"
 )
 
 // onMessage routes a pub/sub message to its breaker's mirror.
@@ -36,7 +37,7 @@ func (s *Store) watch() {
 		if err != nil {
 			s.storeDown()
 			s.unsubscribe()
-			if !s.sleep(s.retry) {
+			if ctxsleep.Sleep(s.ctx, s.retry) != nil {
 				return
 			}
 			continue
@@ -56,20 +57,9 @@ func (s *Store) watch() {
 		case <-s.kick: // a call found the store down, or a subscription failed
 		}
 		s.unsubscribe()
-		if !s.sleep(s.retry) {
+		if ctxsleep.Sleep(s.ctx, s.retry) != nil {
 			return
 		}
-	}
-}
-
-func (s *Store) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 

@@ -236,26 +236,21 @@ func (ps *problems) retry(r Retry) {
 // bounds checks the timeouts and limits: none negative (max_direct may be
 // [NoDirect]). The order of the checks is the order problems are reported in.
 func (ps *problems) bounds(t Timeouts, l Limits) {
-	if t.Total < 0 {
-		ps.add("timeouts.total", "must not be negative")
-	}
-	if t.Idle < 0 {
-		ps.add("timeouts.idle", "must not be negative")
-	}
-	if l.MaxResponse < 0 {
-		ps.add("limits.max_response", "must not be negative")
-	}
-	if l.MaxDirect < NoDirect {
-		ps.add("limits.max_direct", "must not be negative")
-	}
-	if t.Request < 0 {
-		ps.add("timeouts.request", "must not be negative")
-	}
-	if t.FirstByte < 0 {
-		ps.add("timeouts.first_byte", "must not be negative")
-	}
-	if l.MaxBody < 0 {
-		ps.add("limits.max_body", "must not be negative")
+	for _, b := range [...]struct {
+		key      string
+		negative bool
+	}{
+		{"timeouts.total", t.Total < 0},
+		{"timeouts.idle", t.Idle < 0},
+		{"limits.max_response", l.MaxResponse < 0},
+		{"limits.max_direct", l.MaxDirect < NoDirect},
+		{"timeouts.request", t.Request < 0},
+		{"timeouts.first_byte", t.FirstByte < 0},
+		{"limits.max_body", l.MaxBody < 0},
+	} {
+		if b.negative {
+			ps.add(b.key, "must not be negative")
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/loopctl/loopctl-go/agent"
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -18,19 +19,7 @@ import (
 // whether the attempt timed out, with how long it ran since start, so that
 // the breaker dates it at the attempt's start (SEMANTICS §1, §8.4).
 func failure(err error, start time.Time) fallback.Failure {
-	lim, hint := retry.LimitOf(streamLimit(err))
-	f := fallback.Failure{Hint: hint}
-	switch lim {
-	case retry.Quota:
-		f.Kind = fallback.Quota
-	case retry.Throttle, retry.Overload:
-		f.Kind = fallback.RateLimit
-	default:
-		if f.Timeout = retry.IsTimeout(err); f.Timeout {
-			f.Elapsed = time.Since(start)
-		}
-	}
-	return f
+	return agent.FailureOf(streamLimit(err), time.Since(start))
 }
 
 // slow reports whether a failure counts as failing the request slowly

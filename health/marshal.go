@@ -25,11 +25,7 @@ func (s Status) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Status.MarshalText]. Any other text
 // is an error.
 func (s *Status) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Status]("health", "status", text, statusTexts[:])
-	if err == nil {
-		*s = v
-	}
-	return err
+	return enumtext.Set(s, "health", "status", text, statusTexts[:])
 }
 
 // jsonDuration is a time.Duration written as its String() text ("1.5s").

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loopctl/loopctl-go/internal/ctxsleep"
 )
 
 // run is the supervisor: connect, serve until the connection ends, wait,
@@ -56,12 +58,8 @@ func (u *Upstream) run(ctx context.Context) {
 		u.session, u.downErr, u.since, u.retryAt = nil, err, time.Now(), time.Now().Add(delay)
 		u.mu.Unlock()
 		u.cfg.Logger.Warn("mcp server down", "server", u.cfg.Name, "err", err, "retry_in", delay)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if ctxsleep.Sleep(ctx, delay) != nil {
 			return
-		case <-t.C:
 		}
 	}
 }

@@ -57,12 +57,7 @@ func (p *Pool) choose(now time.Time, r *Request, n *Need, hedge bool) (Attempt, 
 // reserve picks a member for r among serve and takes its in-flight slot,
 // before its gate is asked. It first releases lapsed attempts.
 func (p *Pool) reserve(t int64, r *Request, n *Need, serve uint64, hedge bool) (Attempt, bool) {
-	p.f.mu.Lock()
-	if p.f.leaseDue(t) {
-		p.f.mu.Unlock()
-		p.expire(t)
-		p.f.mu.Lock()
-	}
+	p.lockFresh(t)
 	r.bind(p)
 	adm, due := p.admitted(t, r, n, serve, hedge)
 	i := p.pick(t, n, adm, due)
@@ -72,6 +67,18 @@ func (p *Pool) reserve(t int64, r *Request, n *Need, serve uint64, hedge bool) (
 	}
 	p.f.mu.Unlock()
 	return a, i >= 0
+}
+
+// lockFresh locks p.f.mu after releasing the attempts whose lease ended by t
+// (expire, which settles their breakers outside the lock), so that an attempt
+// begins on the figures as they stand at t. Every attempt begins this way.
+func (p *Pool) lockFresh(t int64) {
+	p.f.mu.Lock()
+	if p.f.leaseDue(t) {
+		p.f.mu.Unlock()
+		p.expire(t)
+		p.f.mu.Lock()
+	}
 }
 
 // expire releases the attempts whose lease ended by t (rule 8), on every

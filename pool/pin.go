@@ -14,12 +14,7 @@ import (
 // the member's figures and in r like any attempt.
 func (p *Pool) Pin(now time.Time, r *Request, i int, n Need) (Attempt, error) {
 	t := now.UnixNano()
-	p.f.mu.Lock()
-	if p.f.leaseDue(t) {
-		p.f.mu.Unlock()
-		p.expire(t)
-		p.f.mu.Lock()
-	}
+	p.lockFresh(t)
 	r.bind(p)
 	a := p.start(t, r, i, &n)
 	p.f.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/loopctl/loopctl-go/internal/ctxsleep"
 )
 
 // Do calls fn until it succeeds or the ladder gives up, and returns fn's
@@ -82,7 +84,7 @@ func Do[T any](ctx context.Context, p Policy, fn func(context.Context) (T, error
 		if p.OnRetry != nil {
 			p.OnRetry(Attempt{Number: attempt, Err: err, Delay: wait})
 		}
-		if cerr := sleep(ctx, wait); cerr != nil {
+		if cerr := ctxsleep.Sleep(ctx, wait); cerr != nil {
 			return zero, ctxError(cerr, err)
 		}
 	}
@@ -181,22 +183,6 @@ func waitOf(err error, hint time.Time) time.Duration {
 		d = time.Until(hint)
 	}
 	return max(d, 0)
-}
-
-// sleep waits for d or until ctx ends, whichever comes first, and returns
-// ctx.Err() in the second case. The timer is stopped on return.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // ctxError reports that the context ended (cerr) after the attempt that

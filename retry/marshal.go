@@ -17,11 +17,7 @@ func (c Class) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Class.MarshalText]. Any other text
 // is an error.
 func (c *Class) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Class]("retry", "class", text, classTexts[:])
-	if err == nil {
-		*c = v
-	}
-	return err
+	return enumtext.Set(c, "retry", "class", text, classTexts[:])
 }
 
 // MarshalText returns the jitter's name ("full", "proportional"). Any other
@@ -33,11 +29,7 @@ func (j Jitter) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Jitter.MarshalText]. Any other text
 // is an error.
 func (j *Jitter) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Jitter]("retry", "jitter", text, jitterTexts[:])
-	if err == nil {
-		*j = v
-	}
-	return err
+	return enumtext.Set(j, "retry", "jitter", text, jitterTexts[:])
 }
 
 // MarshalText returns the limit's name ("none", "throttle", "quota",
@@ -49,9 +41,5 @@ func (l Limit) MarshalText() ([]byte, error) {
 // UnmarshalText parses a name written by [Limit.MarshalText]. Any other text
 // is an error.
 func (l *Limit) UnmarshalText(text []byte) error {
-	v, err := enumtext.Unmarshal[Limit]("retry", "limit", text, limitTexts[:])
-	if err == nil {
-		*l = v
-	}
-	return err
+	return enumtext.Set(l, "retry", "limit", text, limitTexts[:])
 }

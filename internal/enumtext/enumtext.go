@@ -37,3 +37,14 @@ func list(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// Set stores in dst the value whose name is text, as [Unmarshal] reads it, and
+// leaves dst as it was on an error, which is Unmarshal's. It is the whole body
+// of an UnmarshalText method, so that every enum reads its name one way.
+func Set[E ~int](dst *E, pkg, what string, text []byte, names []string) error {
+	v, err := Unmarshal[E](pkg, what, text, names)
+	if err == nil {
+		*dst = v
+	}
+	return err
+}

@@ -38,3 +38,13 @@ func TestErrors(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+func TestSet(t *testing.T) {
+	c := color(2)
+	if err := Set(&c, "paint", "color", []byte("green"), colorNames); err != nil || c != 1 {
+		t.Fatalf("Set(green) = %d, %v", c, err)
+	}
+	if err := Set(&c, "paint", "color", []byte("mauve"), colorNames); err == nil || c != 1 {
+		t.Fatalf("Set(mauve) = %d, %v; want an error and the value kept", c, err)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/provider/internal/httperr"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -111,23 +110,10 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request) (agent.Respo
 	var raw *http.Response
 	res, err := p.client.Messages.New(ctx, params, option.WithResponseInto(&raw))
 	if err != nil {
-		return agent.Response{}, p.mapError(ctx, err, raw)
+		return agent.Response{}, MapError(ctx, err, raw, p.now())
 	}
 	if res == nil || !res.JSON.Content.Valid() {
 		return agent.Response{}, fmt.Errorf("%w: no content", ErrBadResponse)
 	}
 	return response(res), nil
-}
-
-// mapError turns an SDK error into the error the retry ladder expects.
-func (p *Provider) mapError(ctx context.Context, err error, raw *http.Response) error {
-	c := httperr.Call{Provider: "anthropic", Err: err, Raw: raw, BadResponse: ErrBadResponse}
-	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
-		c.APIStatus = apiErr.StatusCode
-		c.APIMessage, c.APICode, c.APIType = apiErr.Message, string(apiErr.ErrorCode()), string(apiErr.Type())
-		if apiErr.Response != nil {
-			c.APIHeader = apiErr.Response.Header
-		}
-	}
-	return httperr.Map(ctx, c, p.now())
 }

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -27,16 +28,30 @@ import (
 // raw is the response the SDK received (option.WithResponseInto), or nil.
 // MapError(ctx, nil, raw, now) is nil.
 func MapError(ctx context.Context, err error, raw *http.Response, now time.Time) error {
-	return httperr.MapAt(err, now, func(now time.Time) error {
-		return (&Provider{now: func() time.Time { return now }}).mapError(ctx, err, raw)
-	})
+	return httperr.MapAt(ctx, readError(err, raw), now)
+}
+
+// readError reads what the retry ladder classifies from an error of the
+// SDK (an *openai.Error carries the status, its words and headers) and from
+// raw, the response the SDK received (or nil).
+func readError(err error, raw *http.Response) httperr.Call {
+	c := httperr.Call{Provider: "openai", Err: err, Raw: raw, BadResponse: ErrBadResponse}
+	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
+		c.APIStatus = apiErr.StatusCode
+		c.APIMessage, c.APICode, c.APIType = apiErr.Message, apiErr.Code, apiErr.Type
+		if c.APIType == "" {
+			c.APIType = errorStatus(apiErr.RawJSON())
+		}
+		if apiErr.Response != nil {
+			c.APIHeader = apiErr.Response.Header
+		}
+	}
+	return c
 }
 
 // StatusError returns the [*retry.StatusError] for an openai-go error that
 // carries an HTTP error status (an *openai.Error), with its kind and its hint
 // read at time.Now(), or nil if err carries none.
 func StatusError(err error) *retry.StatusError {
-	return httperr.StatusOf(err, func(e *sdk.Error) int { return e.StatusCode }, func() error {
-		return MapError(context.Background(), err, nil, time.Time{})
-	})
+	return httperr.StatusOf(readError(err, nil))
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/loopctl/loopctl-go/agent"
-	"github.com/loopctl/loopctl-go/provider/internal/httperr"
 	"github.com/loopctl/loopctl-go/retry"
 )
 
@@ -110,28 +109,12 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request) (agent.Respo
 	var raw *http.Response
 	res, err := p.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
 	if err != nil {
-		return agent.Response{}, p.mapError(ctx, err, raw)
+		return agent.Response{}, MapError(ctx, err, raw, p.now())
 	}
 	if res == nil || len(res.Choices) == 0 {
 		return agent.Response{}, fmt.Errorf("%w: no choices", ErrBadResponse)
 	}
 	return response(res), nil
-}
-
-// mapError turns an SDK error into the error the retry ladder expects.
-func (p *Provider) mapError(ctx context.Context, err error, raw *http.Response) error {
-	c := httperr.Call{Provider: "openai", Err: err, Raw: raw, BadResponse: ErrBadResponse}
-	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
-		c.APIStatus = apiErr.StatusCode
-		c.APIMessage, c.APICode, c.APIType = apiErr.Message, apiErr.Code, apiErr.Type
-		if c.APIType == "" {
-			c.APIType = errorStatus(apiErr.RawJSON())
-		}
-		if apiErr.Response != nil {
-			c.APIHeader = apiErr.Response.Header
-		}
-	}
-	return httperr.Map(ctx, c, p.now())
 }
 
 // errorStatus returns the "status" of an error object such as

@@ -76,26 +76,25 @@ func Map(ctx context.Context, c Call, now time.Time) error {
 	return fmt.Errorf("%w: %w", c.BadResponse, c.Err)
 }
 
-// MapAt is a provider's exported MapError: nil for a nil err, else the
-// provider's mapping at now (a zero now: time.Now()).
-func MapAt(err error, now time.Time, mapping func(now time.Time) error) error {
-	if err == nil {
+// MapAt is a provider's exported MapError: nil when c carries no error, else
+// [Map] at now (a zero now: time.Now()).
+func MapAt(ctx context.Context, c Call, now time.Time) error {
+	if c.Err == nil {
 		return nil
 	}
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return mapping(now)
+	return Map(ctx, c, now)
 }
 
-// StatusOf is a provider's exported StatusError: the [*retry.StatusError]
-// that mapped gives an error carrying the SDK's typed API error E with an
-// HTTP status (status(e) != 0), or nil.
-func StatusOf[E error](err error, status func(E) int, mapped func() error) *retry.StatusError {
-	apiErr, ok := errors.AsType[E](err)
-	if !ok || status(apiErr) == 0 {
+// StatusOf is a provider's exported StatusError: the [*retry.StatusError] that
+// [Map] gives, at time.Now(), for a Call read from the SDK's typed API error
+// with an HTTP status (c.APIStatus != 0), or nil for any other.
+func StatusOf(c Call) *retry.StatusError {
+	if c.APIStatus == 0 {
 		return nil
 	}
-	se, _ := mapped().(*retry.StatusError)
+	se, _ := MapAt(context.Background(), c, time.Time{}).(*retry.StatusError)
 	return se
 }

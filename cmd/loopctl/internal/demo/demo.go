@@ -12,6 +12,7 @@ import (
 	"github.com/loopctl/loopctl-go/agent"
 	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/internal/ctxsleep"
 	"github.com/loopctl/loopctl-go/llmtest"
 	"github.com/loopctl/loopctl-go/provider/openai"
 	"github.com/loopctl/loopctl-go/retry"
@@ -191,7 +192,7 @@ func (c Config) withDefaults() Config {
 		c.Now = time.Now
 	}
 	if c.Wait == nil {
-		c.Wait = sleep
+		c.Wait = ctxsleep.Sleep // a real timer
 	}
 	return c
 }
@@ -305,19 +306,4 @@ func (c Config) validate() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// sleep waits for d on a real timer, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

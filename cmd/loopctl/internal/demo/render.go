@@ -196,25 +196,24 @@ func (v *view) flushHeld() {
 }
 
 func (v *view) modelState(from, to fallback.State) string {
-	style := yellow
-	switch to {
-	case fallback.Fallback:
-		style = red
-	case fallback.Primary:
-		style = green
-	}
-	return paint(v.color, bold+style, from.String()+" -> "+to.String())
+	return v.transition(from.String(), to.String(), to == fallback.Fallback, to == fallback.Primary)
 }
 
 func (v *view) toolState(from, to breaker.State) string {
+	return v.transition(from.String(), to.String(), to == breaker.Open, to == breaker.Closed)
+}
+
+// transition paints a breaker's "from -> to" in bold: red into its failing
+// state (bad), green back into its healthy one (good), yellow between.
+func (v *view) transition(from, to string, bad, good bool) string {
 	style := yellow
-	switch to {
-	case breaker.Open:
+	switch {
+	case bad:
 		style = red
-	case breaker.Closed:
+	case good:
 		style = green
 	}
-	return paint(v.color, bold+style, from.String()+" -> "+to.String())
+	return paint(v.color, bold+style, from+" -> "+to)
 }
 
 func (v *view) turnLine(ev agent.Event) {
