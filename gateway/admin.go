@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -129,6 +130,23 @@ type HoldView struct {
 type routeNotes struct {
 	since atomic.Int64                // UnixNano of the last transition seen; 0: none
 	last  atomic.Pointer[FailureView] // the last failure
+	// actor is the admin key's name of the act in progress (nil: none):
+	// the library's Enable and Reset take no reason, so their transitions
+	// are signed with it here, as a hold's and a disable's reason are.
+	actor atomic.Pointer[string]
+	acts  sync.Mutex // one admin act at a time, so actor is that act's
+}
+
+// stamp signs t, a transition of an enable or a reset, with the admin key
+// of the act in progress.
+func (n *routeNotes) stamp(t fallback.Transition) fallback.Transition {
+	if t.Reason != "" || (t.Manual != "enable" && t.Manual != "reset") {
+		return t
+	}
+	if who := n.actor.Load(); who != nil {
+		t.Reason = signed("", *who)
+	}
+	return t
 }
 
 // noteFailure records the last failure of rt: model failed with f, the

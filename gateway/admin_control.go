@@ -170,6 +170,10 @@ func (g *Gateway) apply(rt *route, a adminAction, who string) time.Time {
 	if a.ttl > 0 {
 		until = g.now().Add(a.ttl)
 	}
+	rt.notes.acts.Lock()
+	defer rt.notes.acts.Unlock()
+	rt.notes.actor.Store(&who)
+	defer rt.notes.actor.Store(nil)
 	switch a.Action {
 	case "hold":
 		rt.mgr.Hold(until, signed(a.Reason, who))

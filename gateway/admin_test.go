@@ -261,15 +261,16 @@ func lastLine(s string) string {
 }
 
 // TestAdminDirectModel: a direct upstream/model breaker is addressed
-// path-escaped; held, it answers 503 held_by_operator with Retry-After, as
-// a configured model without a chain does.
+// path-escaped; held, it answers as a spent chain (503
+// fallback_exhausted, GATEWAY.md §4, §9.2) with Retry-After, as a
+// configured model without a chain does.
 func TestAdminDirectModel(t *testing.T) {
 	var hits atomic.Int32
 	cfg := chain()
 	cfg.Models = append(cfg.Models, Model{Name: "solo", Primary: "up/s"})
 	f := newFixture(t, func(llmtest.Request) llmtest.Reply { hits.Add(1); return llmtest.Text("ok") }, cfg, Options{})
 	f.admin("/admin/breakers/solo", `{"action":"hold","ttl":"1m"}`, "").view(t)
-	if a := f.post(chatBody("solo", false)); a.status != http.StatusServiceUnavailable || a.errorField("code") != "held_by_operator" || hits.Load() != 0 {
+	if a := f.post(chatBody("solo", false)); a.status != http.StatusServiceUnavailable || a.errorField("code") != "fallback_exhausted" || a.errorField("type") != "fallback_exhausted" || hits.Load() != 0 {
 		t.Fatalf("request to a held model without a chain: %d %s (%d reached it)", a.status, a.body, hits.Load())
 	}
 	if a := f.admin("/admin/breakers/up%2Fx", "", ""); a.status != http.StatusNotFound {
@@ -280,7 +281,7 @@ func TestAdminDirectModel(t *testing.T) {
 		t.Fatalf("held direct model: %+v", v)
 	}
 	a := f.post(chatBody("up/x", false))
-	if a.status != http.StatusServiceUnavailable || a.errorField("code") != "held_by_operator" || a.header.Get("Retry-After") == "" || hits.Load() != 0 {
+	if a.status != http.StatusServiceUnavailable || a.errorField("code") != "fallback_exhausted" || a.header.Get("Retry-After") == "" || hits.Load() != 0 {
 		t.Fatalf("request to a held direct model: %d %s (%d reached it)", a.status, a.body, hits.Load())
 	}
 	if v := f.admin("/admin/breakers/up/x", "", "").view(t); v.Model != "up/x" {

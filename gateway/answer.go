@@ -115,9 +115,14 @@ func limitOf(err error, now time.Time) (retry.Limit, time.Duration) {
 // the last failure was rate-limited 429 rate_limit_error (Messages: 529
 // overloaded_error for an overload), with Retry-After and retry-after-ms.
 func (x *exchange) fail(err error) {
+	x.failAs(err, "no model could serve the request; last error: "+clientText(err))
+}
+
+// failAs is fail with the message msg.
+func (x *exchange) failAs(err error, msg string) {
 	h := x.w.Header()
 	x.headers(h)
-	status, e := http.StatusBadGateway, apiError{Message: "no model could serve the request; last error: " + clientText(err), Type: "upstream_error"}
+	status, e := http.StatusBadGateway, apiError{Message: msg, Type: "upstream_error"}
 	outcome := outcomeFailure
 	var ue *upstreamError
 	lim, wait := limitOf(err, x.g.now())

@@ -338,7 +338,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 // metrics.
 func (g *Gateway) buildBreaker(rt *route, s fallback.Settings) error {
 	on, notes := g.transitions(rt.name), &routeNotes{}
-	s.OnTransition = func(t fallback.Transition) { notes.since.Store(t.At.UnixNano()); on(t) }
+	s.OnTransition = func(t fallback.Transition) { notes.since.Store(t.At.UnixNano()); on(notes.stamp(t)) }
 	rt.notes = notes
 	var err error
 	if rt.mgr, err = fallback.New(s); err != nil {

@@ -204,7 +204,7 @@ func (x *exchange) run(body []byte) {
 	if x.unserved(last) {
 		return
 	}
-	x.fail(last)
+	x.failLast(last)
 }
 
 // What pick and conclude did with an attempt.

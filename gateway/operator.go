@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/retry"
 )
@@ -34,13 +35,14 @@ func (x *exchange) refusedTurn(err, last error) bool {
 
 // byOperator answers a request the breaker refused with err when an
 // operator's acts are why nothing is left to route to: the primary held
-// with no chain, or every chain entry disabled by hand (GATEWAY §9.2).
-// Such a refusal is no FallbackExhausted (nothing failed, or not only):
-// the client gets 503 on every wire (Messages' 529 says "overloaded",
-// which is false), Retry-After at the earliest end an operator or the
-// breaker set, and a message naming who did what, why and until when; last
-// is the request's last attempt's error (nil: none), named as the
-// gateway's own words. It reports false for every other refusal.
+// with no chain, or every chain entry disabled by hand (GATEWAY §9.2). With
+// nothing sent (last nil) it is the §4 row "chain spent": 503
+// fallback_exhausted (Messages: 529 overloaded_error, §6), Retry-After at
+// the earliest end an operator or the breaker set, and a message naming who
+// did what, why and until when, never that something failed. With an
+// attempt sent, the answer is the row of its last failure, last, with the
+// operator's acts named beside the upstream's last answer. It reports false
+// for every other refusal.
 func (x *exchange) byOperator(err, last error) bool {
 	var ee *fallback.ExhaustedError
 	if x.in.rt == nil || !errors.As(err, &ee) {
@@ -52,8 +54,10 @@ func (x *exchange) byOperator(err, last error) bool {
 	if !ok {
 		return false
 	}
+	x.g.m.call(x.in.rt.name, metrics.Refused)
 	if last != nil {
-		msg += "; the last attempt: " + clientText(last)
+		x.failAs(last, msg+"; the last upstream answer: "+clientText(last))
+		return true
 	}
 	wait := max(at.Sub(now), time.Millisecond)
 	if at.IsZero() {
@@ -62,14 +66,33 @@ func (x *exchange) byOperator(err, last error) bool {
 	h := x.w.Header()
 	x.headers(h)
 	retryHeaders(h, int64(wait))
-	e := apiError{Message: msg, Type: "server_error", Code: "disabled_by_operator"}
-	if !s.HoldUntil.IsZero() {
-		e.Code = "held_by_operator"
+	status := http.StatusServiceUnavailable
+	if x.in.endpoint.wire == wire.Messages {
+		status = 529
 	}
-	x.g.m.call(x.in.rt.name, metrics.Refused)
-	x.in.endpoint.writeError(x.w, http.StatusServiceUnavailable, e)
-	x.done(outcomeOperator, http.StatusServiceUnavailable, e.Message)
+	e := apiError{Message: msg, Type: "fallback_exhausted", Code: "fallback_exhausted"}
+	x.in.endpoint.writeError(x.w, status, e)
+	x.done(outcomeOperator, status, e.Message)
 	return true
+}
+
+// failLast answers a request whose attempts all failed, the last with
+// last: when operators disabled every chain entry, the message names their
+// acts beside the upstream's last answer (the status stays last's row of
+// GATEWAY §4); otherwise it is fail's.
+func (x *exchange) failLast(last error) {
+	if x.in.rt != nil && len(x.in.rt.settings.Chain) > 0 {
+		s := x.in.rt.mgr.Snapshot()
+		all := true
+		for _, e := range s.Chain {
+			all = all && !e.Available
+		}
+		if msg, _, ok := operatorCause(x.in.rt.name, x.in.rt.settings.Primary, s, x.g.now()); ok && all {
+			x.failAs(last, msg+"; the last upstream answer: "+clientText(last))
+			return
+		}
+	}
+	x.fail(last)
 }
 
 // operatorCause says why model's breaker (primary primary, snapshot s) routes nowhere when

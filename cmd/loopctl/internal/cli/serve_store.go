@@ -96,9 +96,9 @@ func manualReason(t fallback.Transition) string {
 	case "disable_end":
 		s = "an operator's disable ended: " + t.ToModel + " is back in the chain"
 	case "enable":
-		s = t.ToModel + " enabled by an operator"
+		s = t.ToModel + " enabled by " + by
 	case "reset":
-		s = "reset by an operator"
+		s = "reset by " + by
 	default:
 		s = t.Manual + " by " + by
 	}

@@ -34,9 +34,11 @@ func TestTransitionLogNamesTheOperator(t *testing.T) {
 			[]string{`"reason":"up/a held by an operator (oncall) until 2026-12-03T04:10:00Z: INC-42"`, `"cause":"operator"`, `"action":"hold"`, `"by":"oncall"`, `"operator_reason":"INC-42"`, `"until":"2026-12-03T04:10:00Z"`}},
 		{"disable", tr(fallback.Fallback, fallback.Fallback, "up/b", "up/c", "disable", "flaky (by oncall)", until),
 			[]string{`"reason":"up/b disabled by an operator (oncall) until 2026-12-03T04:10:00Z: flaky"`, `"action":"disable"`}},
-		{"enable", tr(fallback.Fallback, fallback.Fallback, "up/c", "up/b", "enable", "", time.Time{}),
-			[]string{`"reason":"up/b enabled by an operator"`, `"cause":"operator"`}},
-		{"reset", tr(fallback.Fallback, fallback.Primary, "up/b", "up/a", "reset", "", time.Time{}),
+		{"enable", tr(fallback.Fallback, fallback.Fallback, "up/c", "up/b", "enable", " (by oncall)", time.Time{}),
+			[]string{`"reason":"up/b enabled by an operator (oncall)"`, `"cause":"operator"`, `"by":"oncall"`}},
+		{"reset", tr(fallback.Fallback, fallback.Primary, "up/b", "up/a", "reset", " (by oncall)", time.Time{}),
+			[]string{`"reason":"reset by an operator (oncall)"`, `"by":"oncall"`}},
+		{"reset, no name", tr(fallback.Fallback, fallback.Primary, "up/b", "up/a", "reset", "", time.Time{}),
 			[]string{`"reason":"reset by an operator"`}},
 		{"hold end", tr(fallback.Fallback, fallback.Recovering, "up/b", "up/a", "hold_end", "INC-42 (by oncall)", until),
 			[]string{`"reason":"the operator's hold of up/a ended: probing it"`}},
@@ -96,6 +98,63 @@ func TestTransitionLogOfAnAdminHold(t *testing.T) {
 	for _, w := range []string{`"reason":"up/a held by an operator (oncall) until `, `: INC-42"`, `"by":"oncall"`, `"action":"hold"`} {
 		if !strings.Contains(line, w) {
 			t.Errorf("breaker line lacks %s: %q", w, line)
+		}
+	}
+}
+
+// TestTransitionLogOfAdminEnableAndReset: the lines serve logs for an
+// enable and a reset made through POST /admin/breakers/{model} name the
+// admin key, as a hold's and a disable's do, though the library's Enable
+// and Reset take no reason.
+func TestTransitionLogOfAdminEnableAndReset(t *testing.T) {
+	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
+	defer up.Close()
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	cfg := gateway.Config{
+		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk"}},
+		Models:    []gateway.Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b", "up/c"}}},
+		AdminKeys: []gateway.ClientKey{{Name: "oncall", Key: "sk-admin"}},
+	}
+	gw, err := gateway.New(cfg, gateway.Options{OnTransition: logTransitions(log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gw.Close()
+	srv := httptest.NewServer(gw)
+	defer srv.Close()
+	acts := []struct {
+		body string
+		want []string // in the act's last breaker line
+	}{
+		{`{"action":"hold","ttl":"10m","reason":"INC-42"}`, []string{`"action":"hold"`, `"by":"oncall"`}},
+		{`{"action":"disable","entry":"up/b","reason":"flaky"}`, []string{`"action":"disable"`, `"by":"oncall"`}},
+		{`{"action":"enable","entry":"up/b"}`, []string{`"reason":"up/b enabled by an operator (oncall)"`, `"action":"enable"`, `"by":"oncall"`}},
+		{`{"action":"reset"}`, []string{`"reason":"reset by an operator (oncall)"`, `"action":"reset"`, `"by":"oncall"`}},
+	}
+	for _, a := range acts {
+		buf.Reset()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/admin/breakers/smart", strings.NewReader(a.body))
+		req.Header.Set("Authorization", "Bearer sk-admin")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d (log %s)", a.body, resp.StatusCode, buf.String())
+		}
+		line := ""
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if strings.Contains(l, `"msg":"breaker"`) {
+				line = l
+			}
+		}
+		for _, w := range a.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%s: breaker line lacks %s: %q", a.body, w, line)
+			}
 		}
 	}
 }
