@@ -30,6 +30,9 @@ type Config struct {
 	// Models are the model names clients use, each with its own model
 	// breaker and fallback chain.
 	Models []Model
+	// Pools are models on several deployments at once (YAML pools:), named
+	// pool/<name> by models' primaries and chains.
+	Pools []Pool
 	// Retry is the retry ladder applied to every upstream request.
 	Retry Retry
 	// Timeouts bound upstream requests.
