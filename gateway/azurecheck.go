@@ -130,13 +130,16 @@ func azureTool(bin, what string) func() (string, string, error) {
 }
 
 // azureIdentityEndpoint names the endpoint the managed identity credential
-// asks: a host's own (App Service, Azure Arc, Service Fabric, Cloud Shell)
-// from the environment, else the instance metadata endpoint.
+// asks, chosen from the environment as the SDK chooses it: a host's own
+// (App Service and Service Fabric, Cloud Shell and Azure ML, Azure Arc),
+// else the instance metadata endpoint.
 func azureIdentityEndpoint() string {
-	for _, v := range []string{"IDENTITY_ENDPOINT", "MSI_ENDPOINT"} {
-		if e := os.Getenv(v); e != "" {
-			return v + " " + redactQuery(e)
-		}
+	id, msi := os.Getenv("IDENTITY_ENDPOINT"), os.Getenv("MSI_ENDPOINT")
+	switch {
+	case id != "" && os.Getenv("IDENTITY_HEADER") != "", id != "" && os.Getenv("IMDS_ENDPOINT") != "":
+		return "IDENTITY_ENDPOINT " + redactQuery(id)
+	case msi != "":
+		return "MSI_ENDPOINT " + redactQuery(msi)
 	}
 	return "169.254.169.254 (the instance metadata endpoint)"
 }
