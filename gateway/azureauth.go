@@ -115,10 +115,16 @@ func (a *azureAuth) token(ctx context.Context) (string, error) {
 	}
 }
 
+// errAzureToken is the error of an azure upstream whose credential gave
+// no token.
+var errAzureToken = errors.New("azure: no Microsoft Entra ID token")
+
 // fetch asks the credential chain for a token and caches it; done is
-// closed after. An early refresh that fails keeps the valid token.
+// closed after. An early refresh that fails keeps the valid token. The
+// fetch serves every request waiting for it, so the client of the one
+// that runs it leaving does not end it: azureTokenTimeout does.
 func (a *azureAuth) fetch(ctx context.Context, done chan struct{}) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, azureTokenTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), azureTokenTimeout)
 	defer cancel()
 	t, err := a.cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{a.scope}})
 	a.mu.Lock()
@@ -137,7 +143,7 @@ func (a *azureAuth) fetch(ctx context.Context, done chan struct{}) (string, erro
 	if err == nil {
 		err = errors.New("the credential gave an empty token")
 	}
-	return "", fmt.Errorf("azure: no Microsoft Entra ID token for %s: %s", a.scope, azureErrorText(err))
+	return "", fmt.Errorf("%w for %s: %s", errAzureToken, a.scope, azureErrorText(err))
 }
 
 // refreshTime is when token t, got at now, is replaced: at the refresh

@@ -147,10 +147,13 @@ func TestAzureTokenCache(t *testing.T) {
 	step(azureRetryEvery/2, "t2", 3) // not tried again yet
 	step(azureRetryEvery, "t2", 4)   // tried again, fails again
 	step(5*time.Minute, "error: azure: no Microsoft Entra ID token for "+DefaultAzureScope+": DefaultAzureCredential: failed to acquire a token. Attempted credentials: EnvironmentCredential", 5)
+	if _, err := a.token(ctx); !errors.Is(err, errAzureToken) {
+		t.Fatalf("an expired token and a failing credential: %v, want errAzureToken", err)
+	}
 	cred.mu.Lock()
 	cred.fail = false
 	cred.mu.Unlock()
-	step(0, "t6", 6)
+	step(0, "t7", 7)
 
 	// In the window, one request fetches; the others keep the valid token
 	// without waiting for it.
@@ -162,12 +165,12 @@ func TestAzureTokenCache(t *testing.T) {
 	go func() { tok, _ := a.token(ctx); fetched <- tok }()
 	<-cred.entered
 	for range 3 {
-		if tok, err := a.token(ctx); tok != "t6" || err != nil {
-			t.Fatalf("during the refresh: %q %v, want the valid t6", tok, err)
+		if tok, err := a.token(ctx); tok != "t7" || err != nil {
+			t.Fatalf("during the refresh: %q %v, want the valid t7", tok, err)
 		}
 	}
 	close(cred.gate)
-	if tok := <-fetched; tok != "t7" || cred.count() != 7 {
+	if tok := <-fetched; tok != "t8" || cred.count() != 8 {
 		t.Fatalf("the refresh gave %q after %d calls", tok, cred.count())
 	}
 }
