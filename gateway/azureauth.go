@@ -158,8 +158,8 @@ func refreshTime(t azcore.AccessToken, now time.Time) time.Time {
 
 // azureErrorText is a credential error on one line: a token endpoint's
 // answer as its status, URL and error code (never its body), else the
-// SDK's message (the sources tried and why each gave nothing) with its
-// line breaks folded.
+// SDK's message (the sources tried and why each gave nothing, one a line)
+// with its lines joined by "; ".
 func azureErrorText(err error) string {
 	var af *azidentity.AuthenticationFailedError
 	if errors.As(err, &af) && af.RawResponse != nil {
@@ -170,7 +170,8 @@ func azureErrorText(err error) string {
 		}
 		return fmt.Sprintf("the token endpoint answered %d%s%s", r.StatusCode, where, tokenErrorCode(r))
 	}
-	return strings.Join(strings.Fields(err.Error()), " ")
+	msg := strings.ReplaceAll(strings.ReplaceAll(err.Error(), ":\n\t", ": "), "\n\t", "; ")
+	return strings.Join(strings.Fields(msg), " ")
 }
 
 // tokenErrorCode is an OAuth2 error answer's code ("invalid_client"), ": "

@@ -146,7 +146,7 @@ func TestAzureTokenCache(t *testing.T) {
 	step(56*time.Minute, "t2", 3)    // t2 in its window: the refresh fails, t2 still serves
 	step(azureRetryEvery/2, "t2", 3) // not tried again yet
 	step(azureRetryEvery, "t2", 4)   // tried again, fails again
-	step(5*time.Minute, "error: azure: no Microsoft Entra ID token for "+DefaultAzureScope+": DefaultAzureCredential: failed to acquire a token. Attempted credentials: EnvironmentCredential", 5)
+	step(5*time.Minute, "error: azure: no Microsoft Entra ID token for "+DefaultAzureScope+": DefaultAzureCredential: failed to acquire a token. Attempted credentials: EnvironmentCredential: missing environment variable AZURE_TENANT_ID; AzureCLICredential", 5)
 	if _, err := a.token(ctx); !errors.Is(err, errAzureToken) {
 		t.Fatalf("an expired token and a failing credential: %v, want errAzureToken", err)
 	}

@@ -146,3 +146,29 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+// TestAzureNoCredentials: with no source of the chain set up, the
+// upstream fails at once with the sources tried, and the backup serves.
+func TestAzureNoCredentials(t *testing.T) {
+	isolateAzure(t)
+	t.Setenv("AZURE_TOKEN_CREDENTIALS", "dev") // the developer tools only: none is on PATH
+	backup := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("from backup")))
+	t.Cleanup(backup.Close)
+	var mu sync.Mutex
+	var logs bytes.Buffer
+	srv := cloudGateway(t, azureEntraConfig("http://127.0.0.1:9", backup.BaseURL(), ""),
+		Options{Logger: slog.New(slog.NewJSONHandler(&lockedWriter{mu: &mu, w: &logs}, nil))})
+	if a := postTo(t, srv, "/v1/chat/completions", chatBody("m", false)); a.status != 200 || a.header.Get("X-Loopctl-Model") != "backup/gpt-4o" {
+		t.Fatalf("%d from %s: %s", a.status, a.header.Get("X-Loopctl-Model"), a.body)
+	}
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	t.Log(out)
+	for _, want := range []string{"no Microsoft Entra ID token for https://cognitiveservices.azure.com/.default: DefaultAzureCredential: failed to acquire a token.",
+		"Attempted credentials: AzureCLICredential: executable not found on path; AzureDeveloperCLICredential: executable not found on path; AzurePowerShellCredential"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+}
