@@ -101,7 +101,9 @@ func (k *keyWatcher) StartAttempt(ctx context.Context, a AttemptStart) context.C
 func (k *keyWatcher) EndAttempt(_ context.Context, a AttemptEnd) { k.add(a) }
 
 // A session key reaches no log line, no Observer field and no metric: the
-// gateway keeps only its hash (GATEWAY §11.2), on success and on failure.
+// gateway keeps only its hash (GATEWAY §11.2), on success and on failure;
+// nor does x-loopctl-session reach an upstream (the body's fields are the
+// client's, and go on as sent).
 func TestSessionKeyIsNeverLogged(t *testing.T) {
 	up := llmtest.NewOpenAI(func(r llmtest.Request) llmtest.Reply {
 		if r.Model == "down" {
@@ -135,6 +137,11 @@ func TestSessionKeyIsNeverLogged(t *testing.T) {
 	obs.mu.Unlock()
 	if !strings.Contains(logs.String(), `"model":"m"`) || !strings.Contains(seen, "up/ok") {
 		t.Fatalf("the log and the Observer saw nothing: %s\n%s", logs.String(), seen)
+	}
+	for _, r := range up.Requests() {
+		if v := r.Header.Get(sessionHeader); v != "" {
+			t.Errorf("the upstream got %s: %q: the header is the gateway's", sessionHeader, v)
+		}
 	}
 	for _, k := range keys {
 		for where, text := range map[string]string{"the log": logs.String(), "the Observer": seen, "/metrics": string(metrics)} {
