@@ -11,8 +11,8 @@ import (
 )
 
 // What a pool member's answer says it has left, and what a request will
-// take of it (docs/GATEWAY.md §11.3; SEMANTICS §9.3 rule 5): a member at
-// its rate limit is passed over before it answers 429, rather than after.
+// take of it: a member at its rate limit is passed over before it answers
+// 429, rather than after (docs/GATEWAY.md §11.3; SEMANTICS §9.3 rule 5).
 
 // limitHeader names the two headers of one rate-limit figure: what is left
 // and when it resets, as a duration from the answer (OpenAI, Azure) or an
