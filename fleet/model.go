@@ -49,8 +49,9 @@ type ModelBreaker struct {
 	events   notify.Queue[fallback.Transition]
 	attached int // Managers attached through ModelBackend (s.mu); -1: made by Store.Model
 
-	mirror atomic.Pointer[modelMirror]
-	mu     sync.Mutex
+	mirror  atomic.Pointer[modelMirror]
+	mu      sync.Mutex
+	pending *opAct // an operator's act announced for the state message that follows (mu)
 }
 
 // Model returns the shared model breaker named name, configured by fs

@@ -14,11 +14,13 @@ import (
 // apply stores a state into the mirror if newer (see ToolBreaker.apply),
 // with the disables' ends du (nil: none), the trip count and closedAt k
 // (nil: an older process's message: kept) and the reason a change message
-// carries (note: "item reason"; "" none).
-func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string) {
+// carries (note: "item reason"; "" none); act is the operator's act that
+// made the state (nil: none known, or the one a change message announced).
+func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string, act *opAct) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	ep, v := uint64(x[0]), uint64(x[1])
+	act = m.announced(act, ep, v)
 	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
 		nm := *cur // an older state may still carry a reason newer than the mirror's
 		if note != "" && m.setReason(&nm, note, reasonAt{ep, v}) {
@@ -50,12 +52,16 @@ func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string) 
 	if note != "" {
 		m.setReason(&nm, note, reasonAt{ep, v})
 	}
-	m.publish(&nm, cur)
+	m.publishAs(&nm, cur, act)
 }
 
 // publish stores nm, queues the transition it makes, releases m.mu and
 // delivers callbacks. m.mu must be held.
-func (m *ModelBreaker) publish(nm, cur *modelMirror) {
+func (m *ModelBreaker) publish(nm, cur *modelMirror) { m.publishAs(nm, cur, nil) }
+
+// publishAs is publish for a state that act, an operator's act (nil:
+// none), made: the transition names it (see stamp).
+func (m *ModelBreaker) publishAs(nm, cur *modelMirror, act *opAct) {
 	m.mirror.Store(nm)
 	if m.onChange != nil && nm.mode == Shared && cur.mode == Shared {
 		fromModel, toModel := m.stateModel(cur), m.stateModel(nm)
@@ -64,7 +70,8 @@ func (m *ModelBreaker) publish(nm, cur *modelMirror) {
 			if nm.st == fallback.Fallback && cur.st != fallback.Fallback && nm.ta >= 0 {
 				at = m.s.clock.toLocal(nm.ta)
 			}
-			m.events.Push(fallback.Transition{From: cur.st, To: nm.st, FromModel: fromModel, ToModel: toModel, At: at})
+			t := fallback.Transition{From: cur.st, To: nm.st, FromModel: fromModel, ToModel: toModel, At: at}
+			m.events.Push(m.stamp(t, cur, nm, act))
 		}
 	}
 	m.mu.Unlock()
@@ -93,6 +100,9 @@ func (m *ModelBreaker) stateModel(mr *modelMirror) string {
 // then optionally lines with the disables' ends, the note, and the trip
 // count with closedAt (see modelLua).
 func (m *ModelBreaker) onMessage(payload string) {
+	if m.announce(payload) {
+		return // an operator's act, the state message follows
+	}
 	payload, rest, _ := strings.Cut(payload, "\n")
 	d, note, _ := strings.Cut(rest, "\n")
 	x := make([]int64, m.width())
@@ -115,7 +125,7 @@ func (m *ModelBreaker) onMessage(payload string) {
 			k = nil
 		}
 	}
-	m.apply(x, du, k, nil, note)
+	m.apply(x, du, k, nil, note, nil)
 }
 
 // sync re-reads the store's state (the store wins).
