@@ -71,6 +71,33 @@ func actFleet(t *testing.T, srv *redistest.Server, clock *atomic.Int64, name str
 	return ms, ops, logs
 }
 
+// actStep is one act of a test and the transition every replica must
+// report for it (At aside).
+type actStep struct {
+	name string
+	do   func() error
+	want fallback.Transition
+}
+
+// runActs runs each step in turn and checks that every replica's log
+// reports exactly one more transition, the step's.
+func runActs(t *testing.T, logs []*actLog, steps []actStep) {
+	t.Helper()
+	for i, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		for r, l := range logs {
+			eventually(t, 2*time.Second, "replica "+strconv.Itoa(r+1)+" reports "+st.name, func() bool { return l.len() == i+1 })
+			got, _ := l.last()
+			got.At = time.Time{}
+			if got != st.want {
+				t.Errorf("%s: replica %d reports %+v, want %+v", st.name, r+1, got, st.want)
+			}
+		}
+	}
+}
+
 // TestFleetActReachesEveryReplica: a hold, a release, a disable with an
 // end, an enable and a reset made through one process's store are
 // delivered to the other process's Manager (through pub/sub, no call of its
@@ -85,11 +112,7 @@ func TestFleetActReachesEveryReplica(t *testing.T) {
 	hold := time.UnixMicro(clock.Load() + 10*time.Minute.Microseconds())
 	off := time.UnixMicro(clock.Load() + 5*time.Minute.Microseconds())
 	released := time.UnixMicro(clock.Load() + 1_000_000)
-	steps := []struct {
-		name string
-		do   func() error
-		want fallback.Transition
-	}{
+	steps := []actStep{
 		{"hold", func() error { return ops[0].Operate("hold", "", "INC-42 (by oncall)", hold) },
 			fallback.Transition{From: fallback.Primary, To: fallback.Fallback, FromModel: "a", ToModel: "b", Manual: "hold", Reason: "INC-42 (by oncall)", Until: hold}},
 		{"disable with an end", func() error { return ops[0].Operate("disable", "b", "flaky (by oncall)", off) },
@@ -110,19 +133,7 @@ func TestFleetActReachesEveryReplica(t *testing.T) {
 		{"reset", func() error { return ops[0].Operate("reset", "", " (by lead)", time.Time{}) },
 			fallback.Transition{From: fallback.Recovering, To: fallback.Primary, FromModel: "a", ToModel: "a", Manual: "reset", Reason: " (by lead)"}},
 	}
-	for i, st := range steps {
-		if err := st.do(); err != nil {
-			t.Fatalf("%s: %v", st.name, err)
-		}
-		for r, l := range logs {
-			eventually(t, 2*time.Second, "replica "+strconv.Itoa(r+1)+" reports "+st.name, func() bool { return l.len() == i+1 })
-			got, _ := l.last()
-			got.At = time.Time{}
-			if got != st.want {
-				t.Errorf("%s: replica %d reports %+v, want %+v", st.name, r+1, got, st.want)
-			}
-		}
-	}
+	runActs(t, logs, steps)
 }
 
 // TestFleetHoldOfAnOlderProcess: a hold written without an act's message
@@ -209,4 +220,36 @@ func FuzzAnnounce(f *testing.F) {
 			t.Fatalf("announce(%q) kept %+v; written again it reads %+v", payload, *p, again.pending)
 		}
 	})
+}
+
+// TestFleetDisableEndAndAutomation: a disable's end passing is reported on
+// every replica as disable_end, with the disable's reason and end; an
+// entry taken out and put back by SetAvailable (a health check's call, not
+// an operator's) is no operator's act anywhere.
+func TestFleetDisableEndAndAutomation(t *testing.T) {
+	srv := redistest.Start(t)
+	var clock atomic.Int64
+	clock.Store(1_800_000_000_000_000)
+	ms, ops, logs := actFleet(t, srv, &clock, "ends")
+	hold := time.UnixMicro(clock.Load() + time.Hour.Microseconds())
+	off := time.UnixMicro(clock.Load() + time.Minute.Microseconds())
+	steps := []actStep{
+		{"hold", func() error { return ops[0].Operate("hold", "", "INC-7", hold) },
+			fallback.Transition{From: fallback.Primary, To: fallback.Fallback, FromModel: "a", ToModel: "b", Manual: "hold", Reason: "INC-7", Until: hold}},
+		{"disable", func() error { return ops[0].Operate("disable", "b", "flaky (by oncall)", off) },
+			fallback.Transition{From: fallback.Fallback, To: fallback.Fallback, FromModel: "b", ToModel: "c", Manual: "disable", Reason: "flaky (by oncall)", Until: off}},
+		{"the disable's end", func() error {
+			clock.Store(off.UnixMicro())
+			tk, err := ms[0].Begin() // any call ends it
+			if err == nil {
+				tk.Cancel()
+			}
+			return err
+		}, fallback.Transition{From: fallback.Fallback, To: fallback.Fallback, FromModel: "c", ToModel: "b", Manual: "disable_end", Reason: "flaky (by oncall)", Until: off}},
+		{"a health check's disable", func() error { return ms[1].SetAvailable("b", false) },
+			fallback.Transition{From: fallback.Fallback, To: fallback.Fallback, FromModel: "b", ToModel: "c"}},
+		{"a health check's enable", func() error { return ms[1].SetAvailable("b", true) },
+			fallback.Transition{From: fallback.Fallback, To: fallback.Fallback, FromModel: "c", ToModel: "b"}},
+	}
+	runActs(t, logs, steps)
 }
