@@ -19,7 +19,7 @@ type extra struct {
 	slow   string
 	skip   int
 	ttl    int64  // hold, disable: µs from the store's now
-	reason string // hold, disable; an operator's act (act set): every act's
+	reason string // hold, disable: the reason written; with act set, the act's reason for any act
 	act    string // the operator's act (hold, release, disable, enable, reset); "" none
 }
 
