@@ -73,7 +73,8 @@ func replica(t *testing.T, cfg gateway.Config, addr string) (*httptest.Server, *
 // enable, a release and a reset made through POST /admin/breakers/{model}
 // on the first are logged by the second, which learns of them through the
 // store, as the operator's: cause=operator, the act, the admin key's name,
-// the reason and the end; never as a failure.
+// the reason and the end; never as a failure. The store holds the key's
+// name, never the key.
 func TestFleetTransitionLogNamesTheOperator(t *testing.T) {
 	store := redistest.Start(t)
 	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
@@ -141,5 +142,27 @@ func TestFleetTransitionLogNamesTheOperator(t *testing.T) {
 		if strings.Contains(line, "failed") {
 			t.Errorf("%s: the second replica logs an operator's act as a failure: %s", act.name, line)
 		}
+	}
+	// the store holds the admin key's name, never the key
+	const dump = `local out = {}
+for _, k in ipairs(redis.call('KEYS', '*')) do
+  out[#out + 1] = k
+  if redis.call('TYPE', k).ok == 'hash' then
+    for _, v in ipairs(redis.call('HGETALL', k)) do out[#out + 1] = v end
+  end
+end
+return table.concat(out, '\n')`
+	stored, err := redistest.Command(store.Addr(), "EVAL", dump, "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stored, "sk-admin") || !strings.Contains(stored, "(by oncall)") {
+		t.Errorf("the store should hold the admin key's name and never the key; it holds:\n%s", stored)
+	}
+	logB.mu.Lock()
+	leaked := strings.Contains(logB.buf.String(), "sk-admin")
+	logB.mu.Unlock()
+	if leaked {
+		t.Error("the second replica's log holds the admin key")
 	}
 }
