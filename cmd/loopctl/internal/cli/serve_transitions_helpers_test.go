@@ -1,44 +1,26 @@
 package cli
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/loopctl/loopctl-go/gateway"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
 
-// breakerLog is serve's log as a buffer: a store's messages may write to
-// it while the test reads it, so every access holds the lock.
-type breakerLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *breakerLog) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns the whole log.
-func (b *breakerLog) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// breakerLog is serve's log: the gateway, and a store's messages, write to
+// it while the test reads it.
+type breakerLog struct{ syncBuffer }
 
 // reset empties the log, so that the next line read is the next act's.
 func (b *breakerLog) reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.buf.Reset()
+	b.b.Reset()
 }
 
 // line returns the latest breaker line that holds every one of has.
