@@ -83,7 +83,7 @@ func (a Attempt) FirstContent(now time.Time) {
 	if s := live(a.s, a.gen); s != nil && s.waiting {
 		s.first = t
 		m.d.stopWaiting(s)
-		if a.probe && m.slow > 0 && t-a.start > m.slow && s.armed.Load() {
+		if a.probe && m.slow > 0 && t-a.start > m.slow && s.isArmed() {
 			slow, s.permit = s.permit, breaker.Permit{} // settled here, once
 		}
 	}
@@ -97,9 +97,17 @@ func (a Attempt) Headroom(now time.Time, h Headroom) {
 	if a.p == nil {
 		return
 	}
-	a.p.f.mu.Lock()
-	a.p.members[a.member].d.noteHeadroom(now.UnixNano(), &h, &a)
-	a.p.f.mu.Unlock()
+	f, d := a.p.f, a.p.members[a.member].d
+	f.mu.Lock()
+	was := d.limited
+	d.noteHeadroom(now.UnixNano(), &h, &a)
+	switch {
+	case d.limited && !was:
+		f.limited++
+	case was && !d.limited:
+		f.limited--
+	}
+	f.mu.Unlock()
 }
 
 // outcome is a member attempt's verdict, as recorded in its request.

@@ -52,7 +52,9 @@ func splitmix64(x uint64) uint64 {
 // unit maps session hash k and member hash m to h in (0, 1): h =
 // ((splitmix64(k XOR m) >> 11) + 0.5) / 2^53, exactly, so replicas agree.
 func unit(k, m uint64) float64 {
-	return (float64(splitmix64(k^m)>>11) + 0.5) / (1 << 53)
+	// The shifted value is below 2^53: as an int64 it converts exactly, to
+	// the same float64, without the unsigned conversion's branch.
+	return (float64(int64(splitmix64(k^m)>>11)) + 0.5) / (1 << 53)
 }
 
 // Score is the weighted rendezvous score −w / ln(h) of a member with hash m
