@@ -125,7 +125,7 @@ const (
 // settle frees a's slot and records outcome o at now: the latency sample,
 // the request's memory. It returns the permit to settle (zero when the slot
 // had lapsed or was settled) and the time to first content, in ns.
-func (a Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
+func (a *Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
 	t := now.UnixNano()
 	p := a.p
 	p.f.mu.Lock()
@@ -153,7 +153,7 @@ func (a Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
 // record notes outcome o in a's request: a failed probe for the request,
 // the rest only while the request is still in a's pool attempt. p.f.mu must
 // be held.
-func (a Attempt) record(o outcome) {
+func (a *Attempt) record(o outcome) {
 	r, bit := a.r, uint64(1)<<a.member
 	if r.pool != a.p || o == noVerdict {
 		return

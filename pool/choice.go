@@ -31,11 +31,15 @@ type gates struct {
 func (p *Pool) readGates(serve uint64, probes bool) gates {
 	g := gates{home: -1}
 	for m := serve; m != 0; m &= m - 1 {
-		i := trailing(m)
-		b := p.members[i].b
-		if b.State() == breaker.Closed {
+		if i := trailing(m); p.members[i].b.State() == breaker.Closed {
 			g.closed |= 1 << i
-		} else if probes && b.WouldAllow() {
+		}
+	}
+	if !probes {
+		return g
+	}
+	for m := serve &^ g.closed; m != 0; m &= m - 1 {
+		if i := trailing(m); p.members[i].b.WouldAllow() {
 			g.due |= 1 << i
 		}
 	}
