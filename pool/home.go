@@ -31,6 +31,15 @@ func (p *Pool) homeEqual(k uint64, adm uint64) int {
 // so that a member skipped scores strictly below the home.
 const pruneMargin = 1e-9
 
+// pruneMin and pruneMax bound the weights with which homeWeighted prunes:
+// within them every bound and score is a normal float64 (h ≥ 2^−54, 1 − h ≥
+// 2^−53), so that each carries only its rounding. A pool with a weight
+// outside scores every member.
+const (
+	pruneMin = 0x1p-500
+	pruneMax = 0x1p500
+)
+
 // homeWeighted is home with unequal weights: the highest [Score], with the
 // logarithm taken only for the members that may have it. For h in (0, 1),
 // 1 − h < −ln(h) < (1 − h)/h, so a member's score lies strictly between
@@ -40,14 +49,26 @@ const pruneMargin = 1e-9
 // member, as every replica computes it. An h that rounds to 1 (Score −Inf)
 // bounds nothing and is always scored.
 func (p *Pool) homeWeighted(k uint64, adm uint64) int {
+	if !p.prunable {
+		return p.homeScored(k, adm, 0)
+	}
 	low := 0.0 // the best lower bound
 	for m := adm; m != 0; m &= m - 1 {
 		mb := &p.members[trailing(m)]
+		// Never NaN: max, written out.
 		if h := unit(k, mb.hash); h < 1 {
-			low = max(low, mb.weight*h/(1-h))
+			if lo := mb.weight * h / (1 - h); lo > low {
+				low = lo
+			}
 		}
 	}
-	cut := low * (1 - pruneMargin)
+	return p.homeScored(k, adm, low*(1-pruneMargin))
+}
+
+// homeScored returns the member of adm with the highest Score for session
+// hash k, ties to the first, scoring only the members whose upper bound
+// w/(1 − h) reaches cut (0: every member).
+func (p *Pool) homeScored(k uint64, adm uint64, cut float64) int {
 	best, top := -1, math.Inf(-1)
 	for m := adm; m != 0; m &= m - 1 {
 		i := trailing(m)

@@ -57,6 +57,8 @@ func TestHomeWeightedIsScoreArgmax(t *testing.T) {
 		func(int) float64 { return math.Ldexp(1, rng.IntN(40)-20) },
 		func(int) float64 { return math.Exp(rng.NormFloat64() * 8) },
 		func(i int) float64 { return []float64{1e-300, 1e300, 1, 2}[i%4] },
+		func(i int) float64 { return []float64{pruneMin, pruneMax, 1}[i%3] },
+		func(int) float64 { return math.Ldexp(1+rng.Float64(), rng.IntN(1000)-500) },
 	}
 	checked := 0
 	for trial := range 3000 {
@@ -114,7 +116,20 @@ func TestHomeWeightedAtTheEdges(t *testing.T) {
 	if got := splitmix64(unsplitmix64(0x0123456789abcdef)); got != 0x0123456789abcdef {
 		t.Fatalf("unsplitmix64 does not invert splitmix64: %#x", got)
 	}
-	p := weightedPool(t, "edge/m", []float64{1, 2, 3, 0.5, 8})
+	for _, ws := range [][]float64{
+		{1, 2, 3, 0.5, 8},
+		{pruneMin, pruneMax, 1, 2 * pruneMin, pruneMax / 2}, // the pruned range's ends
+		{math.SmallestNonzeroFloat64, math.MaxFloat64, 1},   // scored without pruning
+	} {
+		p := weightedPool(t, fmt.Sprintf("edge%v/m", ws), ws)
+		checkEdges(t, p)
+	}
+}
+
+// checkEdges compares p's weighted home with Score's argmax for sessions
+// that put h at its range's ends on each member, over every admitted set.
+func checkEdges(t *testing.T, p *Pool) {
+	t.Helper()
 	for _, top := range []uint64{1<<53 - 1, 1<<53 - 2, 1<<53 - 3, 1 << 52, 0, 1} {
 		if h := (float64(top) + 0.5) / (1 << 53); top == 1<<53-1 && h != 1 {
 			t.Fatalf("h for %#x = %v, want 1 (the rounding this test is about)", top, h)
@@ -126,12 +141,22 @@ func TestHomeWeightedAtTheEdges(t *testing.T) {
 				k := unsplitmix64(top<<11|low) ^ p.members[target].hash
 				for adm := uint64(1); adm < 1<<len(p.members); adm++ {
 					if got, want := p.homeWeighted(k, adm), scoreHome(p, k, adm); got != want {
-						t.Fatalf("h top %#x on member %d, admitted %#b: home %d, Score's argmax %d", top, target, adm, got, want)
+						t.Fatalf("weights %v: h top %#x on member %d, admitted %#b: home %d, Score's argmax %d",
+							p.weights(), top, target, adm, got, want)
 					}
 				}
 			}
 		}
 	}
+}
+
+// weights returns p's members' weights.
+func (p *Pool) weights() []float64 {
+	ws := make([]float64, len(p.members))
+	for i := range p.members {
+		ws[i] = p.members[i].weight
+	}
+	return ws
 }
 
 // TestHomeEqualIsScoreArgmax: with equal weights the home ranks by h alone;

@@ -15,6 +15,7 @@ type Pool struct {
 	members  []member
 	affinity bool
 	equal    bool // every weight is the same
+	prunable bool // every weight is within [pruneMin, pruneMax]
 	slack    float64
 	penalty  float64       // ns
 	lease    int64         // AttemptTimeout, ns
@@ -68,9 +69,10 @@ func New(s Settings) (*Pool, error) {
 		p.members[i] = member{name: m.Name, hash: Hash(m.Name), weight: m.Weight, b: m.Breaker,
 			d: p.f.deployment(m.Name), slow: int64(m.SlowCallAfter)}
 	}
-	p.equal = true
+	p.equal, p.prunable = true, true
 	for _, m := range s.Members {
 		p.equal = p.equal && m.Weight == s.Members[0].Weight
+		p.prunable = p.prunable && m.Weight >= pruneMin && m.Weight <= pruneMax
 	}
 	p.f.mu.Unlock()
 	if p.equal {
