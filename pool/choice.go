@@ -107,14 +107,14 @@ func (p *Pool) floor(t int64, c *costs) float64 {
 }
 
 // price computes the cost at t of each member of mask into p.costs, and
-// returns their attempts in flight and their lowest cost. A member's cost
+// returns their lowest cost. A member's cost
 // is est × (in flight + 1) / w, est = max(W, E) (rule 4), an estimate of 0
 // counting as 1 ns so that the cost is then proportional to (in flight + 1)
 // / w. (max(E, W, 1) is written out: neither is ever NaN, and the sign of a
 // zero is lost to the 1.) The members are priced in one loop, with no call
 // per member. p.f.mu must be held.
-func (p *Pool) price(t int64, mask uint64, c *costs) (f int, low float64) {
-	low = math.Inf(1)
+func (p *Pool) price(t int64, mask uint64, c *costs) float64 {
+	low := math.Inf(1)
 	for m := mask; m != 0; m &= m - 1 {
 		i := trailing(m)
 		mb := &p.members[i]
@@ -132,14 +132,13 @@ func (p *Pool) price(t int64, mask uint64, c *costs) (f int, low float64) {
 		if x < 1 {
 			x = 1
 		}
-		x *= float64(d.inFlight+1) / mb.weight
+		x = x * float64(d.inFlight+1) / mb.weight
 		p.costs[i] = x
-		f += d.inFlight
 		if x < low {
 			low = x
 		}
 	}
-	return f, low
+	return low
 }
 
 // pick chooses among the admitted members adm (rule 3): a due probe first,
@@ -161,14 +160,15 @@ func (p *Pool) pick(t int64, n *Need, adm, due uint64, home int) int {
 		if h < 0 || adm&(1<<h) == 0 {
 			h = p.home(k, adm)
 		}
-		if p.homeServes(t, h, adm, &c) {
+		serves, costed := p.homeServes(t, h, adm, &c)
+		if serves {
 			return h
 		}
 		adm &^= 1 << h
 		if adm&(adm-1) == 0 {
 			return trailing(adm)
 		}
-		return p.twoChoices(t, adm, &c, true)
+		return p.twoChoices(t, adm, &c, costed)
 	}
 	return p.twoChoices(t, adm, &c, false)
 }
@@ -183,13 +183,37 @@ func kindOf(stream bool) int {
 
 // homeServes reports whether home h serves within the bounded load
 // ⌈1.25 × (F + 1) × w / Σw⌉ (F and Σw over the admitted members adm) and
-// within the slack: its cost at most s × the lowest admitted cost. Each
-// admitted member's cost is left in p.costs, for the draws that follow when
-// the home does not serve. p.f.mu must be held.
-func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs) bool {
-	f, low := p.price(t, adm, c)
-	bound := math.Ceil(1.25 * float64(f+1) * p.members[h].weight / p.sumW(adm))
-	return float64(p.members[h].d.inFlight) <= bound && p.costs[h] <= p.slack*low
+// within the slack: its cost at most s × the lowest admitted cost. The load
+// is checked first, as it needs no cost, and with the home's own in flight
+// for F first: F is at least that, and the bound only grows with F, so
+// below it the other members' need not be counted. costed says whether
+// each admitted member's cost was left in p.costs, for the draws that
+// follow when the home does not serve. p.f.mu must be held.
+func (p *Pool) homeServes(t int64, h int, adm uint64, c *costs) (serves, costed bool) {
+	w, sumW := p.members[h].weight, p.sumW(adm)
+	in := p.members[h].d.inFlight
+	if float64(in) > bound(in, w, sumW) && float64(in) > bound(p.inFlight(adm), w, sumW) {
+		return false, false
+	}
+	low := p.price(t, adm, c)
+	return p.costs[h] <= p.slack*low, true
+}
+
+// bound returns the bounded load ⌈1.25 × (f + 1) × w / Σw⌉ of a home of
+// weight w with f in flight over admitted members of weights summing to
+// sumW.
+func bound(f int, w, sumW float64) float64 {
+	return math.Ceil(1.25 * float64(f+1) * w / sumW)
+}
+
+// inFlight returns the attempts in flight on the members of mask. p.f.mu
+// must be held.
+func (p *Pool) inFlight(mask uint64) int {
+	f := 0
+	for m := mask; m != 0; m &= m - 1 {
+		f += p.members[trailing(m)].d.inFlight
+	}
+	return f
 }
 
 // sumW returns the weights' sum over adm, added in member order. With equal
