@@ -1,6 +1,7 @@
 package pool_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +32,7 @@ func TestChoiceDoesNotAllocate(t *testing.T) {
 		a.Success(now)
 	}
 	s := pool.SessionOf("conversation-1")
+	long := strings.Repeat("k", 128)
 	choose := func(p *pool.Pool, at time.Time, n pool.Need) func() {
 		return func() {
 			var r pool.Request
@@ -57,9 +59,11 @@ func TestChoiceDoesNotAllocate(t *testing.T) {
 			a.Lose(now, time.Second)
 			h.Success(now)
 		},
-		"pin":    func() { var r pool.Request; a, _ := f.p.Pin(now, &r, 3, pool.Need{}); a.NoVerdict(now) },
-		"peek":   func() { var r pool.Request; _ = f.p.Peek(now, &r, pool.Need{Session: s}) },
-		"admits": func() { var r pool.Request; _ = f.p.Admits(now, &r, pool.Need{}) },
+		"pin":                     func() { var r pool.Request; a, _ := f.p.Pin(now, &r, 3, pool.Need{}); a.NoVerdict(now) },
+		"peek":                    func() { var r pool.Request; _ = f.p.Peek(now, &r, pool.Need{Session: s}) },
+		"admits":                  func() { var r pool.Request; _ = f.p.Admits(now, &r, pool.Need{}) },
+		"session key (UUID)":      func() { _ = pool.SessionOf("0198c3b2-7d4e-7a11-9f3c-2b5e8d1a6c40") },
+		"session key (128 bytes)": func() { _ = pool.SessionOf(long) },
 	} {
 		if n := testing.AllocsPerRun(1000, fn); n != 0 {
 			t.Errorf("%s: %v allocations per choice", name, n)
