@@ -45,24 +45,31 @@ const (
 // 1 − h < −ln(h) < (1 − h)/h, so a member's score lies strictly between
 // w·h/(1 − h) and w/(1 − h): a member whose upper bound is below another's
 // lower bound (by pruneMargin) cannot be the home, and its score is not
-// computed. The result is the argmax of Score exactly, ties to the first
-// member, as every replica computes it. An h that rounds to 1 (Score −Inf)
-// bounds nothing and is always scored.
+// computed. One pass finds the best lower bound and leaves out the members
+// already below the bound so far; the scoring pass checks the rest against
+// the final bound. The result is the argmax of Score exactly, ties to the
+// first member, as every replica computes it. An h that rounds to 1 (Score
+// −Inf) bounds nothing and is always scored.
 func (p *Pool) homeWeighted(k uint64, adm uint64) int {
 	if !p.prunable {
 		return p.homeScored(k, adm, 0)
 	}
-	low := 0.0 // the best lower bound
+	low := 0.0       // the best lower bound so far
+	var maybe uint64 // the members not yet below it
 	for m := adm; m != 0; m &= m - 1 {
-		mb := &p.members[trailing(m)]
+		i := trailing(m)
+		mb := &p.members[i]
+		h := unit(k, mb.hash)
+		if h < 1 && mb.weight < low*(1-pruneMargin)*(1-h) {
+			continue // w/(1 − h) below a lower bound: never the home
+		}
+		maybe |= 1 << i
 		// Never NaN: max, written out.
-		if h := unit(k, mb.hash); h < 1 {
-			if lo := mb.weight * h / (1 - h); lo > low {
-				low = lo
-			}
+		if lo := mb.weight * h / (1 - h); h < 1 && lo > low {
+			low = lo
 		}
 	}
-	return p.homeScored(k, adm, low*(1-pruneMargin))
+	return p.homeScored(k, maybe, low*(1-pruneMargin))
 }
 
 // homeScored returns the member of adm with the highest Score for session
