@@ -41,7 +41,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	}
 	g.lists.openai = modelList(cfg.Models)
 	g.lists.anthropic = anthropicModelList(cfg.Models)
-	g.transport = g.upstreamTransport(opt.Transport)
+	g.transport = upstreamTransport(opt.Transport)
 	return g, nil
 }
 
@@ -220,15 +220,15 @@ func (g *Gateway) addModels(models []Model) error {
 	return nil
 }
 
-// upstreamTransport returns the upstream transport: rt, or nil for the
+// upstreamTransport returns the upstream transport: rt, or for nil the
 // default transport (which Close closes). Redirects are never followed:
 // the gateway calls RoundTrip itself.
-func (g *Gateway) upstreamTransport(rt http.RoundTripper) http.RoundTripper {
+func upstreamTransport(rt http.RoundTripper) transport {
 	if rt == nil {
-		g.own = newTransport()
-		rt = g.own
+		own := newTransport()
+		return transport{rt: own, own: own}
 	}
-	return rt
+	return transport{rt: rt}
 }
 
 // orDefault is v, or def when v is zero.

@@ -83,10 +83,9 @@ type Gateway struct {
 	cfg       Config
 	opt       Options
 	now       func() time.Time
-	transport http.RoundTripper // the upstream transport (Options.Transport or own)
-	own       *http.Transport   // the default transport, closed by Close
-	clients   keyring           // the client keys (keys) and their names
-	admins    keyring           // admin_keys: the keys of /admin, /metrics and /dashboard/
+	transport transport // the upstream transport
+	clients   keyring   // the client keys (keys) and their names
+	admins    keyring   // admin_keys: the keys of /admin, /metrics and /dashboard/
 	upstreams map[string]*upstream
 	models    map[string]*route // configured models, by name
 	order     []*route          // configured models, in config order
@@ -101,6 +100,13 @@ type Gateway struct {
 	pins      *pins
 	// next is the gateway a reload built from this one (Reload), if any.
 	next atomic.Pointer[Gateway]
+}
+
+// transport is the gateway's upstream transport: Options.Transport, or
+// the gateway's own, which it closes (own set).
+type transport struct {
+	rt  http.RoundTripper
+	own *http.Transport // the default transport, closed by Close; nil: the caller's
 }
 
 // keyring is a set of API keys, by their SHA-256, with each key's name in
@@ -269,7 +275,7 @@ func (g *Gateway) Registry() *prometheus.Registry { return g.m.reg }
 
 // Close closes the idle upstream connections of the default transport.
 func (g *Gateway) Close() {
-	if g.own != nil {
-		g.own.CloseIdleConnections()
+	if g.transport.own != nil {
+		g.transport.own.CloseIdleConnections()
 	}
 }

@@ -46,7 +46,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	rep.Restart = restartKeys(g.cfg, cfg)
 	cfg.Listen, cfg.Store = g.cfg.Listen, g.cfg.Store
 	next := newGateway(cfg, g.opt)
-	next.pins, next.m, next.transport, next.own = g.pins, g.m, g.transport, g.own
+	next.pins, next.m, next.transport = g.pins, g.m, g.transport
 	if err := next.readKeys(cfg, g.opt.Getenv); err != nil {
 		return nil, rep, err
 	}
