@@ -24,6 +24,11 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return build(cfg, opt)
+}
+
+// build builds the gateway of cfg, which New has validated.
+func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
@@ -35,6 +40,9 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	g.m.reg.MustRegister(openUntil{g})
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
+	}
+	if err := g.buildPools(cfg.Pools, nil); err != nil {
+		return nil, err
 	}
 	if err := g.addModels(cfg.Models); err != nil {
 		return nil, err
@@ -213,9 +221,7 @@ func (g *Gateway) addModels(models []Model) error {
 		}
 		g.models[m.Name] = rt
 		g.order = append(g.order, rt)
-		for ref := range rt.targets {
-			g.direct.targets[ref] = true
-		}
+		g.configuredTargets(rt)
 	}
 	return nil
 }
@@ -288,10 +294,9 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	}
 	rt.budget = attemptBudget(m)
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {
-		upName, model, _ := strings.Cut(ref, "/")
-		tg := &target{ref: ref, model: model, up: g.upstreams[upName], quoted: quote(model), hdr: []string{ref}}
+		tg := g.entryTarget(ref)
 		rt.targets[ref] = tg
-		rt.openai = rt.openai || tg.up != nil && tg.up.api == APIOpenAI
+		rt.openai = rt.openai || tg.speaksOpenAI()
 	}
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.retries.policy

@@ -98,6 +98,7 @@ type Gateway struct {
 	log       *slog.Logger
 	m         *meters
 	pins      *pins
+	pools     pools // the pools, their member breakers and figures (pools.go)
 	// next is the gateway a reload built from this one (Reload), if any.
 	next atomic.Pointer[Gateway]
 }
@@ -233,6 +234,7 @@ type target struct {
 	up     *upstream
 	quoted []byte   // the model name as a JSON string
 	hdr    []string // ref as a header value (shared: header values are only read)
+	pool   *pooled  // a pool/<name> entry's pool (no upstream of its own: up nil)
 }
 
 // LocalBreaker is a model breaker of the gateway with the settings it was
