@@ -189,7 +189,7 @@ func (x *exchange) run(body []byte) {
 			prev = x.walk.last.ref // a hedged race may have served on its rival
 		}
 	}
-	if x.unserved(last) {
+	if x.poolsUnavailable(last, time.Time{}) || x.unserved(last) {
 		return
 	}
 	x.failLast(last)

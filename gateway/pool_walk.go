@@ -166,14 +166,13 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 	pd := pe.pool
 	need := x.poolNeed(pd, body)
 	if !x.poolCanEver(pd, need) {
-		x.skip(tk, pe, x.walk.pools.skip.param)
+		x.passNever(tk, pe)
 		return nil, passed
 	}
 	now := x.g.now()
 	r := x.walk.pools.request(pd)
 	if !pd.p.Admits(now, r, need) {
-		x.walk.pools.unavailable(pd.p.Unavailable(now, r, need))
-		x.skip(tk, pe, "unavailable")
+		x.passUnavailable(tk, pe, pd.p.Unavailable(now, r, need))
 		return nil, passed
 	}
 	return pe, proceed
@@ -308,8 +307,7 @@ func (x *exchange) concludePool(tk ticket, pe *target, need pool.Need, r pool.Re
 	case r.Outcome == pool.Skipped:
 		// Admits saw a member that a concurrent request's probe took.
 		now := x.g.now()
-		x.walk.pools.unavailable(pe.pool.p.Unavailable(now, x.walk.pools.request(pe.pool), need))
-		x.skip(tk, pe, "unavailable")
+		x.passUnavailable(tk, pe, pe.pool.p.Unavailable(now, x.walk.pools.request(pe.pool), need))
 		return passed, nil
 	case r.Outcome == pool.Unsettled:
 		return x.poolUnsettled(tk, pe, last)
