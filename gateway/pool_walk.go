@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
@@ -124,9 +125,39 @@ func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
 	return n
 }
 
-// requestNeed is what the request asks of any member: whether it streams.
+// requestNeed is what the request asks of any member: its session
+// (§11.2), whether it streams, and its input estimates for the members'
+// token headroom (§11.3).
 func (x *exchange) requestNeed(body []byte) pool.Need {
-	return pool.Need{Stream: x.in.req.stream && x.in.endpoint.streams}
+	n := pool.Need{Session: sessionOf(x.r.Header, &x.in.req), Stream: x.in.req.stream && x.in.endpoint.streams}
+	n.Tokens, n.InputTokens = inputEstimate(body)
+	return n
+}
+
+// memberHeadroom tells the member attempt a what its answer's headers hdr
+// say it has left (§11.3: from every answer, a success or an error).
+func (x *exchange) memberHeadroom(a pool.Attempt, hdr http.Header) {
+	if hdr == nil {
+		return
+	}
+	now := x.g.now()
+	if h := headroomOf(hdr, now); h != (pool.Headroom{}) {
+		a.Headroom(now, h)
+	}
+}
+
+// answerHeader returns the headers of a member's answer: res's, or err's
+// when the member answered with an error status; nil when it did not
+// answer.
+func answerHeader(res *result, err error) http.Header {
+	var ue *upstreamError
+	switch {
+	case err == nil && res != nil && res.resp != nil:
+		return res.resp.Header
+	case errors.As(err, &ue):
+		return ue.header
+	}
+	return nil
 }
 
 // canServe reports whether the member mt can serve the request: the
@@ -217,6 +248,7 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 		res, cancel, err := x.memberAttempt(ctx, mtk, mt, a, body, stream)
 		defer cancel() // a served stream is read under its context until it ends
 		x.walk.upstream += time.Since(start)
+		x.memberHeadroom(a, answerHeader(res, err))
 		if err == nil && !x.refusal(res) {
 			pt.open, pt.offset = a, start.Sub(issued)
 			mtk.pool = pt
