@@ -3,12 +3,13 @@ package gateway
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
 
 // poolYAML is a config whose pool sonnet (line 6 on) is the given YAML,
-// indented under "pools:" as its first entry.
+// indented under "pools:" as its first entry; model claude uses it.
 func poolYAML(pool string) string {
 	return `upstreams:
   - {name: a, base_url: 'http://127.0.0.1:1/v1'}
@@ -17,7 +18,7 @@ func poolYAML(pool string) string {
 pools:
 ` + pool + `
 models:
-  - {name: claude, primary: c/m}
+  - {name: claude, primary: pool/sonnet, chain: [c/m]}
 `
 }
 
@@ -97,5 +98,18 @@ func TestParsePoolProblems(t *testing.T) {
 				t.Fatalf("first problem:\n  %s\nwant:\n  %s\nall:\n%s", got, tc.want, err)
 			}
 		})
+	}
+}
+
+// TestParsePoolCheckRules: a Validate rule reached from YAML names the
+// same key path (a model's unknown pool among them).
+func TestParsePoolCheckRules(t *testing.T) {
+	y := strings.Replace(poolYAML("  - {name: sonnet, members: [a/m, b/m, a/m], affinity: sticky}"), "chain: [c/m]", "chain: [pool/snnet]", 1)
+	_, err := ParseConfig([]byte(y))
+	want := `pools[0].members[2]: "a/m" duplicates pools[0].members[0]
+pools[0].affinity: "sticky" is not session or none
+models[0].chain[0]: unknown pool "snnet" (pools: sonnet)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("ParseConfig = %v\nwant:\n%s", err, want)
 	}
 }
