@@ -231,3 +231,25 @@ func (ps *problems) reservedUpstream(p, name string) {
 		ps.add(p+".name", "%q is reserved: pool/<name> names a pool", name)
 	}
 }
+
+// Warnings returns what is suspicious in c but no error, each named by its
+// key path: a pool that no model names (its members take no traffic; not
+// an error, so that a reload that drops a model keeps working). `loopctl
+// serve` and `serve --check` print them.
+func (c Config) Warnings() []Problem {
+	used := map[string]bool{}
+	for _, m := range c.Models {
+		for _, e := range append([]string{m.Primary}, m.Chain...) {
+			if name, ok := strings.CutPrefix(e, poolUpstream+"/"); ok {
+				used[name] = true
+			}
+		}
+	}
+	var ws []Problem
+	for i, pl := range c.Pools {
+		if !used[pl.Name] {
+			ws = append(ws, Problem{Path: fmt.Sprintf("pools[%d]", i), Message: fmt.Sprintf("pool %q is named by no model: its members take no traffic", pl.Name)})
+		}
+	}
+	return ws
+}

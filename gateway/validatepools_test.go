@@ -162,3 +162,21 @@ func problemLines(ps []Problem) string {
 	}
 	return s
 }
+
+// TestPoolWarnings: a pool no model names is a warning, not an error
+// (GATEWAY §11.1: a reload that drops a model keeps working).
+func TestPoolWarnings(t *testing.T) {
+	c := poolConfig(func(c *Config) {
+		c.Pools = append(c.Pools, Pool{Name: "spare", Members: members("c/m", "c/n")})
+	})
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate = %v, want nil: an unused pool is no error", err)
+	}
+	want := []Problem{{"pools[1]", `pool "spare" is named by no model: its members take no traffic`}}
+	if got := c.Warnings(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Warnings = %v, want %v", got, want)
+	}
+	if got := poolConfig(nil).Warnings(); got != nil {
+		t.Fatalf("Warnings of a config whose pools are all used = %v, want none", got)
+	}
+}
