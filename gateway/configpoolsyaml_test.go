@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,5 +113,37 @@ pools[0].affinity: "sticky" is not session or none
 models[0].chain[0]: unknown pool "snnet" (pools: sonnet)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("ParseConfig = %v\nwant:\n%s", err, want)
+	}
+}
+
+// TestPoolsGuideConfigParses: the pools: example of docs/gateway.md, with
+// the upstreams it names, is valid and reads as it says.
+func TestPoolsGuideConfigParses(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "gateway.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "**Pools** (`pools:`")
+	_, block, ok2 := strings.Cut(section, "```yaml\n")
+	yaml, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/gateway.md has no pools: example")
+	}
+	ups := `upstreams:
+  - {name: anthropic, api: anthropic, base_url: 'https://api.anthropic.com'}
+  - {name: anthropic-b, api: anthropic, base_url: 'https://api.anthropic.com'}
+  - {name: bedrock, api: bedrock, region: us-east-1}
+  - {name: openai, base_url: 'https://api.openai.com/v1'}
+`
+	cfg, err := ParseConfig([]byte(ups + yaml))
+	if err != nil {
+		t.Fatalf("docs/gateway.md:\n%s\n%v", yaml, err)
+	}
+	p := cfg.Pools[0]
+	if len(p.Members) != 3 || p.Members[2].Weight != 2 || p.Breaker.RecoveryBackoff != 2 || p.Affinity != "session" || p.AffinitySlack != 2 {
+		t.Fatalf("pool %+v", p)
+	}
+	if ws := cfg.Warnings(); len(ws) != 0 {
+		t.Fatalf("warnings %v", ws)
 	}
 }
