@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// poolConfig is a valid config with one pool, sonnet (members a/m and
+// checkedPoolConfig is a valid config with one pool, sonnet (members a/m and
 // b/m), used by model claude as its primary, with change applied.
-func poolConfig(change func(*Config)) Config {
+func checkedPoolConfig(change func(*Config)) Config {
 	c := Config{
 		Upstreams: []Upstream{
 			{Name: "a", BaseURL: "http://127.0.0.1:1/v1"},
@@ -26,8 +26,8 @@ func poolConfig(change func(*Config)) Config {
 	return c
 }
 
-// members is a pool's member list of targets, each of weight 0 (1).
-func members(targets ...string) []PoolMember {
+// poolMembersOf is a pool's member list of targets, each of weight 0 (1).
+func poolMembersOf(targets ...string) []PoolMember {
 	ms := make([]PoolMember, len(targets))
 	for i, t := range targets {
 		ms[i] = PoolMember{Target: t}
@@ -55,16 +55,16 @@ func TestValidatePools(t *testing.T) {
 			[]Problem{{"models[0].primary", `unknown pool "sonnet" (the config has no pools:)`}}},
 		{"unknown upstream of a model", func(c *Config) { c.Models[0].Chain = []string{"anthropc/m"} },
 			[]Problem{{"models[0].chain[0]", `unknown upstream "anthropc"`}}},
-		{"two pools with one name", func(c *Config) { c.Pools = append(c.Pools, Pool{Name: "sonnet", Members: members("a/n", "b/n")}) },
+		{"two pools with one name", func(c *Config) { c.Pools = append(c.Pools, Pool{Name: "sonnet", Members: poolMembersOf("a/n", "b/n")}) },
 			[]Problem{{"pools[1].name", `"sonnet" duplicates pools[0]`}}},
-		{"an empty pool name", func(c *Config) { c.Pools = append(c.Pools, Pool{Members: members("a/n", "b/n")}) },
+		{"an empty pool name", func(c *Config) { c.Pools = append(c.Pools, Pool{Members: poolMembersOf("a/n", "b/n")}) },
 			[]Problem{{"pools[1].name", "required"}}},
-		{"a pool name with a slash", func(c *Config) { c.Pools = append(c.Pools, Pool{Name: "x/y", Members: members("a/n", "b/n")}) },
+		{"a pool name with a slash", func(c *Config) { c.Pools = append(c.Pools, Pool{Name: "x/y", Members: poolMembersOf("a/n", "b/n")}) },
 			[]Problem{{"pools[1].name", `"x/y" must not contain "/" (models name it as pool/<name>)`}}},
-		{"a repeated member", func(c *Config) { c.Pools[0].Members = members("a/m", "b/m", "a/m") },
+		{"a repeated member", func(c *Config) { c.Pools[0].Members = poolMembersOf("a/m", "b/m", "a/m") },
 			[]Problem{{"pools[0].members[2]", `"a/m" duplicates pools[0].members[0]`}}},
 		{"a member that is a pool", func(c *Config) {
-			c.Pools = append(c.Pools, Pool{Name: "outer", Members: members("pool/sonnet", "c/m")})
+			c.Pools = append(c.Pools, Pool{Name: "outer", Members: poolMembersOf("pool/sonnet", "c/m")})
 			c.Models[0].Chain = []string{"pool/outer"}
 		}, []Problem{{"pools[1].members[0]", `"pool/sonnet" is a pool: a member is a deployment (upstream/model)`}}},
 		{"a member of an unknown upstream", func(c *Config) { c.Pools[0].Members[1].Target = "anthropc/m" },
@@ -82,7 +82,7 @@ func TestValidatePools(t *testing.T) {
 			{"pools[0].members[2].weight", "must be a finite number above zero (got -Inf)"},
 			{"pools[0].members[3].weight", "must be a finite number above zero (got -1)"},
 		}},
-		{"a pool of one", func(c *Config) { c.Pools[0].Members = members("a/m") },
+		{"a pool of one", func(c *Config) { c.Pools[0].Members = poolMembersOf("a/m") },
 			[]Problem{{"pools[0].members", "a pool needs at least 2 members (got 1): a single deployment is a chain entry (upstream/model)"}}},
 		{"a pool of none", func(c *Config) { c.Pools[0].Members = nil },
 			[]Problem{{"pools[0].members", "a pool needs at least 2 members (got 0): a single deployment is a chain entry (upstream/model)"}}},
@@ -93,11 +93,11 @@ func TestValidatePools(t *testing.T) {
 		{"a member, then its pool", func(c *Config) { c.Models[0].Primary, c.Models[0].Chain = "a/m", []string{"c/m", "pool/sonnet"} },
 			[]Problem{{"models[0].chain[1]", `pool/sonnet lists "a/m", which models[0].primary names too: the request would reach that deployment twice, through two breakers`}}},
 		{"conflicting breaker settings for one deployment", func(c *Config) {
-			c.Pools = append(c.Pools, Pool{Name: "opus", Members: members("c/m", "b/m"), Breaker: Breaker{TripThreshold: 5, RecoveryTimeout: time.Minute}})
+			c.Pools = append(c.Pools, Pool{Name: "opus", Members: poolMembersOf("c/m", "b/m"), Breaker: Breaker{TripThreshold: 5, RecoveryTimeout: time.Minute}})
 			c.Models[0].Chain = []string{"pool/opus"}
 		}, []Problem{{"pools[1].members[1]", `"b/m" is also a member of pool "sonnet" (pools[0].members[1]) with other breaker: settings (trip_threshold 3 vs 5, recovery_timeout 30s vs 1m0s): a deployment has one member breaker, shared by every pool that lists it`}}},
 		{"one deployment in two pools, the same settings once defaults apply", func(c *Config) {
-			c.Pools = append(c.Pools, Pool{Name: "opus", Members: members("c/m", "b/m"), Breaker: Breaker{TripThreshold: 3, RecoveryTimeout: 30 * time.Second}})
+			c.Pools = append(c.Pools, Pool{Name: "opus", Members: poolMembersOf("c/m", "b/m"), Breaker: Breaker{TripThreshold: 3, RecoveryTimeout: 30 * time.Second}})
 			c.Models[0].Chain = []string{"pool/opus"}
 		}, nil},
 		{"a bad affinity", func(c *Config) { c.Pools[0].Affinity = "sticky" },
@@ -129,7 +129,7 @@ func TestValidatePools(t *testing.T) {
 			{"pools[0].breaker.slow_call_rate", "needs slow_call_after (slow calls are off without it)"},
 		}},
 		{"every problem in one pass", func(c *Config) {
-			c.Pools = append(c.Pools, Pool{Name: "", Members: members("a/m")}, Pool{Name: "opus", Members: members("c/m", "c/m"), Affinity: "x"})
+			c.Pools = append(c.Pools, Pool{Name: "", Members: poolMembersOf("a/m")}, Pool{Name: "opus", Members: poolMembersOf("c/m", "c/m"), Affinity: "x"})
 			c.Models[0].Chain = []string{"pool/snnet"}
 		}, []Problem{
 			{"pools[1].name", "required"},
@@ -140,7 +140,7 @@ func TestValidatePools(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := poolConfig(tc.change).Validate()
+			err := checkedPoolConfig(tc.change).Validate()
 			var got []Problem
 			if ce := (*ConfigError)(nil); errors.As(err, &ce) {
 				got = ce.Problems
@@ -166,8 +166,8 @@ func problemLines(ps []Problem) string {
 // TestPoolWarnings: a pool no model names is a warning, not an error
 // (GATEWAY §11.1: a reload that drops a model keeps working).
 func TestPoolWarnings(t *testing.T) {
-	c := poolConfig(func(c *Config) {
-		c.Pools = append(c.Pools, Pool{Name: "spare", Members: members("c/m", "c/n")})
+	c := checkedPoolConfig(func(c *Config) {
+		c.Pools = append(c.Pools, Pool{Name: "spare", Members: poolMembersOf("c/m", "c/n")})
 	})
 	if err := c.Validate(); err != nil {
 		t.Fatalf("Validate = %v, want nil: an unused pool is no error", err)
@@ -176,7 +176,7 @@ func TestPoolWarnings(t *testing.T) {
 	if got := c.Warnings(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Warnings = %v, want %v", got, want)
 	}
-	if got := poolConfig(nil).Warnings(); got != nil {
+	if got := checkedPoolConfig(nil).Warnings(); got != nil {
 		t.Fatalf("Warnings of a config whose pools are all used = %v, want none", got)
 	}
 }
