@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// TestServeCheckPools: `loopctl serve --check` names every problem of
-// pools: by key path in one pass (GATEWAY §11.1), and a pool no model
-// names is a warning: the check still passes.
+// TestServeCheckPools: `loopctl serve --check` passes a model routed
+// through a pool, names every problem of pools: by key path in one pass
+// (GATEWAY §11.1), and a pool no model names is a warning: the check still
+// passes.
 func TestServeCheckPools(t *testing.T) {
 	unused := writeConfig(t, `
 upstreams:
@@ -24,6 +25,21 @@ models:
 	}
 	if want := "loopctl serve: " + unused + `: warning: pools[0]: pool "spare" is named by no model: its members take no traffic`; !strings.Contains(errs, want) {
 		t.Fatalf("--check output lacks the warning %q:\n%s", want, errs)
+	}
+	used := writeConfig(t, `
+upstreams:
+  - {name: a, base_url: 'http://127.0.0.1:1/v1'}
+  - {name: b, api: anthropic, base_url: 'http://127.0.0.1:2'}
+pools:
+  - name: sonnet
+    members: [a/m, {target: b/m, weight: 2}]
+    breaker: {trip_threshold: 3, recovery_timeout: 5s, recovery_backoff: 2}
+    affinity_slack: 1.5
+models:
+  - {name: m, primary: pool/sonnet, chain: [a/n]}
+`)
+	if code, out, errs := run(t, "serve", "--check", "--config", used); code != ExitOK || !strings.Contains(out, "OK") || strings.Contains(errs, "warning") {
+		t.Fatalf("a config whose model routes through a pool: code %d, out %q, err %q", code, out, errs)
 	}
 	bad := writeConfig(t, `
 upstreams:
