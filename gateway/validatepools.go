@@ -235,7 +235,7 @@ func (ps *problems) reservedUpstream(p, name string) {
 // Warnings returns what is suspicious in c but no error, each named by its
 // key path: a pool that no model names (its members take no traffic; not
 // an error, so that a reload that drops a model keeps working). `loopctl
-// serve` and `serve --check` print them.
+// serve` and `serve --check` print them; [Live.Reload] logs them.
 func (c Config) Warnings() []Problem {
 	used := map[string]bool{}
 	for _, m := range c.Models {
