@@ -24,11 +24,6 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return build(cfg, opt)
-}
-
-// build builds the gateway of cfg, which New has validated.
-func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
