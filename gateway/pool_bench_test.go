@@ -15,7 +15,7 @@ func BenchmarkHandlerPool(b *testing.B) {
 	cfg := Config{
 		Upstreams: []Upstream{{Name: "up", BaseURL: "http://upstream.test/v1"}, {Name: "up2", BaseURL: "http://upstream.test/v1"},
 			{Name: "up3", BaseURL: "http://upstream.test/v1"}},
-		Pools: []Pool{{Name: "p", Members: []PoolMember{{Target: "up/a"}, {Target: "up2/a"}, {Target: "up3/a"}}}},
+		Pools:  []Pool{{Name: "p", Members: []PoolMember{{Target: "up/a"}, {Target: "up2/a"}, {Target: "up3/a"}}}},
 		Models: []Model{{Name: "one", Primary: "up/a"}, {Name: "pooled", Primary: "pool/p"}},
 	}
 	g, err := New(cfg, Options{Transport: newCanned(benchAnswer)})
