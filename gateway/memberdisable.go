@@ -3,6 +3,8 @@ package gateway
 import (
 	"sync"
 	"time"
+
+	"github.com/loopctl/loopctl-go/pool"
 )
 
 // memberDisables are the pool members an operator took out of rotation
@@ -80,4 +82,38 @@ func (d *memberDisables) keep(listed func(ref string) bool) {
 			delete(d.on, ref)
 		}
 	}
+}
+
+// disabledMember reports whether the pool member ref is disabled by hand
+// now: the walk's admission leaves it out (pool.Need.CanServe), in every
+// pool that lists it.
+func (g *Gateway) disabledMember(ref string) bool {
+	_, ok := g.pools.off.disabled(ref, g.now())
+	return ok
+}
+
+// outByHand folds the members of pd disabled by hand into e, what pd said
+// when it admitted no member: a member disabled by hand is out for no
+// provider's say (so the pool row answers 503, not 429, GATEWAY §11.4),
+// and may serve again once its disable and its breaker's cooldown end.
+func (g *Gateway) outByHand(pd *pooled, e *pool.UnavailableError) *pool.UnavailableError {
+	now := g.now()
+	out := *e
+	for _, m := range pd.members {
+		until, ok := g.pools.off.disabled(m.ref, now)
+		if !ok {
+			continue
+		}
+		out.Limited = false
+		if until.IsZero() {
+			continue // until enabled: no time to say
+		}
+		if open := g.memberBreaker(m.ref).Snapshot().OpenUntil; open.After(until) {
+			until = open
+		}
+		if out.RetryAt.IsZero() || until.Before(out.RetryAt) {
+			out.RetryAt = until
+		}
+	}
+	return &out
 }

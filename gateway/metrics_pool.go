@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/loopctl/loopctl-go/breaker"
+	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/metrics"
 	"github.com/loopctl/loopctl-go/pool"
 )
@@ -23,12 +24,22 @@ type memberOutcome string
 
 // The outcomes of a member attempt.
 const (
-	memberSuccess   memberOutcome = "success"    // the member served
-	memberFailure   memberOutcome = "failure"    // a failure with a verdict (5xx, a timeout, a connection error)
-	memberRateLimit memberOutcome = "rate_limit" // a throttle, an overload or an exhausted quota
-	memberCancel    memberOutcome = "cancel"     // the client left, or a hedge's rival won
-	memberNoVerdict memberOutcome = "no_verdict" // an answer with no verdict (a malformed request, a refusal)
+	poolOutSuccess   memberOutcome = "success"    // the member served
+	poolOutFailure   memberOutcome = "failure"    // a failure with a verdict (5xx, a timeout, a connection error)
+	poolOutRateLimit memberOutcome = "rate_limit" // a throttle, an overload or an exhausted quota
+	poolOutCancel    memberOutcome = "cancel"     // the client left, or a hedge's rival won
+	poolOutNoVerdict memberOutcome = "no_verdict" // an answer with no verdict (a malformed request, a refusal)
 )
+
+// failureOutcome is the outcome of a member attempt settled with the
+// failure f: rate_limit for a throttle, an overload or a quota, else
+// failure.
+func failureOutcome(f fallback.Failure) memberOutcome {
+	if f.Kind == fallback.RateLimit || f.Kind == fallback.Quota {
+		return poolOutRateLimit
+	}
+	return poolOutFailure
+}
 
 // poolRequestsHelp is the help of loopctl_pool_requests_total.
 const poolRequestsHelp = "Member attempts of a pool by pool, member (upstream/model) and outcome: success, failure, rate_limit, cancel, no_verdict."

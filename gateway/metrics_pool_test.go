@@ -33,9 +33,9 @@ func TestPoolMetricsScrape(t *testing.T) {
 	}
 	defer waiting.Cancel(now)
 	trip(t, g, "up/c")
-	g.m.poolAttempt("p", "up/a", memberSuccess)
-	g.m.poolAttempt("p", "up/a", memberSuccess)
-	g.m.poolAttempt("q", "up/d", memberRateLimit)
+	g.m.poolAttempt("p", "up/a", poolOutSuccess)
+	g.m.poolAttempt("p", "up/a", poolOutSuccess)
+	g.m.poolAttempt("q", "up/d", poolOutRateLimit)
 	clk.add(time.Second)
 
 	a := f.admin("/metrics", "", "sk-admin")
