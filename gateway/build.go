@@ -38,6 +38,7 @@ func build(cfg Config, opt Options) (*Gateway, error) {
 	}
 	g.m = newMeters(opt.Registry)
 	g.m.reg.MustRegister(openUntil{g})
+	g.m.addPools(g)
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
 	}
@@ -205,8 +206,10 @@ func (g *Gateway) defaultDashboard() {
 	}
 	g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
 		var src dashboard.Sources
-		for _, b := range g.latest().LocalBreakers() {
-			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
+		cur := g.latest()
+		for _, b := range cur.LocalBreakers() {
+			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings,
+				Pools: cur.dashboardPools(b.Name)})
 		}
 		return src
 	}, dashboard.Options{Title: "loopctl gateway", Log: log})

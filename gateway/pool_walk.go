@@ -114,7 +114,7 @@ func (pw *poolWalk) unavailable(e *pool.UnavailableError) {
 
 // poolNeed returns what the request asks of a member of pd: its session,
 // whether it streams, its token estimates, and which members can serve it
-// (canServe).
+// (canServe, and not disabled by hand: memberdisable.go).
 func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
 	pw := &x.walk.pools
 	if !pw.needSet {
@@ -122,7 +122,7 @@ func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
 		pw.need = x.requestNeed(body)
 	}
 	n := pw.need
-	n.CanServe = func(i int) bool { return x.canServe(pd.member(i), body) }
+	n.CanServe = func(i int) bool { mt := pd.member(i); return x.canServe(mt, body) && !x.g.disabledMember(mt.ref) }
 	return n
 }
 
@@ -197,7 +197,7 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 	}
 	pd := pe.pool
 	need := x.poolNeed(pd, body)
-	if !x.poolCanEver(pd, need) {
+	if !x.poolCanEver(pd, body) {
 		x.passNever(tk, pe)
 		return nil, passed
 	}
@@ -211,10 +211,11 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 }
 
 // poolCanEver reports whether some member of pd can serve the request, on
-// its wire and with its parameters, whatever its breaker says.
-func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
-	for i := range pd.members {
-		if need.CanServe(i) {
+// its wire and with its parameters, whatever its breaker or a disable by
+// hand says.
+func (x *exchange) poolCanEver(pd *pooled, body []byte) bool {
+	for _, mt := range pd.members {
+		if x.canServe(mt, body) {
 			return true
 		}
 	}
@@ -229,7 +230,7 @@ func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
 // the gateway's own end it at once.
 func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body []byte, stream bool) (int, error) {
 	pd := pe.pool
-	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now}
+	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now, m: x.g.m}
 	issued := time.Now()
 	need := x.poolNeed(pd, body)
 	if x.hedging() && !x.walk.pools.fed {
@@ -286,6 +287,7 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 	}
 	o.res.release()
 	o.a.NoVerdict(x.g.now())
+	x.g.m.poolAttempt(x.poolNameOf(o.tk), o.mt.ref, poolOutNoVerdict)
 	o.tk.seen.settle(VerdictCancel, 0)
 	x.out.refused = o.mt.ref
 	return false, false
@@ -322,9 +324,11 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	var ue *upstreamError
 	var unsup *wire.UnsupportedError
 	var bad *wire.RequestError
+	name := x.poolNameOf(tk)
 	switch {
 	case x.halted() || x.clientGone() || errors.As(err, &le):
 		a.Cancel(now)
+		x.g.m.poolAttempt(name, mt.ref, poolOutCancel)
 		tk.seen.settle(VerdictCancel, 0)
 		return true
 	case errors.As(err, &unsup) || errors.As(err, &bad):
@@ -334,9 +338,11 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	default:
 		f := failure(err, start)
 		memberFailure(a, now, f)
+		x.g.m.poolAttempt(name, mt.ref, failureOutcome(f))
 		tk.seen.settle(VerdictFailure, f.Kind)
 		return false
 	}
+	x.g.m.poolAttempt(name, mt.ref, poolOutNoVerdict)
 	tk.seen.settle(VerdictCancel, 0)
 	return false
 }
@@ -402,4 +408,17 @@ func poolFailure(r pool.Result) fallback.Failure {
 		f.Kind = fallback.Quota
 	}
 	return f
+}
+
+// poolNameOf names the pool whose member attempt the ticket tk carries:
+// the pool entry tk settles, or a pinned request's pool (its ticket names
+// the member itself).
+func (x *exchange) poolNameOf(tk ticket) string {
+	if t := x.in.rt.targets[tk.Model()]; t != nil && t.pool != nil {
+		return t.pool.cfg.Name
+	}
+	if x.in.pin != nil {
+		return x.in.pin.pd.cfg.Name
+	}
+	return ""
 }

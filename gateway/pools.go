@@ -46,6 +46,7 @@ type pools struct {
 	order   []*pooled                   // in config order
 	members map[string]*breaker.Breaker // member breakers, by upstream/model
 	figures *pool.Figures               // kept across reloads
+	off     *memberDisables             // members disabled by hand, kept across reloads (memberdisable.go)
 }
 
 // pooled is one configured pool: the pool that chooses among its members,
@@ -67,9 +68,13 @@ func (pd *pooled) member(i int) *target { return pd.members[i] }
 // count and open-until survive the reload. The error names the pool by
 // its key path.
 func (g *Gateway) buildPools(list []Pool, old *pools) error {
-	g.pools = pools{byName: map[string]*pooled{}, members: map[string]*breaker.Breaker{}, figures: &pool.Figures{}}
+	g.pools = pools{byName: map[string]*pooled{}, members: map[string]*breaker.Breaker{}, figures: &pool.Figures{},
+		off: &memberDisables{}}
 	if old != nil && old.figures != nil {
 		g.pools.figures = old.figures
+	}
+	if old != nil && old.off != nil {
+		g.pools.off = old.off
 	}
 	for i, pc := range list {
 		pd, err := g.buildPool(pc, old)
@@ -78,6 +83,9 @@ func (g *Gateway) buildPools(list []Pool, old *pools) error {
 		}
 		g.pools.byName[pc.Name] = pd
 		g.pools.order = append(g.pools.order, pd)
+	}
+	if old != nil {
+		g.pools.off.keep(func(ref string) bool { return g.pools.members[ref] != nil })
 	}
 	return nil
 }
