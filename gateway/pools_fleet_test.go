@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -11,11 +12,11 @@ import (
 	"github.com/loopctl/loopctl-go/internal/redistest"
 )
 
-// fleetPools is threePool("none") with members that trip on one failure
+// fleetPools is threePool("session") with members that trip on one failure
 // and recover after a minute, and admin key sk-admin: a/m, b/m and c/m
 // behind pool p, model claude (then d/backup).
 func fleetPools() Config {
-	cfg := threePool("none")
+	cfg := threePool("session")
 	cfg.Pools[0].Breaker = Breaker{TripThreshold: 1, RecoveryTimeout: time.Minute}
 	cfg.AdminKeys = []ClientKey{{Name: "oncall", Key: "sk-admin"}}
 	return cfg
@@ -53,6 +54,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// sessionChat posts a chat completion for claude in session i, so that
+// every member is some requests' home.
+func (p *poolGW) sessionChat(i int) answer {
+	return p.chat("claude", false, "x-loopctl-session", "s"+strconv.Itoa(i))
+}
+
 // memberStatus is what pool p of g knows of its member ref.
 func memberStatus(g *Gateway, ref string) (st struct {
 	Trips      int
@@ -83,13 +90,13 @@ func TestPoolMemberTrippedThroughOneGatewayIsRefusedByAnother(t *testing.T) {
 		if i == 200 {
 			t.Fatalf("a/m did not trip through gateway 1 in 200 requests (a got %d)", g1.count("a"))
 		}
-		if a := g1.chat("claude", false); a.status != http.StatusOK {
+		if a := g1.sessionChat(i); a.status != http.StatusOK {
 			t.Fatalf("gateway 1: %d %s", a.status, a.body)
 		}
 	}
 	waitFor(t, "gateway 2 sees a/m open", func() bool { return g2.gw.memberBreaker("a/m").State() == breaker.Open })
-	for range 30 {
-		if a := g2.chat("claude", false); a.status != http.StatusOK || a.header.Get("x-loopctl-model") == "a/m" {
+	for i := range 30 {
+		if a := g2.sessionChat(i); a.status != http.StatusOK || a.header.Get("x-loopctl-model") == "a/m" {
 			t.Fatalf("gateway 2: %d from %s: %s", a.status, a.header.Get("x-loopctl-model"), a.body)
 		}
 	}
@@ -132,8 +139,8 @@ func TestPoolMemberDisabledThroughOneGatewayIsNotChosenByAnother(t *testing.T) {
 	if d, ok := g2.gw.pools.off.lookup("b/m", time.Now()); !ok || d.reason != "INC-9" || d.by != "oncall" {
 		t.Fatalf("gateway 2 reads the disable as %+v %v, want INC-9 by oncall", d, ok)
 	}
-	for g2.gw.disabledMember("b/m") {
-		if a := g2.chat("claude", false); a.status != http.StatusOK {
+	for i := 0; g2.gw.disabledMember("b/m"); i++ {
+		if a := g2.sessionChat(i); a.status != http.StatusOK {
 			t.Fatalf("gateway 2 with b/m disabled: %d %s", a.status, a.body)
 		}
 		if n := g2.count("b"); n != 0 {
@@ -150,7 +157,7 @@ func TestPoolMemberDisabledThroughOneGatewayIsNotChosenByAnother(t *testing.T) {
 		if i == 100 {
 			t.Fatal("gateway 2 did not choose b/m in 100 requests after its disable ended")
 		}
-		g2.chat("claude", false)
+		g2.sessionChat(i)
 	}
 	if g1.gw.disabledMember("b/m") {
 		t.Error("gateway 1 still has b/m disabled after its TTL")
@@ -170,7 +177,7 @@ func TestReloadKeepsTheSharedMemberBreaker(t *testing.T) {
 		if i == 200 {
 			t.Fatal("a/m did not trip in 200 requests")
 		}
-		g1.chat("claude", false)
+		g1.sessionChat(i)
 	}
 	cfg := g1.gw.cfg
 	cfg.Pools = append([]Pool(nil), cfg.Pools...)
