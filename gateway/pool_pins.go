@@ -51,7 +51,7 @@ func (x *exchange) runPinned(ctx context.Context, body []byte, stream bool) {
 	pd, mt := pn.pd, pn.pd.member(pn.i)
 	pr := x.walk.pools.of(pd)
 	pt := &pr.turn
-	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now}
+	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now, m: x.g.m}
 	x.walk.last = mt
 	a, err := pd.p.Pin(x.g.now(), pt.req, pn.i, x.poolNeed(pd, body))
 	if err != nil {

@@ -128,13 +128,13 @@ func (pw *poolWalk) unavailable(e *pool.UnavailableError) {
 
 // poolNeed returns what the request asks of a member of pd: its session,
 // whether it streams, its token estimates, and which members can serve it
-// (canServe).
+// (canServe, and not disabled by hand: memberdisable.go).
 func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
 	pr := x.walk.pools.of(pd)
 	if !pr.needSet {
 		pr.needSet = true
 		pr.need = x.requestNeed(body)
-		pr.need.CanServe = func(i int) bool { return x.canServe(pd.member(i), body) }
+		pr.need.CanServe = func(i int) bool { mt := pd.member(i); return x.canServe(mt, body) && !x.g.disabledMember(mt.ref) }
 	}
 	return pr.need
 }
@@ -160,7 +160,7 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 	}
 	pd := pe.pool
 	need := x.poolNeed(pd, body)
-	if !x.poolCanEver(pd, need) {
+	if !x.poolCanEver(pd, body) {
 		x.passNever(tk, pe)
 		return nil, passed
 	}
@@ -174,10 +174,11 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 }
 
 // poolCanEver reports whether some member of pd can serve the request, on
-// its wire and with its parameters, whatever its breaker says.
-func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
-	for i := range pd.members {
-		if need.CanServe(i) {
+// its wire and with its parameters, whatever its breaker or a disable by
+// hand says.
+func (x *exchange) poolCanEver(pd *pooled, body []byte) bool {
+	for _, mt := range pd.members {
+		if x.canServe(mt, body) {
 			return true
 		}
 	}
@@ -194,7 +195,7 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 	pd := pe.pool
 	pr := x.walk.pools.of(pd)
 	pt := &pr.turn
-	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now}
+	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now, m: x.g.m}
 	issued := time.Now()
 	need := x.poolNeed(pd, body)
 	if x.hedging() && !x.walk.pools.fed {
@@ -301,4 +302,17 @@ func poolFailure(r pool.Result) fallback.Failure {
 		f.Kind = fallback.Quota
 	}
 	return f
+}
+
+// poolNameOf names the pool whose member attempt the ticket tk carries:
+// the pool entry tk settles, or a pinned request's pool (its ticket names
+// the member itself).
+func (x *exchange) poolNameOf(tk ticket) string {
+	if t := x.in.rt.targets[tk.Model()]; t != nil && t.pool != nil {
+		return t.pool.cfg.Name
+	}
+	if x.in.pin != nil {
+		return x.in.pin.pd.cfg.Name
+	}
+	return ""
 }
