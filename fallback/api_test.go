@@ -72,6 +72,7 @@ var (
 	_                                                                                      = fallback.Settings{QuotaCooldown: time.Duration(0), HedgeAfter: time.Duration(0), HedgeBudget: 0.0}
 	_ func(*fallback.Manager, *fallback.Attempts) (fallback.Ticket, error)                 = (*fallback.Manager).Next
 	_ func(*fallback.Attempts, *fallback.Manager) bool                                     = (*fallback.Attempts).Usable
+	_ func(*fallback.Attempts, *fallback.Manager, string) error                            = (*fallback.Attempts).RoutePast
 	_ func(*fallback.Manager, *fallback.Attempts, fallback.Ticket) (fallback.Ticket, bool) = (*fallback.Manager).Hedge
 	_                                                                                      = fallback.Snapshot{CooldownEnds: time.Time{}, CooldownCause: fallback.CauseRecoveryTimeout}
 	_ fallback.Cause                                                                       = fallback.CauseHint

@@ -124,6 +124,29 @@ func (a *Attempts) Usable(m *Manager) bool {
 	return !r.exhausted && !a.slow(r.entry+1)
 }
 
+// RoutePast routes the rest of the turn a past model (the primary or a
+// chain entry) as a slow failure of it would (SEMANTICS §7, §9.3 rule 6):
+// Next, Usable and Hedge pass it as they pass a model that failed the turn
+// slowly. It is pure memory of the turn: it draws no ticket, takes no probe
+// slot, records no verdict and fires no transition, so the breaker and its
+// observers see nothing. The gateway calls it, before the turn's next Next,
+// for a pool entry that admits no member now, which a drawn ticket could
+// only skip. A model that is neither the primary nor a chain entry is an
+// error matching [ErrNotInChain], and a nil *Attempts (a turn without
+// memory) ignores it.
+func (a *Attempts) RoutePast(m *Manager, model string) error {
+	i := 0
+	if model != m.cfg.primary {
+		if i = m.index(model) + 1; i == 0 {
+			return m.notInChain(model)
+		}
+	}
+	if a != nil {
+		a.markSlow(i, len(m.cfg.models)+1)
+	}
+	return nil
+}
+
 // Next begins an attempt of the turn a: [Manager.Begin] with the turn's
 // memory (SEMANTICS §3, §7). A turn that has held a probe ticket never gets
 // the probe slot again: it goes to the active chain entry, and when the

@@ -200,6 +200,14 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 			}
 			j := rng.IntN(len(turns))
 			u := turns[j]
+			if rng.IntN(8) == 0 { // a model the turn routes past with no ticket (§9.3 rule 6)
+				past := models[1+rng.IntN(len(models)-1)] // models[0] is no model
+				log = append(log, fmt.Sprintf("%d: RoutePast(turn %d, %q)", step, j, past))
+				if err := u.a.RoutePast(m, past); err != nil {
+					fail("RoutePast(%q): %v", past, err)
+				}
+				u.r.routePast(past)
+			}
 			if got, want := u.a.Usable(m), ref.usable(now, u.r); got != want {
 				fail("turn %d: Usable() = %v, reference %v", j, got, want)
 			}

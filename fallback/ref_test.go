@@ -99,6 +99,15 @@ type refTurn struct {
 	fed       map[string]bool // rev 4: the models whose retry budget the turn has fed
 }
 
+// routePast is Attempts.RoutePast: the turn passes model as one it failed
+// slowly, and nothing else changes.
+func (u *refTurn) routePast(model string) {
+	if u.slow == nil {
+		u.slow = map[string]bool{}
+	}
+	u.slow[model] = true
+}
+
 func newRef(s Settings) *refModel {
 	r := &refModel{
 		primary: s.Primary, chain: slices.Clone(s.Chain),
