@@ -73,6 +73,7 @@ var (
 	_ func(*fallback.Manager, *fallback.Attempts) (fallback.Ticket, error)                 = (*fallback.Manager).Next
 	_ func(*fallback.Attempts, *fallback.Manager) bool                                     = (*fallback.Attempts).Usable
 	_ func(*fallback.Attempts, *fallback.Manager, string) error                            = (*fallback.Attempts).RoutePast
+	_ func(*fallback.Attempts, *fallback.Manager) (string, bool)                           = (*fallback.Attempts).NextModel
 	_ func(*fallback.Manager, *fallback.Attempts, fallback.Ticket) (fallback.Ticket, bool) = (*fallback.Manager).Hedge
 	_                                                                                      = fallback.Snapshot{CooldownEnds: time.Time{}, CooldownCause: fallback.CauseRecoveryTimeout}
 	_ fallback.Cause                                                                       = fallback.CauseHint

@@ -124,6 +124,52 @@ func (a *Attempts) Usable(m *Manager) bool {
 	return !r.exhausted && !a.slow(r.entry+1)
 }
 
+// NextModel returns the model [Manager.Next] would now route the turn a
+// to, and true, when that is a model the turn has not failed slowly nor
+// routed past (when [Attempts.Usable] is true); "" and false otherwise. It
+// is a pure read: it changes nothing. The gateway asks it before each
+// attempt, to route past a pool that admits no member with
+// [Attempts.RoutePast] rather than draw a ticket for it. A nil *Attempts
+// is a new turn.
+func (a *Attempts) NextModel(m *Manager) (string, bool) {
+	if m.shared != nil {
+		return a.sharedNextModel(m)
+	}
+	r := m.peek(a)
+	switch {
+	case r.exhausted || a.slow(r.entry+1):
+		return "", false
+	case r.entry < 0:
+		return m.cfg.primary, true
+	}
+	return m.cfg.models[r.entry], true
+}
+
+// sharedNextModel is NextModel through a Backend, whose Shared answers
+// only Usable: the model Next routes to is the first, in routing order
+// (the primary, then the chain), that the turn has not passed and that
+// Next would route to were every other model passed. Routing past a model
+// other than the one Next picks never changes its pick, so that first one
+// is the pick (SEMANTICS §7).
+func (a *Attempts) sharedNextModel(m *Manager) (string, bool) {
+	probed := a != nil && a.probed.Load()
+	if !m.shared.Usable(probed, a.slow) {
+		return "", false
+	}
+	for i := range len(m.cfg.models) + 1 {
+		if a.slow(i) {
+			continue
+		}
+		if m.shared.Usable(probed, func(j int) bool { return j != i }) {
+			if i == 0 {
+				return m.cfg.primary, true
+			}
+			return m.cfg.models[i-1], true
+		}
+	}
+	return "", false
+}
+
 // RoutePast routes the rest of the turn a past model (the primary or a
 // chain entry) as a slow failure of it would (SEMANTICS §7, §9.3 rule 6):
 // Next, Usable and Hedge pass it as they pass a model that failed the turn

@@ -172,6 +172,7 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 	if mutate != nil {
 		mutate(m)
 	}
+	twin := sharedTwin(t, m) // NextModel through a Backend, read from m
 	s.Now, s.OnTransition = nil, nil
 	ref := newRef(s)
 	models := append([]string{""}, s.Primary)
@@ -210,6 +211,13 @@ func runHistory(t fataler, seed uint64, steps int, cov *coverage) {
 			}
 			if got, want := u.a.Usable(m), ref.usable(now, u.r); got != want {
 				fail("turn %d: Usable() = %v, reference %v", j, got, want)
+			}
+			nm, nok := u.a.NextModel(m)
+			if want, wok := ref.nextModel(now, u.r); nm != want || nok != wok {
+				fail("turn %d: NextModel() = %q, %v; reference %q, %v", j, nm, nok, want, wok)
+			}
+			if tm, tok := u.a.NextModel(twin); tm != nm || tok != nok {
+				fail("turn %d: NextModel() through a Backend = %q, %v; locally %q, %v", j, tm, tok, nm, nok)
 			}
 			routine := m.ActiveModel()
 			tk, err := m.Next(u.a)

@@ -346,6 +346,17 @@ func (r *refModel) usable(now time.Time, u *refTurn) bool {
 	return !t.exhausts && !u.slow[t.model]
 }
 
+// nextModel is Attempts.NextModel for u: where Next would route u, when
+// that is a model u has not failed slowly nor routed past.
+func (r *refModel) nextModel(now time.Time, u *refTurn) (string, bool) {
+	c := r.clone()
+	t := c.begin(now, &refTurn{probed: u.probed, slow: u.slow})
+	if t.exhausts || u.slow[t.model] {
+		return "", false
+	}
+	return t.model, true
+}
+
 // hedge is Manager.Hedge for the turn u whose running attempt is on model
 // running: the first chain entry usable for u other than running's.
 func (r *refModel) hedge(now time.Time, u *refTurn, running string) *refTicket {

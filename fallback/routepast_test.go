@@ -49,9 +49,23 @@ func TestRoutePast(t *testing.T) {
 			if got := a.Usable(h.m); got != tc.usable {
 				t.Fatalf("Usable = %v, want %v", got, tc.usable)
 			}
+			wantNext := ""
+			if tc.usable {
+				wantNext = tc.wantModel
+			}
+			shared := sharedTwin(t, h.m)
+			for _, m := range []*Manager{h.m, shared} {
+				if got, ok := a.NextModel(m); got != wantNext || ok != tc.usable {
+					t.Fatalf("NextModel (shared %v) = %q, %v; want %q, %v", m == shared, got, ok, wantNext, tc.usable)
+				}
+			}
 			tk, err := h.m.Next(&a)
 			if err != nil || tk.Model() != tc.wantModel || tk.IsProbe() != tc.wantProbe {
 				t.Fatalf("Next = %q (probe %v), %v; want %q (probe %v)", tk.Model(), tk.IsProbe(), err, tc.wantModel, tc.wantProbe)
+			}
+			local, lok := a.NextModel(h.m)
+			if got, ok := a.NextModel(shared); got != local || ok != lok {
+				t.Fatalf("after Next: NextModel through a Backend = %q, %v; locally %q, %v", got, ok, local, lok)
 			}
 			if tc.state == Recovering && !tc.wantProbe {
 				// The probe slot is still free: another turn takes it.
@@ -118,4 +132,34 @@ func TestRoutePastErrors(t *testing.T) {
 	if err := (*Attempts)(nil).RoutePast(h.m, "z"); !errors.Is(err, ErrNotInChain) {
 		t.Fatalf("nil turn, RoutePast(z) = %v, want ErrNotInChain", err)
 	}
+}
+
+// usableShared is a test double of a Shared whose Usable is a local
+// Manager's (it implements only the methods these tests reach).
+type usableShared struct {
+	Shared
+	m *Manager
+}
+
+func (s usableShared) Usable(probed bool, slow func(int) bool) bool {
+	var a Attempts
+	a.probed.Store(probed)
+	n := len(s.m.cfg.models) + 1
+	for i := range n {
+		if slow(i) {
+			a.markSlow(i, n)
+		}
+	}
+	return a.Usable(s.m)
+}
+
+// sharedTwin returns a Manager with m's settings whose shared state is m
+// (through Usable only).
+func sharedTwin(t fataler, m *Manager) *Manager {
+	t.Helper()
+	tw, err := New(Settings{Primary: m.cfg.primary, Chain: m.cfg.models, Backend: sharedBackend{usableShared{m: m}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw
 }
