@@ -305,6 +305,7 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 		tg := g.entryTarget(ref)
 		rt.targets[ref] = tg
 		rt.openai = rt.openai || tg.speaksOpenAI()
+		rt.pooled = rt.pooled || tg.pool != nil
 	}
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.retries.policy

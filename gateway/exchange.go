@@ -165,6 +165,9 @@ func (x *exchange) run(body []byte) {
 		if last != nil && rctx.ended() {
 			break // no attempt starts after the deadline (§7.3)
 		}
+		if x.passPools(body) && x.poolsUnavailable(last, x.cooldownEnd()) {
+			return
+		}
 		tk, err := x.begin()
 		if err != nil {
 			if x.refusedTurn(err, last) {

@@ -233,6 +233,7 @@ type route struct {
 	mgr      *fallback.Manager // its breaker (state in-process, or shared through Options.Backend)
 	budget   int
 	openai   bool              // an entry is on an openai upstream (embeddings)
+	pooled   bool              // an entry is a pool/<name> (pool_routepast.go)
 	refusals bool              // on_refusal: fallback (§8.7)
 	settings fallback.Settings // what the breaker was built with
 	targets  map[string]*target

@@ -23,6 +23,14 @@ import (
 // why, for the pool row.
 func (x *exchange) passUnavailable(tk ticket, pe *target, e *pool.UnavailableError) {
 	tk.Skip()
+	x.noteUnavailable(pe, e)
+}
+
+// noteUnavailable records that the request routed past the pool entry pe
+// for want of an admitted member (e says when one may be admitted again):
+// named pool/<name>=unavailable in x-loopctl-skipped, passed for the rest
+// of the request, and counted for the pool row.
+func (x *exchange) noteUnavailable(pe *target, e *pool.UnavailableError) {
 	x.walk.skips.list = append(x.walk.skips.list, pe.ref+"=unavailable")
 	x.walk.set(pe.ref, markPassed)
 	x.walk.pools.unavailable(x.g.outByHand(pe.pool, e))
