@@ -24,11 +24,6 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return build(cfg, opt)
-}
-
-// build builds the gateway of cfg, which New has validated.
-func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
@@ -288,12 +283,15 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
 	if keep != nil {
 		rt.settings.Backend = keep.settings.Backend // the same shared breaker
-		rt.mgr, rt.notes = keep.mgr, keep.notes
+		rt.mgr, rt.notes, rt.poolHedges = keep.mgr, keep.notes, keep.poolHedges
 		if err := rt.mgr.Reconfigure(rt.settings); err != nil { // state, holds and disables kept
 			return nil, err
 		}
 	} else if err := g.buildBreaker(rt, s); err != nil {
 		return nil, err
+	}
+	if rt.poolHedges == nil {
+		rt.poolHedges = newPoolHedges(s)
 	}
 	rt.budget = attemptBudget(m)
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {

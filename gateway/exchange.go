@@ -53,9 +53,10 @@ type intake struct {
 	req       request          // what scan found in the body
 	body      io.LimitedReader // the client's body, read within limits.max_body
 	rt        *route
-	budget    int  // attempts (breaker turns) the request may take
-	pinned    bool // a previous_response_id request: its model only
-	unchecked bool // the body has not been checked with json.Valid (translatesFirst)
+	budget    int        // attempts (breaker turns) the request may take
+	pinned    bool       // a previous_response_id request: its model only
+	pin       *memberPin // a pinned request's pool member (pool_pins.go); nil: none
+	unchecked bool       // the body has not been checked with json.Valid (translatesFirst)
 }
 
 // reply is what the gateway wrote, or is about to write, to the client
@@ -156,6 +157,10 @@ func (x *exchange) run(body []byte) {
 	stream := x.in.req.stream && x.in.endpoint.streams
 	x.walk.deadline = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.in.start)}
 	rctx := &x.walk.deadline
+	if x.in.pin != nil {
+		x.runPinned(rctx, body, stream)
+		return
+	}
 	for x.walk.attempts < x.in.budget {
 		if last != nil && rctx.ended() {
 			break // no attempt starts after the deadline (§7.3)

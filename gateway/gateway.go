@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/internal/retrybudget"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -225,6 +226,8 @@ type route struct {
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
 	notes    *routeNotes  // what the admin API adds (the last failure, the last transition); kept by a reload
+	// poolHedges is the hedge bucket of hedges inside its pools (pool_hedge.go); kept by a reload.
+	poolHedges *retrybudget.Bucket
 }
 
 // target is one upstream model a route may send to.

@@ -18,21 +18,9 @@ func TestMemberDisableAcrossReload(t *testing.T) {
 
 	cfg.Pools = cfg.Pools[:1] // q (up/b, up/d) goes
 	cfg.Models = []Model{cfg.Models[0], cfg.Models[2]}
-	// The pools of Reload: built once on new breakers as a check, then for
-	// good on g's (Reload itself needs Config.Validate to know pools).
-	next := newGateway(cfg, g.opt)
-	next.m = g.m
-	if err := next.buildPools(cfg.Pools, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := g.pools.off.disabled("up/d", clk.now()); !ok {
-		t.Fatal("the check build touched g's disables")
-	}
-	if err := next.buildPools(cfg.Pools, &g.pools); err != nil {
-		t.Fatal(err)
-	}
-	if err := next.addModels(cfg.Models); err != nil {
-		t.Fatal(err)
+	next, _, err := g.Reload(cfg)
+	if err != nil {
+		t.Fatalf("Reload: %v", err)
 	}
 	if until, ok := next.pools.off.disabled("up/a", clk.now()); !ok || !until.Equal(clk.now().Add(time.Hour)) {
 		t.Errorf("up/a after the reload: disabled %v until %v; want its disable kept (pool p still lists it)", ok, until)

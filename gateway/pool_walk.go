@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
@@ -31,6 +32,7 @@ type poolWalk struct {
 	needSet bool
 	skip    skipCheck
 	out     poolsOut
+	fed     bool // the route's pool hedge bucket was fed for the request
 }
 
 // poolReq is a request's memory in one pool.
@@ -124,9 +126,39 @@ func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
 	return n
 }
 
-// requestNeed is what the request asks of any member: whether it streams.
+// requestNeed is what the request asks of any member: its session
+// (§11.2), whether it streams, and its input estimates for the members'
+// token headroom (§11.3).
 func (x *exchange) requestNeed(body []byte) pool.Need {
-	return pool.Need{Stream: x.in.req.stream && x.in.endpoint.streams}
+	n := pool.Need{Session: sessionOf(x.r.Header, &x.in.req), Stream: x.in.req.stream && x.in.endpoint.streams}
+	n.Tokens, n.InputTokens = inputEstimate(body)
+	return n
+}
+
+// memberHeadroom tells the member attempt a what its answer's headers hdr
+// say it has left (§11.3: from every answer, a success or an error).
+func (x *exchange) memberHeadroom(a pool.Attempt, hdr http.Header) {
+	if hdr == nil {
+		return
+	}
+	now := x.g.now()
+	if h := headroomOf(hdr, now); h != (pool.Headroom{}) {
+		a.Headroom(now, h)
+	}
+}
+
+// answerHeader returns the headers of a member's answer: res's, or err's
+// when the member answered with an error status; nil when it did not
+// answer.
+func answerHeader(res *result, err error) http.Header {
+	var ue *upstreamError
+	switch {
+	case err == nil && res != nil && res.resp != nil:
+		return res.resp.Header
+	case errors.As(err, &ue):
+		return ue.header
+	}
+	return nil
 }
 
 // canServe reports whether the member mt can serve the request: the
@@ -201,47 +233,64 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now, m: x.g.m}
 	issued := time.Now()
 	need := x.poolNeed(pd, body)
-	var last error
-	var lastTg *target
-	sent := 0 // members sent the request
-	for {
+	if x.hedging() && !x.walk.pools.fed {
+		x.walk.pools.fed = true
+		x.in.rt.poolHedges.Feed()
+	}
+	var cancels []context.CancelFunc // a served stream is read under its context until it ends
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+	}()
+	var last *memberTry
+	for sent := 1; ; sent++ {
 		a, err := pd.p.Choose(x.g.now(), pt.req, need)
 		if err != nil {
 			break
 		}
-		mt := pd.member(a.Member())
-		sent++
 		x.walk.countMember(sent)
-		x.walk.last = mt
-		mtk := x.observeMember(tk, mt)
-		start := time.Now()
-		res, cancel, err := x.memberAttempt(ctx, mtk, mt, a, body, stream)
-		defer cancel() // a served stream is read under its context until it ends
-		x.walk.upstream += time.Since(start)
-		if err == nil && !x.refusal(res) {
-			pt.open, pt.offset = a, start.Sub(issued)
-			mtk.pool = pt
-			x.relay(mtk, mt, res)
+		won, lost, final := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
+		if won != nil {
+			pt.open, pt.offset = won.a, won.start.Sub(issued)
+			won.tk.pool = pt
+			x.walk.last = won.mt
+			x.relay(won.tk, won.mt, won.res)
 			return answered, nil
 		}
-		if err == nil { // a refusal under on_refusal: fallback (§8.7)
-			res.release()
-			a.NoVerdict(x.g.now())
-			x.g.m.poolAttempt(pd.cfg.Name, mt.ref, poolOutNoVerdict)
-			mtk.seen.settle(VerdictCancel, 0)
-			x.out.refused = mt.ref
-			continue
+		if lost != nil {
+			last = lost
+			x.walk.last = lost.mt
 		}
-		last, lastTg = err, mt
-		if x.memberFailed(mtk, a, mt, err, start) {
-			break // the request ends: the client left, a halt, the gateway's limit
-		}
-		if ctx.Err() != nil {
-			break // no time is left for another member
+		if final || ctx.Err() != nil {
+			break // the request ends, or no time is left for another member
 		}
 	}
 	r := pd.p.End(x.g.now(), pt.req)
-	return x.concludePool(tk, pe, need, r, last, lastTg)
+	if last == nil {
+		return x.concludePool(tk, pe, need, r, nil, nil)
+	}
+	return x.concludePool(tk, pe, need, r, last.err, last.mt)
+}
+
+// settleTry settles the member attempt o, which has ended, unless it
+// served (reported): its headroom, then a refusal under on_refusal:
+// fallback (§8.7) as no verdict, or its failure's verdict; end reports
+// that the request ends with it.
+func (x *exchange) settleTry(o *memberTry) (served, end bool) {
+	x.memberHeadroom(o.a, answerHeader(o.res, o.err))
+	if o.err != nil {
+		return false, x.memberFailed(o.tk, o.a, o.mt, o.err, o.start)
+	}
+	if !x.refusal(o.res) {
+		return true, false
+	}
+	o.res.release()
+	o.a.NoVerdict(x.g.now())
+	x.g.countMember(o.mt, poolOutNoVerdict)
+	o.tk.seen.settle(VerdictCancel, 0)
+	x.out.refused = o.mt.ref
+	return false, false
 }
 
 // memberAttempt sends the request to member mt for its attempt a: the
@@ -275,11 +324,10 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	var ue *upstreamError
 	var unsup *wire.UnsupportedError
 	var bad *wire.RequestError
-	pd := x.in.rt.targets[tk.Model()].pool
 	switch {
 	case x.halted() || x.clientGone() || errors.As(err, &le):
 		a.Cancel(now)
-		x.g.m.poolAttempt(pd.cfg.Name, mt.ref, poolOutCancel)
+		x.g.countMember(mt, poolOutCancel)
 		tk.seen.settle(VerdictCancel, 0)
 		return true
 	case errors.As(err, &unsup) || errors.As(err, &bad):
@@ -289,11 +337,11 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	default:
 		f := failure(err, start)
 		memberFailure(a, now, f)
-		x.g.m.poolAttempt(pd.cfg.Name, mt.ref, failureOutcome(f))
+		x.g.countMember(mt, failureOutcome(f))
 		tk.seen.settle(VerdictFailure, f.Kind)
 		return false
 	}
-	x.g.m.poolAttempt(pd.cfg.Name, mt.ref, poolOutNoVerdict)
+	x.g.countMember(mt, poolOutNoVerdict)
 	tk.seen.settle(VerdictCancel, 0)
 	return false
 }
