@@ -30,6 +30,13 @@ func TestDisabledMemberIsNotAdmitted(t *testing.T) {
 	if p.count("b") == 0 {
 		t.Error("b/m received nothing: the pool should serve on its other members")
 	}
+	v := p.gw.view(p.gw.models["claude"])
+	if b := memberIn(t, v, "pool/p", "b/m"); b.LastMinute == 0 || b.Share <= 0 {
+		t.Errorf("b/m after serving: %+v; want its last minute and share", b)
+	}
+	if a := memberIn(t, v, "pool/p", "a/m"); !a.Disabled || a.LastMinute != 0 || a.OpenReason != "manual" {
+		t.Errorf("a/m while disabled: %+v; want disabled (manual) with nothing in its last minute", a)
+	}
 	body := scrape(p.gw)
 	if !strings.Contains(body, `loopctl_pool_requests_total{member="b/m",outcome="success",pool="p"}`) ||
 		!strings.Contains(body, `loopctl_pool_requests_total{member="c/m",outcome="failure",pool="p"}`) {
