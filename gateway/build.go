@@ -334,7 +334,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {
-		s.Backend = g.opt.Backend(storeName(m))
+		s.Backend = g.opt.Backend(storeNameIn(m, g.cfg.Pools))
 	}
 	return s
 }

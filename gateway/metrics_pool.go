@@ -73,10 +73,10 @@ func (m *meters) poolAttempt(pool, member string, o memberOutcome) {
 	m.counter(m.poolRequests, pool, member, string(o), "").Inc()
 }
 
-// countMember counts a member attempt on mt, a member target of one of
+// countSettled counts a member attempt on mt, a member target of one of
 // g's pools, settled with outcome o, under the pool that lists mt (each
 // pool has its own member targets).
-func (g *Gateway) countMember(mt *target, o memberOutcome) {
+func (g *Gateway) countSettled(mt *target, o memberOutcome) {
 	for _, pd := range g.pools.order {
 		for _, m := range pd.members {
 			if m == mt {

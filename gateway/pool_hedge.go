@@ -177,11 +177,11 @@ func (x *exchange) loseRival(ch <-chan *memberTry, tries []*memberTry, won *memb
 		switch {
 		case after < 0:
 			r.a.Cancel(now)
-			x.g.countMember(r.mt, poolOutCancel)
+			x.g.countSettled(r.mt, poolOutCancel)
 			r.tk.seen.settle(VerdictCancel, 0)
 		case r.err == nil || errors.Is(r.err, context.Canceled):
 			r.a.Lose(now, after)
-			x.g.countMember(r.mt, poolOutCancel) // the gateway cancelled it: its rival won
+			x.g.countSettled(r.mt, poolOutCancel) // the gateway cancelled it: its rival won
 			r.tk.seen.settle(VerdictCancel, 0)
 		default:
 			x.memberHeadroom(r.a, answerHeader(r.res, r.err))
