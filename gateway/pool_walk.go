@@ -199,19 +199,22 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 			break
 		}
 		x.walk.countMember(sent)
-		won, lost, final := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
-		if won != nil {
+		out := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
+		if out.chain != nil && (out.chain.served || out.chain.final) {
+			return x.concludeChain(tk, pe, pt, out.chain)
+		}
+		if won := out.won; won != nil {
 			pt.open, pt.offset = won.a, won.start.Sub(issued)
 			won.tk.pool = pt
 			x.walk.last = won.mt
 			x.relay(won.tk, won.mt, won.res)
 			return answered, nil
 		}
-		if lost != nil {
-			last = lost
-			x.walk.last = lost.mt
+		if out.lost != nil {
+			last = out.lost
+			x.walk.last = out.lost.mt
 		}
-		if final || ctx.Err() != nil {
+		if out.final || ctx.Err() != nil {
 			break // the request ends, or no time is left for another member
 		}
 	}

@@ -60,9 +60,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	if err := next.checkModels(cfg.Models); err != nil {
 		return nil, rep, err
 	}
-	// The pools are built once on new breakers, as a check that touches
-	// nothing of g, then for good on g's member breakers and figures.
-	if err := next.buildPools(cfg.Pools, nil); err != nil {
+	if err := next.checkPools(cfg.Pools); err != nil {
 		return nil, rep, err
 	}
 	if err := next.buildPools(cfg.Pools, &g.pools); err != nil {
