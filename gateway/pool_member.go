@@ -91,7 +91,12 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 // cancel ends it), with no retry on the member (a failure moves on to the
 // next member at once). A served stream's first content is told to a.
 func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream bool) (*result, context.CancelFunc, error) {
-	ctx, cancel := context.WithDeadline(ctx, a.Deadline())
+	cancel := context.CancelFunc(noCancel)
+	if a.IsProbe() {
+		// A probe's lease is its breaker's probe_timeout; any other
+		// attempt's is timeouts.request, which its clock bounds already.
+		ctx, cancel = context.WithDeadline(ctx, a.Deadline())
+	}
 	pol := x.in.rt.policy
 	pol.Failover, pol.MaxRetries = true, -1
 	pol.Budget = noRetry
@@ -101,6 +106,9 @@ func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a p
 	}
 	return res, cancel, err
 }
+
+// noCancel is the cancel of a member attempt with no context of its own.
+func noCancel() {}
 
 // noRetry is the ladder's budget for a member attempt: no same-member retry.
 func noRetry() bool { return false }
