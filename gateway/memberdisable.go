@@ -18,8 +18,9 @@ import (
 // the store's clock) behind the same methods. Safe for concurrent use; the
 // zero value is ready.
 type memberDisables struct {
-	mu sync.Mutex
-	on map[string]memberDisable
+	mu     sync.Mutex
+	on     map[string]memberDisable
+	shared MemberDisableStore // nil: the set above, this process only (pools_fleet.go)
 	// n is len(on), read without the lock: with no disable (the usual
 	// case) the walk's admission takes no lock and reads no clock.
 	n atomic.Int32
@@ -36,6 +37,10 @@ type memberDisable struct {
 // enabled), for reason, by the admin key named by; a second disable
 // replaces the first.
 func (d *memberDisables) disable(ref string, until time.Time, reason, by string) {
+	if d.shared != nil {
+		d.shared.Disable(ref, until, reason, by)
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.on == nil {
@@ -48,6 +53,10 @@ func (d *memberDisables) disable(ref string, until time.Time, reason, by string)
 // enable puts the member ref back in rotation (a member not disabled: no
 // change).
 func (d *memberDisables) enable(ref string) {
+	if d.shared != nil {
+		d.shared.Enable(ref)
+		return
+	}
 	d.mu.Lock()
 	delete(d.on, ref)
 	d.n.Store(int32(len(d.on)))
@@ -67,6 +76,10 @@ func (d *memberDisables) lookup(ref string, now time.Time) (memberDisable, bool)
 	if d.none() {
 		return memberDisable{}, false
 	}
+	if d.shared != nil {
+		until, reason, by, ok := d.shared.Disabled(ref, now)
+		return memberDisable{until: until, reason: reason, by: by}, ok
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	v, ok := d.on[ref]
@@ -80,8 +93,12 @@ func (d *memberDisables) lookup(ref string, now time.Time) (memberDisable, bool)
 
 // keep drops the disables of every deployment for which listed is false
 // (a reload that no longer lists a deployment drops its member breaker,
-// and its disable with it).
+// and its disable with it). A shared set keeps them: they are the fleet's,
+// and another gateway on the store may still list the deployment.
 func (d *memberDisables) keep(listed func(ref string) bool) {
+	if d.shared != nil {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for ref := range d.on {
@@ -92,8 +109,9 @@ func (d *memberDisables) keep(listed func(ref string) bool) {
 	d.n.Store(int32(len(d.on)))
 }
 
-// none reports whether no member is disabled (nil: none).
-func (d *memberDisables) none() bool { return d == nil || d.n.Load() == 0 }
+// none reports, without a lock, that no member is disabled (nil: none);
+// a shared set is asked every time.
+func (d *memberDisables) none() bool { return d == nil || d.shared == nil && d.n.Load() == 0 }
 
 // disabledMember reports whether the pool member ref is disabled by hand
 // now: the walk's admission leaves it out (pool.Need.CanServe), in every
