@@ -24,12 +24,10 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return build(cfg, opt)
-}
-
-// build builds the gateway of cfg, which New has validated.
-func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
+	// The transport comes first: an azure upstream's credential sends its
+	// token requests through it.
+	g.transport = upstreamTransport(opt.Transport)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
 	}
@@ -50,7 +48,6 @@ func build(cfg Config, opt Options) (*Gateway, error) {
 	}
 	g.lists.openai = modelList(cfg.Models)
 	g.lists.anthropic = anthropicModelList(cfg.Models)
-	g.transport = upstreamTransport(opt.Transport)
 	return g, nil
 }
 
@@ -109,7 +106,7 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	}
 	for i, u := range cfg.Upstreams {
 		g.upstreams[u.Name] = ps.newUpstream(i, u, getenv)
-		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now)
+		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now, g.transport.rt)
 	}
 	return ps.err()
 }
@@ -339,7 +336,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {
-		s.Backend = g.opt.Backend(storeName(m))
+		s.Backend = g.opt.Backend(storeNameIn(m, g.cfg.Pools))
 	}
 	return s
 }
