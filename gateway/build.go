@@ -24,6 +24,11 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return build(cfg, opt)
+}
+
+// build builds the gateway of cfg, which New has validated.
+func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	// The transport comes first: an azure upstream's credential sends its
 	// token requests through it.

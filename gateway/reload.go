@@ -60,6 +60,8 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	if err := next.checkModels(cfg.Models); err != nil {
 		return nil, rep, err
 	}
+	// The pools are checked on in-process breakers, touching nothing
+	// shared, then built for good on g's member breakers and figures.
 	if err := next.checkPools(cfg.Pools); err != nil {
 		return nil, rep, err
 	}
