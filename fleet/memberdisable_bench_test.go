@@ -75,14 +75,14 @@ func BenchmarkMemberDisablePropagation(b *testing.B) {
 		b.StopTimer()
 		p1.Enable("up/m")
 		wait(false)
-		before := scripts(b, srv)
+		before := scriptCalls(b, srv)
 		b.StartTimer()
 		start := time.Now()
 		p1.Disable("up/m", start.Add(time.Hour), "INC-42", "ops")
 		wait(true)
 		delays = append(delays, time.Since(start))
 		b.StopTimer()
-		calls += scripts(b, srv) - before
+		calls += scriptCalls(b, srv) - before
 		b.StartTimer()
 	}
 	slices.Sort(delays)
