@@ -18,12 +18,12 @@ import (
 // the store's clock) behind the same methods. Safe for concurrent use; the
 // zero value is ready.
 type memberDisables struct {
-	mu     sync.Mutex
-	on     map[string]memberDisable
-	shared MemberDisableStore // nil: the set above, this process only (pools_fleet.go)
+	mu sync.Mutex
+	on map[string]memberDisable
 	// n is len(on), read without the lock: with no disable (the usual
 	// case) the walk's admission takes no lock and reads no clock.
-	n atomic.Int32
+	n      atomic.Int32
+	shared MemberDisableStore // nil: the set above, this process only (pools_fleet.go)
 }
 
 // memberDisable is one disable: its end (zero: until enabled), the reason
@@ -109,9 +109,17 @@ func (d *memberDisables) keep(listed func(ref string) bool) {
 	d.n.Store(int32(len(d.on)))
 }
 
-// none reports, without a lock, that no member is disabled (nil: none);
-// a shared set is asked every time.
-func (d *memberDisables) none() bool { return d == nil || d.shared == nil && d.n.Load() == 0 }
+// none reports whether no member is disabled (nil: none); a shared set
+// answers from its mirror, with no lock and no clock either.
+func (d *memberDisables) none() bool {
+	switch {
+	case d == nil:
+		return true
+	case d.shared != nil:
+		return !d.shared.Any()
+	}
+	return d.n.Load() == 0
+}
 
 // disabledMember reports whether the pool member ref is disabled by hand
 // now: the walk's admission leaves it out (pool.Need.CanServe), in every
