@@ -34,6 +34,7 @@ type memberTry struct {
 	cancel context.CancelFunc // ends the attempt's context (a served stream is read under it)
 	stop   context.CancelFunc // a raced attempt's: cancels it when its rival wins
 	hedge  bool
+	ladder bool // the last admitted member, no other model usable: the retry ladder (pool_member.go)
 }
 
 // membersOutcome is how a pool attempt's member attempts (one, or a race)
@@ -63,7 +64,7 @@ func (x *exchange) newTry(tk ticket, mt *target, a pool.Attempt) *memberTry {
 // run sends the member attempt o, on the calling goroutine.
 func (x *exchange) runTry(ctx context.Context, o *memberTry, body []byte, stream bool) {
 	o.start = time.Now()
-	o.res, o.cancel, o.err = x.memberAttempt(ctx, o.tk, o.mt, o.a, body, stream)
+	o.res, o.cancel, o.err = x.memberAttempt(ctx, o.tk, o.mt, o.a, body, stream, o.ladder)
 }
 
 // runMembers runs the member attempt o, and with hedging a rival as the

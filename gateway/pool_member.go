@@ -89,8 +89,12 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 // memberAttempt sends the request to member mt for its attempt a: the
 // normal attempt path, bounded by the attempt's lease (the returned
 // cancel ends it), with no retry on the member (a failure moves on to the
-// next member at once). A served stream's first content is told to a.
-func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream bool) (*result, context.CancelFunc, error) {
+// next member at once), unless ladder: the last admitted member with no
+// other model usable, whose attempt runs the retry ladder as a chain
+// entry's does (SEMANTICS §9.3 rule 6, §7.1: transient retries, rate-limit
+// waits within retry.rate_limit_wait and the deadline), spending the pool
+// entry's retry budget (§8.3). A served stream's first content is told to a.
+func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream, ladder bool) (*result, context.CancelFunc, error) {
 	cancel := context.CancelFunc(noCancel)
 	if a.IsProbe() {
 		// A probe's lease is its breaker's probe_timeout; any other
@@ -98,13 +102,25 @@ func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a p
 		ctx, cancel = context.WithDeadline(ctx, a.Deadline())
 	}
 	pol := x.in.rt.policy
-	pol.Failover, pol.MaxRetries = true, -1
-	pol.Budget = noRetry
+	if ladder {
+		pol.Budget = x.retryBudget(tk, tk.Model())
+	} else {
+		pol.Failover, pol.MaxRetries = true, -1
+		pol.Budget = noRetry
+	}
 	res, err := x.attemptWith(ctx, tk, mt, body, stream, pol)
 	if err == nil && res.stream != nil {
 		a.FirstContent(x.g.now())
 	}
 	return res, cancel, err
+}
+
+// lastChance reports whether the member attempt just chosen in the pool
+// attempt pt (on the pool entry ref) may run the retry ladder: no other
+// member is admitted (a chosen member counts as tried at once) and no
+// other model is usable for the request (§9.3 rule 6).
+func (x *exchange) lastChance(pt *poolTurn, need pool.Need, ref string) bool {
+	return !pt.pd.p.Admits(x.g.now(), pt.req, need) && !x.otherUsable(ref)
 }
 
 // noCancel is the cancel of a member attempt with no context of its own.

@@ -14,7 +14,9 @@ import (
 // A pool entry in the walk (docs/GATEWAY.md §11, SEMANTICS §9.3 rule 6):
 // a ticket of the model breaker that names pool/<name> runs one pool
 // attempt. Its members are tried by the pool's choice, at once and with
-// no same-member retry (no request reaches one member twice), each
+// no same-member retry (no request reaches one member twice) but on the
+// last admitted member when no other model is usable (its ladder:
+// pool_member.go), each
 // through the normal attempt path (translation, timeouts, first content),
 // until one serves or none is admitted; the model breaker sees the pool
 // attempt's one verdict (pool.End). A member failure before content is
@@ -215,7 +217,9 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 			break
 		}
 		x.walk.countMember(sent)
-		out := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
+		o := x.newTry(tk, pd.member(a.Member()), a)
+		o.ladder = x.lastChance(pt, need, pe.ref)
+		out := x.runMembers(ctx, pt, need, o, body, stream, &cancels)
 		if out.chain != nil && (out.chain.served || out.chain.final) {
 			return x.concludeChain(tk, pe, pt, out.chain)
 		}

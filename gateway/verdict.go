@@ -27,7 +27,8 @@ func failure(err error, start time.Time) fallback.Failure {
 func slow(f fallback.Failure) bool { return f.Timeout || f.Kind != fallback.Transient }
 
 // otherUsable reports whether a model other than model (and than those that
-// failed this request slowly) could serve the request's next attempt, within
+// failed this request slowly or that it routed past: the breaker's turn
+// passes both) could serve the request's next attempt, within
 // its attempt budget: then the ladder on model fails over rather than waits
 // (SEMANTICS §7.1).
 func (x *exchange) otherUsable(model string) bool {
@@ -36,11 +37,11 @@ func (x *exchange) otherUsable(model string) bool {
 	}
 	s := x.in.rt.mgr.Snapshot()
 	p := x.in.rt.settings.Primary
-	if p != model && !x.walk.is(p, markSlow) && s.State != fallback.Fallback {
+	if p != model && !x.walk.is(p, markSlow|markPassed) && s.State != fallback.Fallback {
 		return true
 	}
 	for _, e := range s.Chain {
-		if e.Model != model && !x.walk.is(e.Model, markSlow) && e.Available && !e.Failed {
+		if e.Model != model && !x.walk.is(e.Model, markSlow|markPassed) && e.Available && !e.Failed {
 			return true
 		}
 	}
