@@ -96,9 +96,10 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 // entry's retry budget (§8.3). A served stream's first content is told to a.
 func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream, ladder bool) (*result, context.CancelFunc, error) {
 	cancel := context.CancelFunc(noCancel)
-	if a.IsProbe() {
+	if a.IsProbe() || ladder {
 		// A probe's lease is its breaker's probe_timeout; any other
-		// attempt's is timeouts.request, which its clock bounds already.
+		// attempt's is timeouts.request, which its clock bounds already
+		// for one try, but not for a ladder's tries and waits.
 		ctx, cancel = context.WithDeadline(ctx, a.Deadline())
 	}
 	pol := x.in.rt.policy
