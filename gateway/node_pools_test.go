@@ -133,20 +133,39 @@ type poolClientsFixture struct {
 func newPoolClientsFixture(t *testing.T) *poolClientsFixture {
 	t.Helper()
 	f := &poolClientsFixture{ups: map[string]*llmtest.Server{}, log: &poolClientsLog{}}
-	healthy := func(name string) llmtest.Script {
-		return llmtest.Delayed(poolClientsDelay, func(r llmtest.Request) llmtest.Reply {
-			for _, tool := range r.Tools {
-				if tool.Name == "Bash" {
-					return agentCLIScript(r)
-				}
-			}
-			if r.Last().Role == "tool" {
-				return agentCLIScript(r)
-			}
-			return llmtest.Chunked("hello from ", name)
-		})
+	cfg := poolClientsConfig()
+	for _, name := range []string{"an1", "an2", "an3", "an"} {
+		script := poolClientsMember(name)
+		if name == "an3" {
+			script = llmtest.Always(llmtest.Error(500))
+		}
+		f.ups[name] = llmtest.NewAnthropic(script)
+		cfg.Upstreams = append(cfg.Upstreams, Upstream{Name: name, API: APIAnthropic, BaseURL: f.ups[name].BaseURL(), APIKey: "sk-" + name})
 	}
-	cfg := Config{
+	f.ups["oa"] = llmtest.NewOpenAI(poolClientsMember("oa"))
+	cfg.Upstreams = append(cfg.Upstreams, Upstream{Name: "oa", BaseURL: f.ups["oa"].BaseURL(), APIKey: "sk-oa"})
+	f.keys = []string{"an1/claude-sonnet-4-5", "an2/claude-sonnet-4-5", "an3/claude-sonnet-4-5", "oa/gpt-4.1", "an/claude-sonnet-4-5"}
+	gw, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.log.figures = func() string { return poolFigures(gw, "sonnet", "gpt") }
+	f.srv = httptest.NewServer(f.log.wrap(gw))
+	t.Cleanup(func() {
+		f.srv.Close()
+		gw.Close()
+		for _, s := range f.ups {
+			s.Close()
+		}
+	})
+	return f
+}
+
+// poolClientsConfig is TestNodePools' config without its upstreams:
+// pool/sonnet (three Anthropic keys) for model claude, pool/gpt (an
+// OpenAI and an Anthropic member) for model gpt.
+func poolClientsConfig() Config {
+	return Config{
 		ClientKeys: []ClientKey{{Name: "node", Key: "sk-node"}},
 		Pools: []Pool{
 			// trip_threshold 1: the failing key is out after its first
@@ -159,41 +178,37 @@ func newPoolClientsFixture(t *testing.T) *poolClientsFixture {
 		},
 		Models: []Model{{Name: "claude", Primary: "pool/sonnet"}, {Name: "gpt", Primary: "pool/gpt"}},
 	}
-	for _, name := range []string{"an1", "an2", "an3", "an"} {
-		script := healthy(name)
-		if name == "an3" {
-			script = llmtest.Always(llmtest.Error(500))
-		}
-		f.ups[name] = llmtest.NewAnthropic(script)
-		cfg.Upstreams = append(cfg.Upstreams, Upstream{Name: name, API: APIAnthropic, BaseURL: f.ups[name].BaseURL(), APIKey: "sk-" + name})
-	}
-	f.ups["oa"] = llmtest.NewOpenAI(healthy("oa"))
-	cfg.Upstreams = append(cfg.Upstreams, Upstream{Name: "oa", BaseURL: f.ups["oa"].BaseURL(), APIKey: "sk-oa"})
-	f.keys = []string{"an1/claude-sonnet-4-5", "an2/claude-sonnet-4-5", "an3/claude-sonnet-4-5", "oa/gpt-4.1", "an/claude-sonnet-4-5"}
-	gw, err := New(cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.log.figures = func() string {
-		var b strings.Builder
-		for _, name := range []string{"sonnet", "gpt"} {
-			pd := gw.poolNamed(name)
-			for i := range pd.members {
-				st := pd.p.Status(time.Now(), i)
-				fmt.Fprintf(&b, "[%s s=%v w=%v f=%d] ", st.Name, st.Stream.Round(time.Millisecond), st.Whole.Round(time.Millisecond), st.InFlight)
+}
+
+// poolClientsMember is a healthy member's script, each answer after
+// poolClientsDelay: Claude Code's Bash round trip (agentCLIScript), else
+// "hello from <name>".
+func poolClientsMember(name string) llmtest.Script {
+	return llmtest.Delayed(poolClientsDelay, func(r llmtest.Request) llmtest.Reply {
+		for _, tool := range r.Tools {
+			if tool.Name == "Bash" {
+				return agentCLIScript(r)
 			}
 		}
-		return b.String()
-	}
-	f.srv = httptest.NewServer(f.log.wrap(gw))
-	t.Cleanup(func() {
-		f.srv.Close()
-		gw.Close()
-		for _, s := range f.ups {
-			s.Close()
+		if r.Last().Role == "tool" {
+			return agentCLIScript(r)
 		}
+		return llmtest.Chunked("hello from ", name)
 	})
-	return f
+}
+
+// poolFigures is what the pools names know of each member now (its two
+// latency estimates and in flight), for a failing case's log.
+func poolFigures(gw *Gateway, names ...string) string {
+	var b strings.Builder
+	for _, name := range names {
+		pd := gw.poolNamed(name)
+		for i := range pd.members {
+			st := pd.p.Status(time.Now(), i)
+			fmt.Fprintf(&b, "[%s s=%v w=%v f=%d] ", st.Name, st.Stream.Round(time.Millisecond), st.Whole.Round(time.Millisecond), st.InFlight)
+		}
+	}
+	return b.String()
 }
 
 // runNode runs one JS test file of testdata/node/pools with node --test,
