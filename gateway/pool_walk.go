@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
@@ -26,19 +25,24 @@ import (
 // member must serve (computed once), and what the pools it routed past for
 // want of an admitted member said (for §11.4's answer).
 type poolWalk struct {
-	reqs    []*poolReq
-	extra   int       // members tried beyond one per pool attempt (x-loopctl-attempts counts them)
-	need    pool.Need // session, stream and token estimates; CanServe is per pool
+	first   poolReq    // the first pool met (most requests meet one)
+	reqs    []*poolReq // the others
+	extra   int        // members tried beyond one per pool attempt (x-loopctl-attempts counts them)
+	need    pool.Need  // session, stream and token estimates; CanServe is per pool
 	needSet bool
 	skip    skipCheck
 	out     poolsOut
 	fed     bool // the route's pool hedge bucket was fed for the request
 }
 
-// poolReq is a request's memory in one pool.
+// poolReq is a request's memory in one pool, what it asks of the pool's
+// members (need, once computed), and its pool attempt's served member.
 type poolReq struct {
-	pd *pooled
-	r  pool.Request
+	pd      *pooled
+	r       pool.Request
+	need    pool.Need
+	needSet bool
+	turn    poolTurn
 }
 
 // skipCheck is what the request's body says of translation, asked once:
@@ -76,15 +80,25 @@ func (w *walk) countMember(n int) {
 func (w *walk) tried() int { return w.attempts + w.pools.extra }
 
 // request returns the request's memory in the pool pd (created on first use).
-func (pw *poolWalk) request(pd *pooled) *pool.Request {
+func (pw *poolWalk) request(pd *pooled) *pool.Request { return &pw.of(pd).r }
+
+// of returns the request's memory in the pool pd (created on first use).
+func (pw *poolWalk) of(pd *pooled) *poolReq {
+	switch {
+	case pw.first.pd == pd:
+		return &pw.first
+	case pw.first.pd == nil:
+		pw.first.pd = pd
+		return &pw.first
+	}
 	for _, pr := range pw.reqs {
 		if pr.pd == pd {
-			return &pr.r
+			return pr
 		}
 	}
 	pr := &poolReq{pd: pd}
 	pw.reqs = append(pw.reqs, pr)
-	return &pr.r
+	return pr
 }
 
 // translatable reports whether body (on the client's wire w) can reach a
@@ -114,66 +128,15 @@ func (pw *poolWalk) unavailable(e *pool.UnavailableError) {
 
 // poolNeed returns what the request asks of a member of pd: its session,
 // whether it streams, its token estimates, and which members can serve it
-// (canServe).
+// (canServe, and not disabled by hand: memberdisable.go).
 func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
-	pw := &x.walk.pools
-	if !pw.needSet {
-		pw.needSet = true
-		pw.need = x.requestNeed(body)
+	pr := x.walk.pools.of(pd)
+	if !pr.needSet {
+		pr.needSet = true
+		pr.need = x.requestNeed(body)
+		pr.need.CanServe = func(i int) bool { mt := pd.member(i); return x.canServe(mt, body) && !x.g.disabledMember(mt.ref) }
 	}
-	n := pw.need
-	n.CanServe = func(i int) bool { return x.canServe(pd.member(i), body) }
-	return n
-}
-
-// requestNeed is what the request asks of any member: its session
-// (§11.2), whether it streams, and its input estimates for the members'
-// token headroom (§11.3).
-func (x *exchange) requestNeed(body []byte) pool.Need {
-	n := pool.Need{Session: sessionOf(x.r.Header, &x.in.req), Stream: x.in.req.stream && x.in.endpoint.streams}
-	n.Tokens, n.InputTokens = inputEstimate(body)
-	return n
-}
-
-// memberHeadroom tells the member attempt a what its answer's headers hdr
-// say it has left (§11.3: from every answer, a success or an error).
-func (x *exchange) memberHeadroom(a pool.Attempt, hdr http.Header) {
-	if hdr == nil {
-		return
-	}
-	now := x.g.now()
-	if h := headroomOf(hdr, now); h != (pool.Headroom{}) {
-		a.Headroom(now, h)
-	}
-}
-
-// answerHeader returns the headers of a member's answer: res's, or err's
-// when the member answered with an error status; nil when it did not
-// answer.
-func answerHeader(res *result, err error) http.Header {
-	var ue *upstreamError
-	switch {
-	case err == nil && res != nil && res.resp != nil:
-		return res.resp.Header
-	case errors.As(err, &ue):
-		return ue.header
-	}
-	return nil
-}
-
-// canServe reports whether the member mt can serve the request: the
-// predicate chain entries are skipped by (GATEWAY §8.3): embeddings only
-// on an openai upstream, and a member on another wire than the client's
-// only when the request translates.
-func (x *exchange) canServe(mt *target, body []byte) bool {
-	w := x.in.endpoint
-	switch {
-	case w == embeddingsEndpoint:
-		return mt.up.api == APIOpenAI
-	case mt.up.wireFor(w) != w:
-		return x.walk.pools.translatable(w, body)
-	}
-	return true
+	return pr.need
 }
 
 // pickPool is pick for a pool entry pe: what to do with the ticket tk that
@@ -197,7 +160,7 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 	}
 	pd := pe.pool
 	need := x.poolNeed(pd, body)
-	if !x.poolCanEver(pd, need) {
+	if !x.poolCanEver(pd, body) {
 		x.passNever(tk, pe)
 		return nil, passed
 	}
@@ -211,10 +174,11 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 }
 
 // poolCanEver reports whether some member of pd can serve the request, on
-// its wire and with its parameters, whatever its breaker says.
-func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
-	for i := range pd.members {
-		if need.CanServe(i) {
+// its wire and with its parameters, whatever its breaker or a disable by
+// hand says.
+func (x *exchange) poolCanEver(pd *pooled, body []byte) bool {
+	for _, mt := range pd.members {
+		if x.canServe(mt, body) {
 			return true
 		}
 	}
@@ -229,7 +193,9 @@ func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
 // the gateway's own end it at once.
 func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body []byte, stream bool) (int, error) {
 	pd := pe.pool
-	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now}
+	pr := x.walk.pools.of(pd)
+	pt := &pr.turn
+	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now, m: x.g.m}
 	issued := time.Now()
 	need := x.poolNeed(pd, body)
 	if x.hedging() && !x.walk.pools.fed {
@@ -249,19 +215,22 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 			break
 		}
 		x.walk.countMember(sent)
-		won, lost, final := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
-		if won != nil {
+		out := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
+		if out.chain != nil && (out.chain.served || out.chain.final) {
+			return x.concludeChain(tk, pe, pt, out.chain)
+		}
+		if won := out.won; won != nil {
 			pt.open, pt.offset = won.a, won.start.Sub(issued)
 			won.tk.pool = pt
 			x.walk.last = won.mt
 			x.relay(won.tk, won.mt, won.res)
 			return answered, nil
 		}
-		if lost != nil {
-			last = lost
-			x.walk.last = lost.mt
+		if out.lost != nil {
+			last = out.lost
+			x.walk.last = out.lost.mt
 		}
-		if final || ctx.Err() != nil {
+		if out.final || ctx.Err() != nil {
 			break // the request ends, or no time is left for another member
 		}
 	}
@@ -270,75 +239,6 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 		return x.concludePool(tk, pe, need, r, nil, nil)
 	}
 	return x.concludePool(tk, pe, need, r, last.err, last.mt)
-}
-
-// settleTry settles the member attempt o, which has ended, unless it
-// served (reported): its headroom, then a refusal under on_refusal:
-// fallback (§8.7) as no verdict, or its failure's verdict; end reports
-// that the request ends with it.
-func (x *exchange) settleTry(o *memberTry) (served, end bool) {
-	x.memberHeadroom(o.a, answerHeader(o.res, o.err))
-	if o.err != nil {
-		return false, x.memberFailed(o.tk, o.a, o.mt, o.err, o.start)
-	}
-	if !x.refusal(o.res) {
-		return true, false
-	}
-	o.res.release()
-	o.a.NoVerdict(x.g.now())
-	o.tk.seen.settle(VerdictCancel, 0)
-	x.out.refused = o.mt.ref
-	return false, false
-}
-
-// memberAttempt sends the request to member mt for its attempt a: the
-// normal attempt path, bounded by the attempt's lease (the returned
-// cancel ends it), with no retry on the member (a failure moves on to the
-// next member at once). A served stream's first content is told to a.
-func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream bool) (*result, context.CancelFunc, error) {
-	ctx, cancel := context.WithDeadline(ctx, a.Deadline())
-	pol := x.in.rt.policy
-	pol.Failover, pol.MaxRetries = true, -1
-	pol.Budget = noRetry
-	res, err := x.attemptWith(ctx, tk, mt, body, stream, pol)
-	if err == nil && res.stream != nil {
-		a.FirstContent(x.g.now())
-	}
-	return res, cancel, err
-}
-
-// noRetry is the ladder's budget for a member attempt: no same-member retry.
-func noRetry() bool { return false }
-
-// memberFailed settles the member attempt a on mt, which failed with err
-// (started at start), with its verdict (SEMANTICS §9.3 rule 1): none for a
-// request the member rejects as malformed or cannot take (moves on, tried
-// not failed), a cancel when the request ends (reported true), else the
-// failure's kind. The observer hears of it as of any attempt.
-func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error, start time.Time) bool {
-	now := x.g.now()
-	tk.seen.failed(err)
-	var le *localError
-	var ue *upstreamError
-	var unsup *wire.UnsupportedError
-	var bad *wire.RequestError
-	switch {
-	case x.halted() || x.clientGone() || errors.As(err, &le):
-		a.Cancel(now)
-		tk.seen.settle(VerdictCancel, 0)
-		return true
-	case errors.As(err, &unsup) || errors.As(err, &bad):
-		a.NoVerdict(now) // no upstream request was made: CanServe rules it out
-	case errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422):
-		a.NoVerdict(now)
-	default:
-		f := failure(err, start)
-		memberFailure(a, now, f)
-		tk.seen.settle(VerdictFailure, f.Kind)
-		return false
-	}
-	tk.seen.settle(VerdictCancel, 0)
-	return false
 }
 
 // concludePool settles the ticket tk of a pool attempt on pe (for need)
@@ -402,4 +302,17 @@ func poolFailure(r pool.Result) fallback.Failure {
 		f.Kind = fallback.Quota
 	}
 	return f
+}
+
+// poolNameOf names the pool whose member attempt the ticket tk carries:
+// the pool entry tk settles, or a pinned request's pool (its ticket names
+// the member itself).
+func (x *exchange) poolNameOf(tk ticket) string {
+	if t := x.in.rt.targets[tk.Model()]; t != nil && t.pool != nil {
+		return t.pool.cfg.Name
+	}
+	if x.in.pin != nil {
+		return x.in.pin.pd.cfg.Name
+	}
+	return ""
 }
