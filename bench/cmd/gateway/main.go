@@ -38,7 +38,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -46,6 +45,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/bench/internal/proc"
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 	"github.com/loopctl/loopctl-go/gateway"
 )
 
@@ -88,7 +88,7 @@ func main() {
 	}
 	fl := parseFlags()
 	start := time.Now()
-	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
+	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, serve.LoadAvg())
 
 	defer proc.StopAll() // every child: the roles, loopctl and Portkey
 	targets, upURL, dir := startTargets(fl)
@@ -242,23 +242,6 @@ func reportAllocs(gw *gateway.Gateway, root string) float64 {
 	return a
 }
 
-// server is an http.Server on a loopback listener.
-type server struct {
-	*http.Server
-	ln net.Listener
-}
-
-// serve starts h on a fresh loopback port.
-func serve(h http.Handler) *server {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fail(err)
-	}
-	s := &server{Server: &http.Server{Handler: h, Addr: ln.Addr().String(), ReadHeaderTimeout: 10 * time.Second}, ln: ln}
-	go s.Serve(ln)
-	return s
-}
-
 // proxyTransport is the reverse proxy's transport: keep-alive with enough
 // idle connections for the load generator's concurrency.
 func proxyTransport() *http.Transport {
@@ -271,21 +254,6 @@ func proxyTransport() *http.Transport {
 // newClient returns a keep-alive client for sequential requests.
 func newClient() *http.Client {
 	return &http.Client{Transport: proxyTransport(), Timeout: 10 * time.Second}
-}
-
-// loadavg returns the 1-minute load average, for context.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil || len(b) < 4 {
-		return "load average unknown"
-	}
-	f := string(b)
-	for i, c := range f {
-		if c == ' ' {
-			return "load average " + f[:i] + " (1 min)"
-		}
-	}
-	return "load average unknown"
 }
 
 func fail(err error) {

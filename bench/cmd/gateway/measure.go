@@ -13,6 +13,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 	"github.com/loopctl/loopctl-go/gateway"
 )
 
@@ -96,12 +97,6 @@ func latencies(ts []target, stream bool, rounds, n int) (map[string][]time.Durat
 	return out, errs
 }
 
-// quantile returns the q-quantile of ds (sorted in place).
-func quantile(ds []time.Duration, q float64) time.Duration {
-	slices.Sort(ds)
-	return ds[int(q*float64(len(ds)-1)+0.5)]
-}
-
 // printLatency prints each target's median and p90 and the median it adds
 // over direct, and the gateway's added median as a multiple of the proxy's.
 // It returns loopctl's added median, the proxy's and loopctl's added p99.
@@ -121,7 +116,7 @@ func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][
 		}
 	}
 	if len(lat["loopctl"]) > 0 {
-		p99 = quantile(lat["loopctl"], 0.99) - quantile(lat["direct"], 0.99)
+		p99 = serve.Quantile(lat["loopctl"], 0.99) - serve.Quantile(lat["direct"], 0.99)
 	}
 	return added["loopctl"], added["proxy"], p99
 }
@@ -135,16 +130,16 @@ func printTargets(ts []target, lat map[string][]time.Duration, errs map[string][
 		fmt.Printf("    direct: no answer (%d failed requests)\n", len(errs["direct"]))
 		return added
 	}
-	direct := quantile(lat["direct"], 0.5)
+	direct := serve.Quantile(lat["direct"], 0.5)
 	for _, t := range ts {
 		e := errs[t.name]
 		if len(lat[t.name]) == 0 {
 			fmt.Printf("    %-8s no answer (%d failed requests, first: %s)\n", t.name, len(e), first(e))
 			continue
 		}
-		med := quantile(lat[t.name], 0.5)
+		med := serve.Quantile(lat[t.name], 0.5)
 		added[t.name] = med - direct
-		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(quantile(lat[t.name], 0.9)), us(med-direct))
+		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(serve.Quantile(lat[t.name], 0.9)), us(med-direct))
 		if len(e) > 0 {
 			fmt.Printf("  (%d failed requests, first: %s)", len(e), e[0])
 		}
