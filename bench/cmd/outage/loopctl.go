@@ -175,7 +175,7 @@ func startLoopctl(ctx context.Context, bin, dir string, p pair, c runConfig, o o
 	if problems != "" {
 		return nil, note, fmt.Errorf("loopctl serve --check rejects the config:\n%s\nconfig:\n%s", problems, loopctlConfig(listen, p, c))
 	}
-	ch, base, err := serve.Start(ctx, bin, path, listen, nil)
+	ch, base, err := serve.Start(ctx, bin, path, listen)
 	if err != nil {
 		return nil, note, err
 	}

@@ -53,15 +53,10 @@ func Check(ctx context.Context, bin, path string) (string, error) {
 }
 
 // Start starts `loopctl serve` with the config file at path, which must
-// listen on listen, with env added to this process's environment (the
-// upstreams' keys), and waits at most 15s until it answers /readyz. It
+// listen on listen, and waits at most 15s until it answers /readyz. It
 // returns the Child and the gateway's base URL (http://listen).
-func Start(ctx context.Context, bin, path, listen string, env []string) (*proc.Child, string, error) {
-	cmd := exec.Command(bin, "serve", "--config", path, "--grace", "1s")
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	ch, err := proc.Start(cmd)
+func Start(ctx context.Context, bin, path, listen string) (*proc.Child, string, error) {
+	ch, err := proc.Start(exec.Command(bin, "serve", "--config", path, "--grace", "1s"))
 	if err != nil {
 		return nil, "", err
 	}
