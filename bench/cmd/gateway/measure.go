@@ -21,11 +21,7 @@ import (
 // whole body for a plain request, until the first body byte for a stream
 // (time to first byte); the rest of a stream is read and checked too.
 func once(c *http.Client, t target, stream bool) (time.Duration, error) {
-	body := plainBody
-	if stream {
-		body = streamBody
-	}
-	req, err := http.NewRequest("POST", t.url, bytes.NewReader(body))
+	req, err := http.NewRequest("POST", t.url, bytes.NewReader(t.body(stream)))
 	if err != nil {
 		return 0, err
 	}
@@ -182,10 +178,7 @@ type attacker struct {
 }
 
 func newAttacker(t target, stream bool) *attacker {
-	body := plainBody
-	if stream {
-		body = streamBody
-	}
+	body := t.body(stream)
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	for k, v := range t.header {
 		hdr[k] = v
@@ -327,4 +320,40 @@ func (cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body:          io.NopCloser(strings.NewReader(completion)),
 		ContentLength: int64(len(completion)), Request: r,
 	}, nil
+}
+
+// measurePool prints the median loopctl adds with a three-member pool
+// (pool, a target of the same process) next to the one-entry model's, in
+// the same interleaved rounds, non-streaming and streaming, and returns
+// the non-streaming ratio of the two added medians (0 without a pool).
+func measurePool(targets []target, pool target, fl flags) float64 {
+	if pool.name == "" {
+		return 0
+	}
+	var ts []target
+	for _, t := range targets {
+		if t.name == "direct" || t.name == "loopctl" {
+			ts = append(ts, t)
+		}
+	}
+	ts = append(ts, pool)
+	fmt.Printf("\nPool: %d interleaved rounds x %d sequential requests (keep-alive), model bench (one entry) next to bench-pool (pool/p: 3 members)\n", fl.rounds, fl.perRound)
+	ratio := 0.0
+	for _, stream := range []bool{false, true} {
+		lat, errs := latencies(ts, stream, fl.rounds, fl.perRound)
+		kind := "non-streaming (whole response)"
+		if stream {
+			kind = "streaming (time to first byte)"
+		}
+		fmt.Printf("  %s\n", kind)
+		added := printTargets(ts, lat, errs)
+		if added["loopctl"] > 0 && added["loopctl-pool"] > 0 {
+			r := float64(added["loopctl-pool"]) / float64(added["loopctl"])
+			fmt.Printf("    loopctl-pool added / loopctl added = %.2fx (goal <= 1.05x)\n", r)
+			if !stream {
+				ratio = r
+			}
+		}
+	}
+	return ratio
 }
