@@ -21,6 +21,7 @@ const (
 // goal is one figure of a run and its bound: figure ≤ limit (≥ with
 // atLeast). measure returns false when the run gives no figure.
 type goal struct {
+	run     string // the run's label in the table, when not the scenario's
 	text    string
 	limit   float64
 	atLeast bool
@@ -200,8 +201,10 @@ var (
 
 // The down-then-back goals, measured on the down run: m3 is down while
 // sick and healthy after.
+const downBack = "m3 down (500), then back"
+
 var (
-	homeStays = goal{text: "requests of sessions homed on m1/m2 served by their home", limit: 0.95, atLeast: true, unit: share,
+	homeStays = goal{run: downBack, text: "requests of sessions homed on m1/m2 served by their home", limit: 0.95, atLeast: true, unit: share,
 		measure: func(r *result) (float64, bool) {
 			h := homes()
 			on, all := 0, 0
@@ -213,7 +216,7 @@ var (
 			}
 			return float64(on) / float64(max(all, 1)), all > 0
 		}}
-	homeReturns = goal{text: "requests of m3's sessions served by m3 once it serves again", limit: 0.80, atLeast: true, unit: share,
+	homeReturns = goal{run: downBack, text: "requests of m3's sessions served by m3 once it serves again", limit: 0.80, atLeast: true, unit: share,
 		measure: func(r *result) (float64, bool) {
 			back, ok := servesAgain(r)
 			if !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -115,13 +116,17 @@ func writeChecked(ctx context.Context, bin, path, cfg string) (string, error) {
 	return serve.Check(ctx, bin, path)
 }
 
+// linePos is a config check's position of a problem (" (line 12)"): it
+// differs between the runs' configs, the problem does not.
+var linePos = regexp.MustCompile(` \(line [0-9]+\)`)
+
 // firstProblem is the first problem a config check lists: its first
 // indented line (the first line names the file), or its first line.
 func firstProblem(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	for _, l := range lines {
 		if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
-			return strings.TrimSpace(l)
+			return linePos.ReplaceAllString(strings.TrimSpace(l), "")
 		}
 	}
 	return lines[0]

@@ -50,7 +50,7 @@ func TestTinyRun(t *testing.T) {
 		t.Fatalf("%d results, want 1", len(rs))
 	}
 	checkTiny(t, &rs[0])
-	if n := strings.Count(out.String(), "| m3 down (500) |"); n != len(every)+len(rs[0].sc.goals) {
+	if n := strings.Count(out.String(), "| m3 down (500) |") + strings.Count(out.String(), "| "+downBack+" |"); n != len(every)+len(rs[0].sc.goals) {
 		t.Errorf("%d goal lines, want %d", n, len(every)+len(rs[0].sc.goals))
 	}
 	if !strings.Contains(out.String(), "summary: loopctl met") {

@@ -65,7 +65,7 @@ func printReport(w io.Writer, o options, rs []result, took time.Duration) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	vs := judge(rs)
 	for _, v := range vs {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", v.sc.label, v.g.text, or(v.loopctl, "not run"), v.g.bound(), v.result(), or(v.portkey, "not run"))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", or(v.g.run, v.sc.label), v.g.text, or(v.loopctl, "not run"), v.g.bound(), v.result(), or(v.portkey, "not run"))
 	}
 	printNotes(w, rs)
 	printLate(w, rs)
