@@ -24,6 +24,11 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return build(cfg, opt)
+}
+
+// build builds the gateway of cfg, which New has validated.
+func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
@@ -36,12 +41,15 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
 	}
+	if err := g.buildPools(cfg.Pools, nil); err != nil {
+		return nil, err
+	}
 	if err := g.addModels(cfg.Models); err != nil {
 		return nil, err
 	}
 	g.lists.openai = modelList(cfg.Models)
 	g.lists.anthropic = anthropicModelList(cfg.Models)
-	g.transport = g.upstreamTransport(opt.Transport)
+	g.transport = upstreamTransport(opt.Transport)
 	return g, nil
 }
 
@@ -213,22 +221,20 @@ func (g *Gateway) addModels(models []Model) error {
 		}
 		g.models[m.Name] = rt
 		g.order = append(g.order, rt)
-		for ref := range rt.targets {
-			g.direct.targets[ref] = true
-		}
+		g.configuredTargets(rt)
 	}
 	return nil
 }
 
-// upstreamTransport returns the upstream transport: rt, or nil for the
+// upstreamTransport returns the upstream transport: rt, or for nil the
 // default transport (which Close closes). Redirects are never followed:
 // the gateway calls RoundTrip itself.
-func (g *Gateway) upstreamTransport(rt http.RoundTripper) http.RoundTripper {
+func upstreamTransport(rt http.RoundTripper) transport {
 	if rt == nil {
-		g.own = newTransport()
-		rt = g.own
+		own := newTransport()
+		return transport{rt: own, own: own}
 	}
-	return rt
+	return transport{rt: rt}
 }
 
 // orDefault is v, or def when v is zero.
@@ -279,19 +285,21 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
 	if keep != nil {
 		rt.settings.Backend = keep.settings.Backend // the same shared breaker
-		rt.mgr, rt.notes = keep.mgr, keep.notes
+		rt.mgr, rt.notes, rt.poolHedges = keep.mgr, keep.notes, keep.poolHedges
 		if err := rt.mgr.Reconfigure(rt.settings); err != nil { // state, holds and disables kept
 			return nil, err
 		}
 	} else if err := g.buildBreaker(rt, s); err != nil {
 		return nil, err
 	}
+	if rt.poolHedges == nil {
+		rt.poolHedges = newPoolHedges(s)
+	}
 	rt.budget = attemptBudget(m)
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {
-		upName, model, _ := strings.Cut(ref, "/")
-		tg := &target{ref: ref, model: model, up: g.upstreams[upName], quoted: quote(model), hdr: []string{ref}}
+		tg := g.entryTarget(ref)
 		rt.targets[ref] = tg
-		rt.openai = rt.openai || tg.up != nil && tg.up.api == APIOpenAI
+		rt.openai = rt.openai || tg.speaksOpenAI()
 	}
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.retries.policy

@@ -12,18 +12,25 @@ import (
 
 // estimateTokens answers POST /v1/messages/count_tokens for a model whose
 // routed entry tg is not an anthropic upstream: 200 {"input_tokens": N}
-// estimated locally (one token per 4 bytes of the request's JSON, at least
-// 1), with x-loopctl-estimate: true. No upstream request, no verdict.
+// estimated locally (tokenEstimate), with x-loopctl-estimate: true. No upstream request, no verdict.
 func (x *exchange) estimateTokens(body []byte, tg *target) {
 	x.walk.last = tg
 	h := x.w.Header()
 	x.headers(h)
 	h.Set("X-Loopctl-Estimate", "true")
 	h.Set("Content-Type", "application/json")
-	n := max(len(bytes.TrimSpace(body))/4, 1)
-	b := strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10)
+	b := strconv.AppendInt([]byte(`{"input_tokens":`), tokenEstimate(body), 10)
 	b = append(b, '}')
 	x.w.WriteHeader(http.StatusOK)
 	_, _ = x.w.Write(b)
 	x.done(outcomeSuccess, http.StatusOK, "")
+}
+
+// tokenEstimate is the gateway's estimate of the tokens in b, a request's
+// JSON or a part of it: one token per 4 bytes, surrounding space left out,
+// at least 1. It is a rough figure on purpose: the same for every wire and
+// model, with no tokenizer to ship; count_tokens answers it and a pool
+// compares it with a member's token headroom (inputEstimate).
+func tokenEstimate(b []byte) int64 {
+	return int64(max(len(bytes.TrimSpace(b))/4, 1))
 }

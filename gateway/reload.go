@@ -46,7 +46,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	rep.Restart = restartKeys(g.cfg, cfg)
 	cfg.Listen, cfg.Store = g.cfg.Listen, g.cfg.Store
 	next := newGateway(cfg, g.opt)
-	next.pins, next.m, next.transport, next.own = g.pins, g.m, g.transport, g.own
+	next.pins, next.m, next.transport = g.pins, g.m, g.transport
 	if err := next.readKeys(cfg, g.opt.Getenv); err != nil {
 		return nil, rep, err
 	}
@@ -54,6 +54,14 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 		return nil, rep, err
 	}
 	if err := next.checkModels(cfg.Models); err != nil {
+		return nil, rep, err
+	}
+	// The pools are built once on new breakers, as a check that touches
+	// nothing of g, then for good on g's member breakers and figures.
+	if err := next.buildPools(cfg.Pools, nil); err != nil {
+		return nil, rep, err
+	}
+	if err := next.buildPools(cfg.Pools, &g.pools); err != nil {
 		return nil, rep, err
 	}
 	keep := g.keepers(cfg.Models)
@@ -65,9 +73,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 			return nil, rep, &ConfigError{Problems: []Problem{{Path: "models", Message: err.Error()}}}
 		}
 		next.models[m.Name], next.order = rt, append(next.order, rt)
-		for ref := range rt.targets {
-			next.direct.targets[ref] = true
-		}
+		next.configuredTargets(rt)
 		if keep[m.Name] != nil {
 			rep.Kept = append(rep.Kept, m.Name)
 		} else {

@@ -14,14 +14,16 @@ import (
 
 // request is what the gateway needs from a request body on any endpoint:
 // where the top-level "model" value is (to rewrite it without decoding the
-// rest), whether the client asked for a stream, and a Responses request's
-// previous_response_id.
+// rest), whether the client asked for a stream, a Responses request's
+// previous_response_id, and the fields a session key may come from (read
+// in the same pass, so that a pool's affinity costs no second scan).
 type request struct {
 	model      string
 	modelStart int // byte range of the model value, quotes included
 	modelEnd   int
 	stream     bool
-	prev       string // previous_response_id (Responses)
+	prev       string        // previous_response_id (Responses)
+	session    sessionFields // views of the body, never logged (session.go)
 }
 
 var (
@@ -132,7 +134,9 @@ func member(body []byte, i int) (ks, ke, vs, ve int, ok bool) {
 }
 
 // field reads one top-level member into r: model, stream,
-// previous_response_id, or a key misspelling one of them.
+// previous_response_id, a session field, or a key misspelling model or
+// stream. A key given twice takes its last value, as the upstreams'
+// decoders do.
 func (r *request) field(body []byte, ks, ke, vs, ve int) error {
 	switch field := keyField(body[ks:ke]); field {
 	case "model":
@@ -150,6 +154,12 @@ func (r *request) field(body []byte, ks, ke, vs, ve int) error {
 		if body[vs] == '"' && ve-vs >= 2 {
 			r.prev = unquote(body[vs:ve])
 		}
+	case "metadata":
+		r.session.userID = metadataUserID(body, vs, ve)
+	case "prompt_cache_key":
+		r.session.cacheKey = sessionKey(body[vs:ve])
+	case "user":
+		r.session.user = sessionKey(body[vs:ve])
 	case "":
 	default:
 		return &keyError{key: unquote(body[ks:ke]), field: field[1:]}
@@ -158,9 +168,10 @@ func (r *request) field(body []byte, ks, ke, vs, ve int) error {
 }
 
 // keyField tells what a top-level key (a JSON string literal) is to the
-// gateway: "model" or "stream" when spelled exactly so, "!model" or
-// "!stream" when it reads as one of them only with escapes decoded or case
-// folded, "" otherwise.
+// gateway: its name when it is one the gateway reads, spelled exactly so
+// (model, stream, previous_response_id, and the session fields metadata,
+// prompt_cache_key and user); "!model" or "!stream" when it reads as one
+// of those two only with escapes decoded or case folded; "" otherwise.
 func keyField(q []byte) string {
 	switch string(q) {
 	case `"model"`:
@@ -169,6 +180,12 @@ func keyField(q []byte) string {
 		return "stream"
 	case `"previous_response_id"`:
 		return "previous_response_id"
+	case `"metadata"`:
+		return "metadata"
+	case `"prompt_cache_key"`:
+		return "prompt_cache_key"
+	case `"user"`:
+		return "user"
 	}
 	if len(q) > 2+6*len("stream") { // longer than any spelling of them, escapes included
 		return ""

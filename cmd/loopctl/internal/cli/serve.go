@@ -118,6 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := s.cfg.Validate(); err != nil {
 		return configProblems(stderr, *configPath, err)
 	}
+	configWarnings(stderr, *configPath, s.cfg)
 	if err := preflight(s.cfg); err != nil {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitUsage

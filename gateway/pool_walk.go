@@ -1,0 +1,405 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/pool"
+)
+
+// A pool entry in the walk (docs/GATEWAY.md §11, SEMANTICS §9.3 rule 6):
+// a ticket of the model breaker that names pool/<name> runs one pool
+// attempt. Its members are tried by the pool's choice, at once and with
+// no same-member retry (no request reaches one member twice), each
+// through the normal attempt path (translation, timeouts, first content),
+// until one serves or none is admitted; the model breaker sees the pool
+// attempt's one verdict (pool.End). A member failure before content is
+// invisible to the client: it counts on the member's breaker only.
+
+// poolWalk is the walk's state in the route's pools: the request's memory
+// in each pool entry it met (a member tried is not tried again), what a
+// member must serve (computed once), and what the pools it routed past for
+// want of an admitted member said (for §11.4's answer).
+type poolWalk struct {
+	reqs    []*poolReq
+	extra   int       // members tried beyond one per pool attempt (x-loopctl-attempts counts them)
+	need    pool.Need // session, stream and token estimates; CanServe is per pool
+	needSet bool
+	skip    skipCheck
+	out     poolsOut
+	fed     bool // the route's pool hedge bucket was fed for the request
+}
+
+// poolReq is a request's memory in one pool.
+type poolReq struct {
+	pd *pooled
+	r  pool.Request
+}
+
+// skipCheck is what the request's body says of translation, asked once:
+// the parameter no other wire can express, or why the body does not
+// decode for translation (either: a member on another wire cannot serve).
+type skipCheck struct {
+	done  bool
+	param string
+	err   error
+}
+
+// poolsOut is what the pools the walk routed past for want of an admitted
+// member said: how many, the earliest time a member of one may be admitted
+// (zero: none known), and whether every member out was out for the
+// providers' say (a hint, a quota, headroom).
+type poolsOut struct {
+	n       int
+	retryAt time.Time
+	limited bool
+}
+
+// countMember counts the n-th member a pool attempt tries: the first is
+// the attempt of the request's budget (a pool attempt is one), every one
+// counts in x-loopctl-attempts.
+func (w *walk) countMember(n int) {
+	if n == 1 {
+		w.attempts++
+	} else {
+		w.pools.extra++
+	}
+}
+
+// tried is x-loopctl-attempts: the attempts made, every member of a pool
+// attempt counted.
+func (w *walk) tried() int { return w.attempts + w.pools.extra }
+
+// request returns the request's memory in the pool pd (created on first use).
+func (pw *poolWalk) request(pd *pooled) *pool.Request {
+	for _, pr := range pw.reqs {
+		if pr.pd == pd {
+			return &pr.r
+		}
+	}
+	pr := &poolReq{pd: pd}
+	pw.reqs = append(pw.reqs, pr)
+	return &pr.r
+}
+
+// translatable reports whether body (on the client's wire w) can reach a
+// member on another wire: it decodes, and every parameter it carries can
+// be expressed there (GATEWAY §8.3). The answer is computed once.
+func (pw *poolWalk) translatable(w *endpoint, body []byte) bool {
+	if !pw.skip.done {
+		pw.skip.done = true
+		pw.skip.param, pw.skip.err = wire.Skipped(w.wire, body)
+	}
+	return pw.skip.param == "" && pw.skip.err == nil
+}
+
+// unavailable records that the walk routed past a pool that admitted no
+// member, for the reason e.
+func (pw *poolWalk) unavailable(e *pool.UnavailableError) {
+	o := &pw.out
+	if o.n == 0 {
+		o.limited = true
+	}
+	o.n++
+	o.limited = o.limited && e.Limited
+	if !e.RetryAt.IsZero() && (o.retryAt.IsZero() || e.RetryAt.Before(o.retryAt)) {
+		o.retryAt = e.RetryAt
+	}
+}
+
+// poolNeed returns what the request asks of a member of pd: its session,
+// whether it streams, its token estimates, and which members can serve it
+// (canServe).
+func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
+	pw := &x.walk.pools
+	if !pw.needSet {
+		pw.needSet = true
+		pw.need = x.requestNeed(body)
+	}
+	n := pw.need
+	n.CanServe = func(i int) bool { return x.canServe(pd.member(i), body) }
+	return n
+}
+
+// requestNeed is what the request asks of any member: its session
+// (§11.2), whether it streams, and its input estimates for the members'
+// token headroom (§11.3).
+func (x *exchange) requestNeed(body []byte) pool.Need {
+	n := pool.Need{Session: sessionOf(x.r.Header, &x.in.req), Stream: x.in.req.stream && x.in.endpoint.streams}
+	n.Tokens, n.InputTokens = inputEstimate(body)
+	return n
+}
+
+// memberHeadroom tells the member attempt a what its answer's headers hdr
+// say it has left (§11.3: from every answer, a success or an error).
+func (x *exchange) memberHeadroom(a pool.Attempt, hdr http.Header) {
+	if hdr == nil {
+		return
+	}
+	now := x.g.now()
+	if h := headroomOf(hdr, now); h != (pool.Headroom{}) {
+		a.Headroom(now, h)
+	}
+}
+
+// answerHeader returns the headers of a member's answer: res's, or err's
+// when the member answered with an error status; nil when it did not
+// answer.
+func answerHeader(res *result, err error) http.Header {
+	var ue *upstreamError
+	switch {
+	case err == nil && res != nil && res.resp != nil:
+		return res.resp.Header
+	case errors.As(err, &ue):
+		return ue.header
+	}
+	return nil
+}
+
+// canServe reports whether the member mt can serve the request: the
+// predicate chain entries are skipped by (GATEWAY §8.3): embeddings only
+// on an openai upstream, and a member on another wire than the client's
+// only when the request translates.
+func (x *exchange) canServe(mt *target, body []byte) bool {
+	w := x.in.endpoint
+	switch {
+	case w == embeddingsEndpoint:
+		return mt.up.api == APIOpenAI
+	case mt.up.wireFor(w) != w:
+		return x.walk.pools.translatable(w, body)
+	}
+	return true
+}
+
+// pickPool is pick for a pool entry pe: what to do with the ticket tk that
+// names it. The pool is routed past with no verdict when the walk has
+// passed it or it failed this request already (as a chain entry is), when
+// no member could ever serve the request (§8.3: named with the
+// parameter), or when no member is admitted now (named
+// pool/<name>=unavailable, §11.4).
+func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
+	if x.in.endpoint == countTokensEndpoint {
+		return x.countTokensPool(pe, body)
+	}
+	switch {
+	case x.walk.is(pe.ref, markSlow|markPassed):
+		tk.Cancel()
+		return nil, stopped
+	case x.walk.is(pe.ref, markFailed):
+		// A pool attempt of this request failed: its members were tried.
+		x.skip(tk, pe, "")
+		return nil, passed
+	}
+	pd := pe.pool
+	need := x.poolNeed(pd, body)
+	if !x.poolCanEver(pd, need) {
+		x.passNever(tk, pe)
+		return nil, passed
+	}
+	now := x.g.now()
+	r := x.walk.pools.request(pd)
+	if !pd.p.Admits(now, r, need) {
+		x.passUnavailable(tk, pe, pd.p.Unavailable(now, r, need))
+		return nil, passed
+	}
+	return pe, proceed
+}
+
+// poolCanEver reports whether some member of pd can serve the request, on
+// its wire and with its parameters, whatever its breaker says.
+func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
+	for i := range pd.members {
+		if need.CanServe(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// poolAttempt runs the pool attempt of the ticket tk on the pool entry pe:
+// members by the pool's choice until one serves (relayed: answered) or
+// none is admitted; then the pool attempt's verdict settles tk (failed,
+// with the last member's error) or, with none, the last member's answer
+// decides (poolUnsettled). A client that went away, a halt or a limit of
+// the gateway's own end it at once.
+func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body []byte, stream bool) (int, error) {
+	pd := pe.pool
+	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now}
+	issued := time.Now()
+	need := x.poolNeed(pd, body)
+	if x.hedging() && !x.walk.pools.fed {
+		x.walk.pools.fed = true
+		x.in.rt.poolHedges.Feed()
+	}
+	var cancels []context.CancelFunc // a served stream is read under its context until it ends
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+	}()
+	var last *memberTry
+	for sent := 1; ; sent++ {
+		a, err := pd.p.Choose(x.g.now(), pt.req, need)
+		if err != nil {
+			break
+		}
+		x.walk.countMember(sent)
+		won, lost, final := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
+		if won != nil {
+			pt.open, pt.offset = won.a, won.start.Sub(issued)
+			won.tk.pool = pt
+			x.walk.last = won.mt
+			x.relay(won.tk, won.mt, won.res)
+			return answered, nil
+		}
+		if lost != nil {
+			last = lost
+			x.walk.last = lost.mt
+		}
+		if final || ctx.Err() != nil {
+			break // the request ends, or no time is left for another member
+		}
+	}
+	r := pd.p.End(x.g.now(), pt.req)
+	if last == nil {
+		return x.concludePool(tk, pe, need, r, nil, nil)
+	}
+	return x.concludePool(tk, pe, need, r, last.err, last.mt)
+}
+
+// settleTry settles the member attempt o, which has ended, unless it
+// served (reported): its headroom, then a refusal under on_refusal:
+// fallback (§8.7) as no verdict, or its failure's verdict; end reports
+// that the request ends with it.
+func (x *exchange) settleTry(o *memberTry) (served, end bool) {
+	x.memberHeadroom(o.a, answerHeader(o.res, o.err))
+	if o.err != nil {
+		return false, x.memberFailed(o.tk, o.a, o.mt, o.err, o.start)
+	}
+	if !x.refusal(o.res) {
+		return true, false
+	}
+	o.res.release()
+	o.a.NoVerdict(x.g.now())
+	o.tk.seen.settle(VerdictCancel, 0)
+	x.out.refused = o.mt.ref
+	return false, false
+}
+
+// memberAttempt sends the request to member mt for its attempt a: the
+// normal attempt path, bounded by the attempt's lease (the returned
+// cancel ends it), with no retry on the member (a failure moves on to the
+// next member at once). A served stream's first content is told to a.
+func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream bool) (*result, context.CancelFunc, error) {
+	ctx, cancel := context.WithDeadline(ctx, a.Deadline())
+	pol := x.in.rt.policy
+	pol.Failover, pol.MaxRetries = true, -1
+	pol.Budget = noRetry
+	res, err := x.attemptWith(ctx, tk, mt, body, stream, pol)
+	if err == nil && res.stream != nil {
+		a.FirstContent(x.g.now())
+	}
+	return res, cancel, err
+}
+
+// noRetry is the ladder's budget for a member attempt: no same-member retry.
+func noRetry() bool { return false }
+
+// memberFailed settles the member attempt a on mt, which failed with err
+// (started at start), with its verdict (SEMANTICS §9.3 rule 1): none for a
+// request the member rejects as malformed or cannot take (moves on, tried
+// not failed), a cancel when the request ends (reported true), else the
+// failure's kind. The observer hears of it as of any attempt.
+func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error, start time.Time) bool {
+	now := x.g.now()
+	tk.seen.failed(err)
+	var le *localError
+	var ue *upstreamError
+	var unsup *wire.UnsupportedError
+	var bad *wire.RequestError
+	switch {
+	case x.halted() || x.clientGone() || errors.As(err, &le):
+		a.Cancel(now)
+		tk.seen.settle(VerdictCancel, 0)
+		return true
+	case errors.As(err, &unsup) || errors.As(err, &bad):
+		a.NoVerdict(now) // no upstream request was made: CanServe rules it out
+	case errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422):
+		a.NoVerdict(now)
+	default:
+		f := failure(err, start)
+		memberFailure(a, now, f)
+		tk.seen.settle(VerdictFailure, f.Kind)
+		return false
+	}
+	tk.seen.settle(VerdictCancel, 0)
+	return false
+}
+
+// concludePool settles the ticket tk of a pool attempt on pe (for need)
+// that no member served, by its Result r, last being the last member's
+// error (on mt): the request ends when it ended the attempt (the
+// client left, a halt, a local limit); a pool that tried no member is
+// routed past as unavailable; one whose members all answered with no
+// verdict passes on their answer as a chain entry's (§8.6: the client
+// gets it); else the model breaker gets the pool attempt's failure.
+func (x *exchange) concludePool(tk ticket, pe *target, need pool.Need, r pool.Result, last error, mt *target) (int, error) {
+	var le *localError
+	switch {
+	case last != nil && (x.halted() || x.clientGone() || errors.As(last, &le)):
+		return x.conclude(tk, mt, nil, last, time.Now()), last
+	case r.Outcome == pool.Skipped:
+		// Admits saw a member that a concurrent request's probe took.
+		now := x.g.now()
+		x.passUnavailable(tk, pe, pe.pool.p.Unavailable(now, x.walk.pools.request(pe.pool), need))
+		return passed, nil
+	case r.Outcome == pool.Unsettled:
+		return x.poolUnsettled(tk, pe, last)
+	}
+	f := poolFailure(r)
+	now := x.g.now()
+	x.walk.failed(pe.ref, f, now)
+	x.in.rt.noteFailure(pe.ref, f, last, now)
+	x.settleFailure(tk, metrics.Failure, f)
+	if pe.ref != x.in.rt.settings.Primary {
+		x.walk.set(pe.ref, markFailedEntry)
+	}
+	return failed, last
+}
+
+// poolUnsettled ends a pool attempt whose members all answered with no
+// verdict, the last with last: a same-wire 400, 413 or 422 is passed
+// through (the request was bad); a translated one, a refusal or a request
+// no member could take routes the request past the pool, as a chain
+// entry's would (§8.6, §8.7).
+func (x *exchange) poolUnsettled(tk ticket, pe *target, last error) (int, error) {
+	var ue *upstreamError
+	if errors.As(last, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422) {
+		if x.walk.last.up.wireFor(x.in.endpoint) == x.in.endpoint {
+			x.passThrough(tk, ue, last)
+			return answered, nil
+		}
+		x.walk.skips.rejected = ue
+	}
+	x.skip(tk, pe, "")
+	return passed, nil
+}
+
+// poolFailure is the model breaker's failure of a pool attempt that
+// failed (pool.Failed): its kind, its hint (the earliest time a member may
+// serve again) and whether every member timed out.
+func poolFailure(r pool.Result) fallback.Failure {
+	f := fallback.Failure{Kind: fallback.Transient, Hint: r.Hint, Timeout: r.Timeout, Elapsed: r.Elapsed}
+	switch r.Kind {
+	case pool.RateLimit:
+		f.Kind = fallback.RateLimit
+	case pool.Quota:
+		f.Kind = fallback.Quota
+	}
+	return f
+}
