@@ -65,6 +65,7 @@ type options struct {
 	race          bool
 	portkeyDir    string
 	pools         string // poolsAuto, poolsOn, poolsOff
+	dump          string // a directory for every request as JSON lines ("": none)
 }
 
 func main() {
@@ -99,6 +100,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.race, "race", false, "build loopctl with -race")
 	fs.StringVar(&o.portkeyDir, "portkey", "portkey", "directory of the pinned Portkey install (with node_modules)")
 	fs.StringVar(&o.pools, "pools", poolsAuto, "loopctl's model: auto (pool/p if this loopctl accepts pools:, else the one-entry model m1/x, no goal judged), on (pool/p or stop), off (m1/x)")
+	fs.StringVar(&o.dump, "dump", "", `a directory to write every client request and member arrival into, as JSON lines ("" : none)`)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -166,6 +168,14 @@ func run(ctx context.Context, o options, out io.Writer) ([]result, error) {
 		rs, err := runScenario(ctx, e, sc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.name, err)
+		}
+		for i := range rs {
+			if o.dump == "" {
+				break
+			}
+			if err := dump(o.dump, &rs[i]); err != nil {
+				return nil, fmt.Errorf("-dump: %w", err)
+			}
 		}
 		all = append(all, rs...)
 	}
