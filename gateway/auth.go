@@ -23,8 +23,9 @@ import (
 
 // Upstream authentication (docs/GATEWAY.md §10.1): a static key in a
 // header, AWS Signature Version 4 through aws-sdk-go-v2, Google's
-// application default credentials through golang.org/x/oauth2/google, or a
-// token helper command. Credentials and tokens are never logged, put in a
+// application default credentials through golang.org/x/oauth2/google,
+// Microsoft Entra ID tokens through azidentity (azureauth.go), or a token
+// helper command. Credentials and tokens are never logged, put in a
 // metric or sent to a client: errors name the upstream and the step, never
 // a credential or the helper's output.
 
@@ -36,6 +37,7 @@ const (
 	AuthSigV4   = "sigv4"     // AWS Signature Version 4 (Bedrock)
 	AuthGoogle  = "google"    // Google application default credentials (Vertex AI)
 	AuthCommand = "command"   // a token helper's output, as a bearer token
+	AuthAzure   = "azure"     // a Microsoft Entra ID token from azidentity's default credential (Azure OpenAI)
 )
 
 // DefaultCommandTTL is how long a token helper's token is used (Auth.TTL's
@@ -50,8 +52,8 @@ const googleScope = "https://www.googleapis.com/auth/cloud-platform"
 // x-api-key for anthropic, sigv4 for bedrock, google for vertex.
 type Auth struct {
 	// Type is bearer, x-api-key or api-key (each with the key from the
-	// upstream's api_key_env), sigv4, google or command. "": the api's
-	// default.
+	// upstream's api_key_env), sigv4, google, azure or command. "": the
+	// api's default.
 	Type string
 	// Region is sigv4's signing region. "": the upstream's region, else
 	// the AWS SDK's (AWS_REGION, the shared config file).
@@ -64,6 +66,10 @@ type Auth struct {
 	// TTL is how long a token helper's token is used before the command
 	// runs again (it also runs again after a 401). 0: 5m.
 	TTL time.Duration
+	// Scope is the OAuth2 scope an azure token is asked for. "":
+	// DefaultAzureScope (Azure OpenAI's); Azure AI Foundry's is
+	// https://ai.azure.com/.default.
+	Scope string
 }
 
 // authType returns the effective auth type of upstream c.
@@ -94,17 +100,24 @@ func (d decoder) auth(a *Auth) func(string, *yaml.Node) {
 			"service": d.str(&a.Service),
 			"command": d.chain(&a.Command),
 			"ttl":     d.positive(&a.TTL),
+			"scope":   d.str(&a.Scope),
 		})
 	}
 }
 
 // authProblems checks upstream u's auth, region and project (at path p).
 func (ps *problems) authProblems(p string, u Upstream) {
-	switch t := authType(u); t {
+	t := authType(u)
+	if u.Auth.Scope != "" && t != AuthAzure {
+		ps.add(p+".auth.scope", "is for auth type azure, not %s", t)
+	}
+	switch t {
 	case AuthBearer, AuthXAPIKey, AuthAPIKey:
 		if u.Auth.Command != nil || u.Auth.TTL != 0 || u.Auth.Region != "" || u.Auth.Service != "" {
 			ps.add(p+".auth", "type %s takes its key from api_key_env only (command, ttl, region and service are for other types)", t)
 		}
+	case AuthAzure:
+		ps.azureAuthProblems(p, u)
 	case AuthSigV4:
 		if u.APIKeyEnv != "" {
 			ps.add(p+".api_key_env", "is not used with auth type sigv4 (credentials come from the AWS SDK's default chain)")
@@ -121,7 +134,7 @@ func (ps *problems) authProblems(p string, u Upstream) {
 			ps.add(p+".auth.ttl", "must not be negative")
 		}
 	default:
-		ps.add(p+".auth.type", "%q is not bearer, x-api-key, api-key, sigv4, google or command", t)
+		ps.add(p+".auth.type", "%q is not bearer, x-api-key, api-key, sigv4, google, azure or command", t)
 	}
 	ps.cloudProblems(p, u)
 }
@@ -141,8 +154,15 @@ type renewer interface {
 
 // setAuth sets up u's authentication from its config c: the static key's
 // header, or an authorizer. The error is a problem of the config (at p).
-func (ps *problems) setAuth(p string, u *upstream, c Upstream, now func() time.Time) {
+func (ps *problems) setAuth(p string, u *upstream, c Upstream, now func() time.Time, rt http.RoundTripper) {
 	switch authType(c) {
+	case AuthAzure:
+		a, err := newAzureAuth(c, now, rt)
+		if err != nil {
+			ps.add(p+".auth", "%v", err)
+			return
+		}
+		u.auth = a
 	case AuthSigV4:
 		a, err := newSigV4(c)
 		if err != nil {

@@ -30,6 +30,9 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 // build builds the gateway of cfg, which New has validated.
 func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
+	// The transport comes first: an azure upstream's credential sends its
+	// token requests through it.
+	g.transport = upstreamTransport(opt.Transport)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
 	}
@@ -49,7 +52,6 @@ func build(cfg Config, opt Options) (*Gateway, error) {
 	}
 	g.lists.openai = modelList(cfg.Models)
 	g.lists.anthropic = anthropicModelList(cfg.Models)
-	g.transport = upstreamTransport(opt.Transport)
 	return g, nil
 }
 
@@ -108,7 +110,7 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	}
 	for i, u := range cfg.Upstreams {
 		g.upstreams[u.Name] = ps.newUpstream(i, u, getenv)
-		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now)
+		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now, g.transport.rt)
 	}
 	return ps.err()
 }

@@ -89,7 +89,7 @@ upstreams:
   - {name: e, base_url: "https://x/v1", auth: {type: command, command: [x], ttl: -1s, scope: y}}
   - {name: f, api: vertex, region: r, project: p, api_key_env: K}
 models: [{name: m, primary: a/x}]`, []string{
-			`upstreams[0].auth.type: "kerberos" is not bearer, x-api-key, api-key, sigv4, google or command`,
+			`upstreams[0].auth.type: "kerberos" is not bearer, x-api-key, api-key, sigv4, google, azure or command`,
 			"upstreams[1].auth.command: required for auth type command",
 			"upstreams[2].api_key_env: is not used with auth type sigv4",
 			"upstreams[3].auth: type bearer takes its key from api_key_env only",

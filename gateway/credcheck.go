@@ -18,15 +18,15 @@ import (
 
 // NetworkCheckTimeout bounds [Gateway.CheckCredentials]'s look at a
 // credential source that needs the network (the EC2 instance metadata
-// endpoint, Google's metadata server): where none answers that fast, none
-// is there.
+// endpoint, Google's metadata server, an Azure managed identity's
+// endpoint): where none answers that fast, none is there.
 const NetworkCheckTimeout = time.Second
 
 // commandCheckTimeout bounds the one run of a token helper a check makes.
 const commandCheckTimeout = 30 * time.Second
 
 // CredentialCheck is what [Gateway.CheckCredentials] found for one
-// upstream whose credentials are not a static key (sigv4, google,
+// upstream whose credentials are not a static key (sigv4, google, azure,
 // command: a static key's variable or file is checked by [New]).
 type CredentialCheck struct {
 	// Upstream is the upstream's name; Path its key path
@@ -52,8 +52,10 @@ type credentialChecker interface {
 
 // CheckCredentials resolves the credentials of every upstream that has
 // no static key, from the local sources (the environment, the AWS shared
-// files, Google's credentials files, a token helper run once), and from a
-// source that needs the network only when no local one has them, within
+// files, Google's credentials files, workload identity's token file, the
+// Azure CLI on PATH, a token helper run once), and from a source that
+// needs the network (an instance metadata or managed identity endpoint)
+// only when no local one has them, within
 // [NetworkCheckTimeout]. It returns one check per such upstream, in config
 // order. serve --check runs it: a credential missing is found before the
 // first failover needs it.
@@ -170,6 +172,8 @@ func authSource(a authorizer) string {
 		return "Google application default credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server)"
 	case *commandAuth:
 		return "the command " + a.argv[0]
+	case *azureAuth:
+		return "azidentity's default Azure credential (environment, workload identity, managed identity, Azure CLI, Azure Developer CLI, Azure PowerShell)"
 	}
 	return "a static key"
 }

@@ -33,7 +33,8 @@
 //     served member's attempt is settled with the ticket (pool_ticket.go),
 //     and the model breaker sees the pool attempt's one verdict.
 //     post (post.go) authenticates each upstream request (auth.go: static
-//     keys, SigV4, Google tokens, a token helper) and, for Bedrock and
+//     keys, SigV4, Google tokens, Entra ID tokens: azureauth.go, a token
+//     helper) and, for Bedrock and
 //     Vertex AI (cloud.go: paths and body rules; clouderrors.go: their
 //     errors; eventstream.go: Bedrock's frames as Messages SSE), speaks the
 //     cloud's differences from Anthropic's API (docs/GATEWAY.md §10).

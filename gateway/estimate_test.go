@@ -68,3 +68,14 @@ func TestCountTokensAnswersTheWholeEstimate(t *testing.T) {
 		t.Errorf("count_tokens estimated %d tokens, inputEstimate %d", got.InputTokens, whole)
 	}
 }
+
+// The estimate of a Claude Code body, once per pool request: a backward
+// search for the last breakpoint, no allocation.
+func BenchmarkInputEstimate(b *testing.B) {
+	body := []byte(claudeCodeBody(20))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		_, _ = inputEstimate(body)
+	}
+}

@@ -22,9 +22,10 @@ import (
 // Options are the gateway's runtime hooks, for what a configuration file
 // cannot say. The zero value is fine.
 type Options struct {
-	// Transport sends upstream requests. nil: a transport tuned for a proxy
-	// (keep-alives, 256 idle connections per upstream), closed by
-	// [Gateway.Close].
+	// Transport sends upstream requests, and an azure upstream's token
+	// requests (Microsoft Entra ID, a managed identity endpoint). nil: a
+	// transport tuned for a proxy (keep-alives, 256 idle connections per
+	// upstream), closed by [Gateway.Close].
 	Transport http.RoundTripper
 	// Logger gets one line per request (level Info; Warn for failures).
 	// nil: no request log.
