@@ -24,11 +24,6 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return build(cfg, opt)
-}
-
-// build builds the gateway of cfg, which New has validated.
-func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	// The transport comes first: an azure upstream's credential sends its
 	// token requests through it.
@@ -338,7 +333,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {
-		s.Backend = g.opt.Backend(storeName(m))
+		s.Backend = g.opt.Backend(storeNameIn(m, g.cfg.Pools))
 	}
 	return s
 }

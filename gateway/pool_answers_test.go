@@ -30,18 +30,21 @@ func errorCode(body string) (typ, code string) {
 	return e.Error.Type, e.Error.Code
 }
 
+// unavailableRow is a case of TestPoolUnavailableRows.
+type unavailableRow struct {
+	name       string
+	a, b       llmtest.Reply
+	prime      int // requests that put every member out
+	status     int
+	typ, code  string
+	msgStatus  int // on the Messages wire
+	msgType    string
+	retryAfter string
+	retryMs    string
+}
+
 func TestPoolUnavailableRows(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		a, b       llmtest.Reply
-		prime      int // requests that put every member out
-		status     int
-		typ, code  string
-		msgStatus  int // on the Messages wire
-		msgType    string
-		retryAfter string
-		retryMs    string
-	}{
+	for _, tc := range []unavailableRow{
 		{
 			name: "every member out for a hint: 429 pool_rate_limited", a: llmtest.RateLimit("7"), b: llmtest.RateLimit("9"), prime: 1,
 			status: 429, typ: "rate_limit_error", code: "pool_rate_limited", msgStatus: 429, msgType: "rate_limit_error",
@@ -55,46 +58,49 @@ func TestPoolUnavailableRows(t *testing.T) {
 	} {
 		for wireName, req := range wireRequests("solo") {
 			t.Run(tc.name+"/"+wireName, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					cfg := Config{
-						Pools:  []Pool{{Name: "p", Members: []PoolMember{{Target: "a/m"}, {Target: "b/m"}}, Breaker: Breaker{TripThreshold: 2}}},
-						Models: []Model{{Name: "solo", Primary: "pool/p", Breaker: Breaker{TripThreshold: 5}}},
-					}
-					p := newPoolGW(t, cfg, Options{},
-						deployment{name: "a", script: llmtest.Always(tc.a)}, deployment{name: "b", script: llmtest.Always(tc.b)})
-					for range tc.prime {
-						p.chat("solo", false)
-					}
-					before := managers(p.gw)["solo"].Snapshot()
-					sent := p.count("a") + p.count("b")
-					ans := p.do(context.Background(), req[0], req[1])
-					status, typ, code := tc.status, tc.typ, tc.code
-					if wireName == "messages" {
-						status, typ, code = tc.msgStatus, tc.msgType, ""
-					}
-					gotType, gotCode := errorCode(ans.body)
-					if ans.status != status || gotType != typ || gotCode != code {
-						t.Fatalf("%d %s/%s, want %d %s/%s: %s", ans.status, gotType, gotCode, status, typ, code, ans.body)
-					}
-					if got := ans.header.Get("Retry-After"); got != tc.retryAfter {
-						t.Errorf("Retry-After %q, want %q", got, tc.retryAfter)
-					}
-					if got := ans.header.Get("Retry-After-Ms"); got != tc.retryMs {
-						t.Errorf("retry-after-ms %q, want %q", got, tc.retryMs)
-					}
-					if got := ans.header.Get("X-Loopctl-Skipped"); got != "pool/p=unavailable" {
-						t.Errorf("x-loopctl-skipped %q, want pool/p=unavailable", got)
-					}
-					if got := p.count("a") + p.count("b"); got != sent {
-						t.Errorf("%d member requests were sent for an unavailable pool", got-sent)
-					}
-					if after := managers(p.gw)["solo"].Snapshot(); after.ConsecutiveFailures != before.ConsecutiveFailures || after.State != before.State {
-						t.Errorf("the model breaker went from %v/%d to %v/%d: the pool row counts against no model",
-							before.State, before.ConsecutiveFailures, after.State, after.ConsecutiveFailures)
-					}
-				})
+				synctest.Test(t, func(t *testing.T) { checkUnavailableRow(t, tc, wireName, req) })
 			})
 		}
+	}
+}
+
+// checkUnavailableRow puts every member of a pool out as tc says and
+// checks the answer of req on the wire wireName.
+func checkUnavailableRow(t *testing.T, tc unavailableRow, wireName string, req [2]string) {
+	cfg := Config{
+		Pools:  []Pool{{Name: "p", Members: []PoolMember{{Target: "a/m"}, {Target: "b/m"}}, Breaker: Breaker{TripThreshold: 2}}},
+		Models: []Model{{Name: "solo", Primary: "pool/p", Breaker: Breaker{TripThreshold: 5}}},
+	}
+	p := newPoolGW(t, cfg, Options{}, deployment{name: "a", script: llmtest.Always(tc.a)}, deployment{name: "b", script: llmtest.Always(tc.b)})
+	for range tc.prime {
+		p.chat("solo", false)
+	}
+	before := managers(p.gw)["solo"].Snapshot()
+	sent := p.count("a") + p.count("b")
+	ans := p.do(context.Background(), req[0], req[1])
+	status, typ, code := tc.status, tc.typ, tc.code
+	if wireName == "messages" {
+		status, typ, code = tc.msgStatus, tc.msgType, ""
+	}
+	gotType, gotCode := errorCode(ans.body)
+	if ans.status != status || gotType != typ || gotCode != code {
+		t.Fatalf("%d %s/%s, want %d %s/%s: %s", ans.status, gotType, gotCode, status, typ, code, ans.body)
+	}
+	if got := ans.header.Get("Retry-After"); got != tc.retryAfter {
+		t.Errorf("Retry-After %q, want %q", got, tc.retryAfter)
+	}
+	if got := ans.header.Get("Retry-After-Ms"); got != tc.retryMs {
+		t.Errorf("retry-after-ms %q, want %q", got, tc.retryMs)
+	}
+	if got := ans.header.Get("X-Loopctl-Skipped"); got != "pool/p=unavailable" {
+		t.Errorf("x-loopctl-skipped %q, want pool/p=unavailable", got)
+	}
+	if got := p.count("a") + p.count("b"); got != sent {
+		t.Errorf("%d member requests were sent for an unavailable pool", got-sent)
+	}
+	if after := managers(p.gw)["solo"].Snapshot(); after.ConsecutiveFailures != before.ConsecutiveFailures || after.State != before.State {
+		t.Errorf("the model breaker went from %v/%d to %v/%d: the pool row counts against no model",
+			before.State, before.ConsecutiveFailures, after.State, after.ConsecutiveFailures)
 	}
 }
 

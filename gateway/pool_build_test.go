@@ -24,13 +24,12 @@ func poolConfig() Config {
 	}
 }
 
-// buildPooled builds the gateway of cfg as New does after Config.Validate
-// (which learns pools: with their config's checks, GATEWAY §11.1).
+// buildPooled builds the gateway of cfg with New.
 func buildPooled(t *testing.T, cfg Config, opt Options) *Gateway {
 	t.Helper()
-	g, err := build(cfg, opt)
+	g, err := New(cfg, opt)
 	if err != nil {
-		t.Fatalf("build: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(g.Close)
 	return g

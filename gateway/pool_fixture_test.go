@@ -38,9 +38,8 @@ type deployment struct {
 }
 
 // newPoolGW builds the gateway of cfg with an upstream per deployment
-// (named as it, key sk-<name>, on http://<name>.test), a seeded random
-// source, and the gateway's build without Config.Validate (which learns
-// pools: with their config's checks, GATEWAY §11.1).
+// (named as it, key sk-<name>, on http://<name>.test) and a seeded random
+// source.
 func newPoolGW(t *testing.T, cfg Config, opt Options, deps ...deployment) *poolGW {
 	t.Helper()
 	p := &poolGW{t: t, ups: map[string]*llmtest.Handler{}}

@@ -36,6 +36,17 @@ type memberTry struct {
 	hedge  bool
 }
 
+// membersOutcome is how a pool attempt's member attempts (one, or a race)
+// came out: the served one (nil: none), the last that failed (nil: none),
+// whether the request ends with them (the client left, a halt, a limit of
+// the gateway's own), and a chain entry's hedge that served or ended the
+// request (pool_chainhedge.go).
+type membersOutcome struct {
+	won, lost *memberTry
+	final     bool
+	chain     *chainHedge
+}
+
 // newPoolHedges returns a pool hedge bucket for a route with settings s.
 func newPoolHedges(s fallback.Settings) *retrybudget.Bucket {
 	b := &retrybudget.Bucket{}
@@ -56,76 +67,75 @@ func (x *exchange) runTry(ctx context.Context, o *memberTry, body []byte, stream
 }
 
 // runMembers runs the member attempt o, and with hedging a rival as the
-// rules above say. It returns the served attempt (nil: none), the last
-// that failed (nil: none) and whether the request ends (the client left, a
-// halt, a limit of the gateway's own); every attempt but the served one
-// is settled, and every one's cancel is deferred by the caller through
-// cancels.
-func (x *exchange) runMembers(ctx context.Context, pt *poolTurn, need pool.Need, o *memberTry, body []byte, stream bool, cancels *[]context.CancelFunc) (won, lost *memberTry, final bool) {
+// rules above say. Every attempt but the served one is settled, and
+// every one's cancel is left in cancels for the caller to call when the
+// request is done.
+func (x *exchange) runMembers(ctx context.Context, pt *poolTurn, need pool.Need, o *memberTry, body []byte, stream bool, cancels *[]context.CancelFunc) membersOutcome {
 	if !x.hedging() {
 		x.runTry(ctx, o, body, stream)
 		*cancels = append(*cancels, o.cancel)
-		x.walk.upstream += time.Since(o.start)
-		if served, end := x.settleTry(o); served {
-			return o, nil, false
-		} else if end || o.err != nil {
-			return nil, o, end
-		}
-		return nil, nil, false
+		return x.settleAlone(o)
 	}
 	return x.raceMembers(ctx, pt, need, o, body, stream, cancels)
 }
 
 // raceMembers is runMembers with hedging: o on its own goroutine and,
-// past hedge_after without an answer, a hedge.
-func (x *exchange) raceMembers(ctx context.Context, pt *poolTurn, need pool.Need, o *memberTry, body []byte, stream bool, cancels *[]context.CancelFunc) (won, lost *memberTry, final bool) {
+// past hedge_after without an answer, a hedge: another member, or with
+// none admitted the next chain entry.
+func (x *exchange) raceMembers(ctx context.Context, pt *poolTurn, need pool.Need, o *memberTry, body []byte, stream bool, cancels *[]context.CancelFunc) membersOutcome {
 	ch := make(chan *memberTry, 2)
 	x.launchTry(ctx, ch, o, body, stream, cancels)
 	after := x.in.rt.settings.HedgeAfter
 	timer := time.NewTimer(after)
 	defer timer.Stop()
-	running, tries := 1, []*memberTry{o}
 	select {
 	case first := <-ch:
 		return x.settleAlone(first)
 	case <-timer.C:
 	}
-	if h := x.hedgeMember(pt, need, o.tk); h != nil {
-		x.walk.countMember(2)
-		x.g.m.hedge(x.in.rt.name, "started")
-		x.launchTry(ctx, ch, h, body, stream, cancels)
-		running, tries = 2, append(tries, h)
+	h := x.hedgeMember(pt, need, o.tk)
+	if h == nil {
+		cch := make(chan tried, 1)
+		if stop := x.hedgeChain(ctx, o.tk, cch, body, stream, cancels); stop != nil {
+			return x.raceChain(o, ch, cch, stop)
+		}
+		return x.settleAlone(<-ch)
 	}
-	for ; running > 0; running-- {
+	x.walk.countMember(2)
+	x.g.m.hedge(x.in.rt.name, "started")
+	x.launchTry(ctx, ch, h, body, stream, cancels)
+	tries := []*memberTry{o, h}
+	var lost *memberTry
+	for running := 2; running > 0; running-- {
 		d := <-ch
 		x.walk.upstream += time.Since(d.start)
 		served, end := x.settleTry(d)
 		switch {
 		case served:
-			x.hedgeResult(len(tries) == 2, d.hedge)
+			x.hedgeResult(true, d.hedge)
 			x.loseRival(ch, tries, d, running-1, after)
-			return d, lost, false
+			return membersOutcome{won: d, lost: lost}
 		case end:
 			x.loseRival(ch, tries, d, running-1, -1)
-			return nil, d, true
+			return membersOutcome{lost: d, final: true}
 		case d.err != nil:
 			lost = d
 		}
 	}
-	return nil, lost, false
+	return membersOutcome{lost: lost}
 }
 
-// settleAlone settles o, which ended before hedge_after: runMembers' result.
-func (x *exchange) settleAlone(o *memberTry) (won, lost *memberTry, final bool) {
+// settleAlone settles o, which ended on its own: runMembers' outcome.
+func (x *exchange) settleAlone(o *memberTry) membersOutcome {
 	x.walk.upstream += time.Since(o.start)
 	served, end := x.settleTry(o)
 	switch {
 	case served:
-		return o, nil, false
+		return membersOutcome{won: o}
 	case end || o.err != nil:
-		return nil, o, end
+		return membersOutcome{lost: o, final: end}
 	}
-	return nil, nil, false
+	return membersOutcome{}
 }
 
 // launchTry runs o on its own goroutine; it arrives on ch.

@@ -49,3 +49,29 @@ func TestPoolHedgePicksASecondMember(t *testing.T) {
 		})
 	}
 }
+
+func TestPoolHedgesToTheChainWithNoOtherMember(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := Config{
+			Pools: []Pool{{Name: "p", Members: []PoolMember{{Target: "a/m"}, {Target: "b/m"}}}},
+			Models: []Model{{Name: "claude", Primary: "pool/p", Chain: []string{"d/backup"},
+				HedgeAfter: 500 * time.Millisecond, Breaker: Breaker{TripThreshold: 5}}},
+		}
+		slow := deployment{name: "a", script: llmtest.Delayed(2*time.Second, llmtest.Always(llmtest.Text("from a")))}
+		limited := deployment{name: "b", script: llmtest.Always(llmtest.RateLimit("600"))}
+		p := newPoolGW(t, cfg, Options{}, slow, limited, serving("d"))
+		for p.count("b") == 0 { // b's 429 opens it for 600 s
+			p.chat("claude", false)
+		}
+		time.Sleep(3 * time.Second)
+		before := p.count("a")
+		var a answer
+		took := elapsed(func() { a = p.chat("claude", false) })
+		if a.status != 200 || a.header.Get("X-Loopctl-Model") != "d/backup" || took != 500*time.Millisecond {
+			t.Fatalf("%d by %q after %v, want the chain's backup at hedge_after (500ms): no other member is admitted", a.status, a.header.Get("X-Loopctl-Model"), took)
+		}
+		if p.count("a") != before+1 || a.header.Get("X-Loopctl-Attempts") != "2" {
+			t.Errorf("a got %d requests, x-loopctl-attempts %q: want the slow member tried, then the hedge", p.count("a")-before, a.header.Get("X-Loopctl-Attempts"))
+		}
+	})
+}

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
@@ -126,56 +125,6 @@ func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
 	return n
 }
 
-// requestNeed is what the request asks of any member: its session
-// (§11.2), whether it streams, and its input estimates for the members'
-// token headroom (§11.3).
-func (x *exchange) requestNeed(body []byte) pool.Need {
-	n := pool.Need{Session: sessionOf(x.r.Header, &x.in.req), Stream: x.in.req.stream && x.in.endpoint.streams}
-	n.Tokens, n.InputTokens = inputEstimate(body)
-	return n
-}
-
-// memberHeadroom tells the member attempt a what its answer's headers hdr
-// say it has left (§11.3: from every answer, a success or an error).
-func (x *exchange) memberHeadroom(a pool.Attempt, hdr http.Header) {
-	if hdr == nil {
-		return
-	}
-	now := x.g.now()
-	if h := headroomOf(hdr, now); h != (pool.Headroom{}) {
-		a.Headroom(now, h)
-	}
-}
-
-// answerHeader returns the headers of a member's answer: res's, or err's
-// when the member answered with an error status; nil when it did not
-// answer.
-func answerHeader(res *result, err error) http.Header {
-	var ue *upstreamError
-	switch {
-	case err == nil && res != nil && res.resp != nil:
-		return res.resp.Header
-	case errors.As(err, &ue):
-		return ue.header
-	}
-	return nil
-}
-
-// canServe reports whether the member mt can serve the request: the
-// predicate chain entries are skipped by (GATEWAY §8.3): embeddings only
-// on an openai upstream, and a member on another wire than the client's
-// only when the request translates.
-func (x *exchange) canServe(mt *target, body []byte) bool {
-	w := x.in.endpoint
-	switch {
-	case w == embeddingsEndpoint:
-		return mt.up.api == APIOpenAI
-	case mt.up.wireFor(w) != w:
-		return x.walk.pools.translatable(w, body)
-	}
-	return true
-}
-
 // pickPool is pick for a pool entry pe: what to do with the ticket tk that
 // names it. The pool is routed past with no verdict when the walk has
 // passed it or it failed this request already (as a chain entry is), when
@@ -249,19 +198,22 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 			break
 		}
 		x.walk.countMember(sent)
-		won, lost, final := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
-		if won != nil {
+		out := x.runMembers(ctx, pt, need, x.newTry(tk, pd.member(a.Member()), a), body, stream, &cancels)
+		if out.chain != nil && (out.chain.served || out.chain.final) {
+			return x.concludeChain(tk, pe, pt, out.chain)
+		}
+		if won := out.won; won != nil {
 			pt.open, pt.offset = won.a, won.start.Sub(issued)
 			won.tk.pool = pt
 			x.walk.last = won.mt
 			x.relay(won.tk, won.mt, won.res)
 			return answered, nil
 		}
-		if lost != nil {
-			last = lost
-			x.walk.last = lost.mt
+		if out.lost != nil {
+			last = out.lost
+			x.walk.last = out.lost.mt
 		}
-		if final || ctx.Err() != nil {
+		if out.final || ctx.Err() != nil {
 			break // the request ends, or no time is left for another member
 		}
 	}
@@ -270,75 +222,6 @@ func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body 
 		return x.concludePool(tk, pe, need, r, nil, nil)
 	}
 	return x.concludePool(tk, pe, need, r, last.err, last.mt)
-}
-
-// settleTry settles the member attempt o, which has ended, unless it
-// served (reported): its headroom, then a refusal under on_refusal:
-// fallback (§8.7) as no verdict, or its failure's verdict; end reports
-// that the request ends with it.
-func (x *exchange) settleTry(o *memberTry) (served, end bool) {
-	x.memberHeadroom(o.a, answerHeader(o.res, o.err))
-	if o.err != nil {
-		return false, x.memberFailed(o.tk, o.a, o.mt, o.err, o.start)
-	}
-	if !x.refusal(o.res) {
-		return true, false
-	}
-	o.res.release()
-	o.a.NoVerdict(x.g.now())
-	o.tk.seen.settle(VerdictCancel, 0)
-	x.out.refused = o.mt.ref
-	return false, false
-}
-
-// memberAttempt sends the request to member mt for its attempt a: the
-// normal attempt path, bounded by the attempt's lease (the returned
-// cancel ends it), with no retry on the member (a failure moves on to the
-// next member at once). A served stream's first content is told to a.
-func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream bool) (*result, context.CancelFunc, error) {
-	ctx, cancel := context.WithDeadline(ctx, a.Deadline())
-	pol := x.in.rt.policy
-	pol.Failover, pol.MaxRetries = true, -1
-	pol.Budget = noRetry
-	res, err := x.attemptWith(ctx, tk, mt, body, stream, pol)
-	if err == nil && res.stream != nil {
-		a.FirstContent(x.g.now())
-	}
-	return res, cancel, err
-}
-
-// noRetry is the ladder's budget for a member attempt: no same-member retry.
-func noRetry() bool { return false }
-
-// memberFailed settles the member attempt a on mt, which failed with err
-// (started at start), with its verdict (SEMANTICS §9.3 rule 1): none for a
-// request the member rejects as malformed or cannot take (moves on, tried
-// not failed), a cancel when the request ends (reported true), else the
-// failure's kind. The observer hears of it as of any attempt.
-func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error, start time.Time) bool {
-	now := x.g.now()
-	tk.seen.failed(err)
-	var le *localError
-	var ue *upstreamError
-	var unsup *wire.UnsupportedError
-	var bad *wire.RequestError
-	switch {
-	case x.halted() || x.clientGone() || errors.As(err, &le):
-		a.Cancel(now)
-		tk.seen.settle(VerdictCancel, 0)
-		return true
-	case errors.As(err, &unsup) || errors.As(err, &bad):
-		a.NoVerdict(now) // no upstream request was made: CanServe rules it out
-	case errors.As(err, &ue) && (ue.status == 400 || ue.status == 413 || ue.status == 422):
-		a.NoVerdict(now)
-	default:
-		f := failure(err, start)
-		memberFailure(a, now, f)
-		tk.seen.settle(VerdictFailure, f.Kind)
-		return false
-	}
-	tk.seen.settle(VerdictCancel, 0)
-	return false
 }
 
 // concludePool settles the ticket tk of a pool attempt on pe (for need)

@@ -86,19 +86,7 @@ func (g *Gateway) buildPools(list []Pool, old *pools) error {
 // breakers (old's when it has the deployment's), and its pool.Pool.
 func (g *Gateway) buildPool(pc Pool, old *pools) (*pooled, error) {
 	pd := &pooled{entry: poolPrefix + pc.Name, cfg: pc}
-	s := pool.Settings{
-		Name:           pc.Name,
-		Members:        make([]pool.Member, 0, len(pc.Members)),
-		AffinitySlack:  pc.AffinitySlack,
-		Penalty:        g.limits.firstByte,
-		AttemptTimeout: g.limits.request,
-		Rand:           poolRand(g.opt.Rand),
-		Figures:        g.pools.figures,
-		Now:            g.now,
-	}
-	if pc.Affinity == "none" {
-		s.Affinity = pool.AffinityNone
-	}
+	s := g.poolSettings(pc)
 	for _, m := range pc.Members {
 		b, err := g.memberBreakerFor(m.Target, pc.Breaker, old)
 		if err != nil {
@@ -114,6 +102,27 @@ func (g *Gateway) buildPool(pc Pool, old *pools) (*pooled, error) {
 	}
 	pd.p = p
 	return pd, nil
+}
+
+// poolSettings returns the settings of the pool of pc but its members:
+// the choice's, on the gateway's clock, random source and figures, a
+// failure's penalty timeouts.first_byte and an attempt's lease
+// timeouts.request.
+func (g *Gateway) poolSettings(pc Pool) pool.Settings {
+	s := pool.Settings{
+		Name:           pc.Name,
+		Members:        make([]pool.Member, 0, len(pc.Members)),
+		AffinitySlack:  pc.AffinitySlack,
+		Penalty:        g.limits.firstByte,
+		AttemptTimeout: g.limits.request,
+		Rand:           poolRand(g.opt.Rand),
+		Figures:        g.pools.figures,
+		Now:            g.now,
+	}
+	if pc.Affinity == "none" {
+		s.Affinity = pool.AffinityNone
+	}
+	return s
 }
 
 // memberBreakerFor returns the member breaker of deployment ref with the

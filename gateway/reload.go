@@ -12,7 +12,8 @@ import (
 
 // Reloaded says what [Gateway.Reload] did, by model name.
 type Reloaded struct {
-	// Kept are the models whose primary and chain are unchanged: their
+	// Kept are the models whose primary and chain are unchanged (a pool
+	// entry: its set of member targets, whatever their weights): their
 	// breakers keep their state, holds and disables, and take the new
 	// settings at once.
 	Kept []string `json:"kept"`
@@ -33,8 +34,11 @@ type Reloaded struct {
 // unchanged keeps its breaker (its state, holds and disables), reconfigured
 // with the new settings; any other model gets a new breaker (with
 // Options.Backend, a new shared one: its store name includes a digest of
-// its primary and chain); a removed model's breaker is dropped. The metrics,
-// the dashboard, the upstream transport and the Responses pins are g's.
+// its primary and chain); a removed model's breaker is dropped. A pool
+// entry is unchanged when its member targets are; a pool member's breaker
+// is kept, reconfigured, while a pool lists its deployment, and the pools'
+// figures are kept. The metrics, the dashboard, the upstream transport and
+// the Responses pins are g's.
 // Listen and Store are not applied (they need a restart; Reloaded.Restart
 // names them). The caller serves new requests with the returned gateway;
 // requests in flight on g finish on g's configuration.
@@ -56,15 +60,13 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	if err := next.checkModels(cfg.Models); err != nil {
 		return nil, rep, err
 	}
-	// The pools are built once on new breakers, as a check that touches
-	// nothing of g, then for good on g's member breakers and figures.
-	if err := next.buildPools(cfg.Pools, nil); err != nil {
+	if err := next.checkPools(cfg.Pools); err != nil {
 		return nil, rep, err
 	}
 	if err := next.buildPools(cfg.Pools, &g.pools); err != nil {
 		return nil, rep, err
 	}
-	keep := g.keepers(cfg.Models)
+	keep := g.keepers(cfg.Models, cfg.Pools)
 	holds := g.holds(cfg.Models, keep) // read before retire releases the old breakers
 	rep.Dropped = g.retire(cfg.Models, keep)
 	for _, m := range cfg.Models {
@@ -123,11 +125,13 @@ func (g *Gateway) checkModels(models []Model) error {
 }
 
 // keepers returns the routes of g whose model is in models with the same
-// primary and chain, by name.
-func (g *Gateway) keepers(models []Model) map[string]*route {
+// primary and chain, by name; a pool entry is the same when its member
+// targets under pools are g's (pool_reload.go).
+func (g *Gateway) keepers(models []Model, pools []Pool) map[string]*route {
 	keep := map[string]*route{}
 	for _, m := range models {
-		if old := g.models[m.Name]; old != nil && old.settings.Primary == m.Primary && slices.Equal(old.settings.Chain, m.Chain) {
+		if old := g.models[m.Name]; old != nil && old.settings.Primary == m.Primary && slices.Equal(old.settings.Chain, m.Chain) &&
+			samePools(m, g.cfg.Pools, pools) {
 			keep[m.Name] = old
 		}
 	}
