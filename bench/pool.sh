@@ -3,7 +3,7 @@
 # loadbalance mode, in one run against scripted upstreams of three members
 # on loopback (see cmd/pool for what is measured and how): m3 down, a
 # brownout, slow, a rate limit its headers announce (chat and Messages), a
-# hang with and without hedging, all healthy. About 11 minutes with the
+# hang with and without hedging, all healthy. About 9 minutes with the
 # defaults on 2 cores.
 #
 # loopctl is built from this repository (go build ./cmd/loopctl) and run as a

@@ -28,7 +28,7 @@
 // with package pool's Hash and Score over the member names loopctl uses.
 //
 // Run it with bench/pool.sh (it builds loopctl and installs Portkey on
-// demand); the default run takes about 11 minutes on 2 cores. It is a
+// demand); the default run takes about 9 minutes on 2 cores. It is a
 // benchmark: plain `go test` runs only its tiny mode (pool_test.go).
 package main
 
