@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,6 +66,28 @@ func (mb modelBackend) Release() {
 			delete(s.members, ch)
 		}
 	}
+}
+
+// ErrNotAttached is the error of a ModelBackend's Operate when no Manager
+// is attached under its name (none was built with it, or every one was
+// released).
+var ErrNotAttached = errors.New("fleet: no model breaker attached under the name")
+
+// Operate applies an operator's act to the shared model breaker attached
+// under the backend's name, as [ModelBreaker.Operate]: the way a caller that
+// holds only the Backend it gave fallback.Settings (the gateway's admin API)
+// has the act's reason reach every process's Transition, also for an enable
+// and a reset, which take none through the Manager. A name with no Manager
+// attached is an error matching [ErrNotAttached].
+func (mb modelBackend) Operate(action, entry, reason string, until time.Time) error {
+	s := mb.s
+	s.mu.Lock()
+	m, ok := s.members[s.key("model", mb.name)+":ch"].(*ModelBreaker)
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNotAttached, mb.name)
+	}
+	return m.Operate(action, entry, reason, until)
 }
 
 // modelShared adapts a ModelBreaker to fallback.Shared. Tickets issued by the

@@ -227,6 +227,12 @@ func (m *ModelBreaker) exhausted(v []int64) error {
 // round trip). The primary or a model not in the chain is an error matching
 // [fallback.ErrNotInChain].
 func (m *ModelBreaker) SetAvailable(model string, available bool) error {
+	return m.setAvailable(model, available, extra{})
+}
+
+// setAvailable is SetAvailable, or with x.act "enable" an operator's enable
+// with x.reason (Operate).
+func (m *ModelBreaker) setAvailable(model string, available bool, x extra) error {
 	i := -1
 	for j, c := range m.set.Chain {
 		if c == model {
@@ -241,12 +247,16 @@ func (m *ModelBreaker) SetAvailable(model string, available bool) error {
 		flag = 1
 	}
 	if mr := m.mirror.Load(); mr.mode == Shared {
-		if v, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, extra{}); err == nil {
+		x.reason = bounded(x.reason)
+		if v, err := m.script(context.Background(), "avail", Turn{entry: -1}, i, flag, false, x); err == nil {
 			m.note(i, "", reasonAt{uint64(v[0]), uint64(v[1])}) // a disable's reason ends with it (the store's too)
 			return nil
 		}
 	}
 	if mr := m.mirror.Load(); mr.mode == LocalMode && mr.local != nil {
+		if x.act == "enable" {
+			return mr.local.Enable(model)
+		}
 		return mr.local.SetAvailable(model, available)
 	}
 	return nil
@@ -262,10 +272,15 @@ func (m *ModelBreaker) localCheck() *fallback.Manager {
 }
 
 // Reset returns the shared breaker to Primary for the whole fleet (one round
-// trip), as [fallback.Manager.Reset] does.
-func (m *ModelBreaker) Reset() {
+// trip), as [fallback.Manager.Reset] does: an operator's act (its
+// transition has Manual "reset" on every process).
+func (m *ModelBreaker) Reset() { m.reset("") }
+
+// reset is Reset with the act's reason (Operate).
+func (m *ModelBreaker) reset(reason string) {
 	if mr := m.mirror.Load(); mr.mode == Shared {
-		if _, err := m.script(context.Background(), "reset", Turn{entry: -1}, 0, 0, false, extra{}); err == nil {
+		x := extra{act: "reset", reason: bounded(reason)}
+		if _, err := m.script(context.Background(), "reset", Turn{entry: -1}, 0, 0, false, x); err == nil {
 			return
 		}
 	}

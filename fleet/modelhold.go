@@ -88,6 +88,9 @@ func (m *ModelBreaker) Reconfigure(fs fallback.Settings) error {
 // restart of every process). While the store is down it holds the local
 // manager (Policy Local; under FailOpen or FailClosed nothing is held until
 // the store answers); the store's state wins when the store answers again.
+// Every process reports the transition it makes as the operator's act
+// (Transition.Manual "hold", Reason, Until; modelact.go), and the step to
+// Recovering at its end as "hold_end".
 func (m *ModelBreaker) Hold(until time.Time, reason string) {
 	x := extra{ttl: m.ttl(until), reason: reason}
 	if m.control("hold", -1, x) {
@@ -112,7 +115,10 @@ func (m *ModelBreaker) Release() {
 // Disable takes a chain entry out of routing for the whole fleet until
 // until (zero: until enabled), with a reason, as
 // [fallback.Manager.Disable] (one round trip); the end is on the store's
-// clock. [ModelBreaker.SetAvailable] with true enables it again.
+// clock. [ModelBreaker.SetAvailable] with true enables it again. Every
+// process reports a transition it makes as the operator's act
+// (Transition.Manual "disable", Reason, Until), and the end's as
+// "disable_end".
 func (m *ModelBreaker) Disable(model string, until time.Time, reason string) error {
 	i := m.entryOf(model)
 	if i < 0 || model == m.set.Primary {
@@ -134,13 +140,15 @@ func (m *ModelBreaker) Disable(model string, until time.Time, reason string) err
 	return nil
 }
 
-// control runs a manual op through the store; false if the store is down.
-// The reason it wrote is set in the mirror at once (other processes read it
-// from the change message).
+// control runs a manual op through the store, as the operator's act of
+// the same name (modelact.go); false if the store is down. The reason it
+// wrote is set in the mirror at once (other processes read it from the
+// change message).
 func (m *ModelBreaker) control(op string, item int, x extra) bool {
 	if m.mirror.Load().mode != Shared {
 		return false
 	}
+	x.act, x.reason = op, bounded(x.reason)
 	v, err := m.script(context.Background(), op, Turn{entry: -1}, item, 0, false, x)
 	if err != nil {
 		return false

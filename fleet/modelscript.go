@@ -66,6 +66,17 @@ import "github.com/redis/rueidis"
 // opening that makes n = k waits min(cooldown × f^(k−1), max) (cause 4,
 // backoff, when k > 1 and f > 1), or a later hint or quota as before.
 //
+// An operator's act (ARGV[28]: hold, release, disable, enable with op
+// avail, reset; empty for every other call) that changes the state is
+// published first, on the same channel, as its own message: "act", the
+// incarnation and the version of the state it made, the act, its end (µs:
+// a hold's now + ttl, a disable's with a ttl; 0 none) and the reason
+// (ARGV[25], which the caller bounds; it may hold spaces), so that every
+// process names the act, its operator and its end in the transition the
+// state message then makes. A process that predates acts reads that
+// message as a state it cannot parse and ignores it; the state message is
+// unchanged.
+//
 // Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
 // flag (a chain entry serving a turn in Primary), then the n
@@ -90,6 +101,7 @@ local ttl = tonumber(ARGV[24] or '') or 0
 local reason = ARGV[25] or ''
 local bf = tonumber(ARGV[26] or '') or 1
 local mx = tonumber(ARGV[27] or '') or 10 * rec
+local opact = ARGV[28] or ''
 local note = nil
 local now
 if ARGV[16] ~= nil and ARGV[16] ~= '' then
@@ -322,6 +334,11 @@ if p ~= old or note or d ~= dold or k ~= kold then
     redis.call('HDEL', key, 'd')
   end
   redis.call('HSET', key, 'k', k)
+  if opact ~= '' then
+    local au = 0
+    if op == 'hold' or (op == 'disable' and ttl > 0) then au = now + ttl end
+    redis.call('PUBLISH', ch, 'act ' .. S(ep) .. ' ' .. S(v) .. ' ' .. opact .. ' ' .. S(au) .. ' ' .. reason)
+  end
   redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or '') .. '\n' .. k)
 end
 x[#x + 1] = now

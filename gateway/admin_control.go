@@ -174,6 +174,11 @@ func (g *Gateway) apply(rt *route, a adminAction, who string) time.Time {
 	defer rt.notes.acts.Unlock()
 	rt.notes.actor.Store(&who)
 	defer rt.notes.actor.Store(nil)
+	if op, ok := rt.settings.Backend.(operator); ok {
+		if op.Operate(a.Action, a.Entry, signed(a.Reason, who), until) == nil {
+			return until
+		}
+	}
 	switch a.Action {
 	case "hold":
 		rt.mgr.Hold(until, signed(a.Reason, who))
@@ -187,6 +192,15 @@ func (g *Gateway) apply(rt *route, a adminAction, who string) time.Time {
 		_ = rt.mgr.Enable(a.Entry)
 	}
 	return until
+}
+
+// operator is what a shared breaker's Backend (fleet's ModelBackend)
+// offers for an admin act: the act with its reason written through the
+// store, so that every replica's transition names the act, the admin key's
+// name (signed into the reason, for an enable and a reset too) and its
+// end, not only this one's (docs/FLEET.md).
+type operator interface {
+	Operate(action, entry, reason string, until time.Time) error
 }
 
 // signed is the reason an admin action stores with the library (and the

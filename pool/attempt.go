@@ -83,7 +83,7 @@ func (a Attempt) FirstContent(now time.Time) {
 	if s := live(a.s, a.gen); s != nil && s.waiting {
 		s.first = t
 		m.d.stopWaiting(s)
-		if a.probe && m.slow > 0 && t-a.start > m.slow && s.armed.Load() {
+		if a.probe && m.slow > 0 && t-a.start > m.slow && s.isArmed() {
 			slow, s.permit = s.permit, breaker.Permit{} // settled here, once
 		}
 	}
@@ -97,9 +97,17 @@ func (a Attempt) Headroom(now time.Time, h Headroom) {
 	if a.p == nil {
 		return
 	}
-	a.p.f.mu.Lock()
-	a.p.members[a.member].d.noteHeadroom(now.UnixNano(), &h, &a)
-	a.p.f.mu.Unlock()
+	f, d := a.p.f, a.p.members[a.member].d
+	f.mu.Lock()
+	was := d.limited
+	d.noteHeadroom(now.UnixNano(), &h, &a)
+	switch {
+	case d.limited && !was:
+		f.limited++
+	case was && !d.limited:
+		f.limited--
+	}
+	f.mu.Unlock()
 }
 
 // outcome is a member attempt's verdict, as recorded in its request.
@@ -117,7 +125,7 @@ const (
 // settle frees a's slot and records outcome o at now: the latency sample,
 // the request's memory. It returns the permit to settle (zero when the slot
 // had lapsed or was settled) and the time to first content, in ns.
-func (a Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
+func (a *Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
 	t := now.UnixNano()
 	p := a.p
 	p.f.mu.Lock()
@@ -145,7 +153,7 @@ func (a Attempt) settle(now time.Time, o outcome) (breaker.Permit, int64) {
 // record notes outcome o in a's request: a failed probe for the request,
 // the rest only while the request is still in a's pool attempt. p.f.mu must
 // be held.
-func (a Attempt) record(o outcome) {
+func (a *Attempt) record(o outcome) {
 	r, bit := a.r, uint64(1)<<a.member
 	if r.pool != a.p || o == noVerdict {
 		return

@@ -15,7 +15,11 @@ import (
 // Choose also releases the attempts whose lease has ended (rule 8). It
 // allocates nothing.
 func (p *Pool) Choose(now time.Time, r *Request, n Need) (Attempt, error) {
-	return p.choose(now, r, &n, false)
+	a := Attempt{p: p, r: r}
+	if err := p.choose(now.UnixNano(), &n, false, &a); err != nil {
+		return Attempt{}, err
+	}
+	return a, nil
 }
 
 // Hedge chooses a second member for r while its running attempt waits for
@@ -23,55 +27,82 @@ func (p *Pool) Choose(now time.Time, r *Request, n Need) (Attempt, error) {
 // than those r has tried, never one whose grant would be a probe. Settle the
 // loser with [Attempt.Lose].
 func (p *Pool) Hedge(now time.Time, r *Request, n Need) (Attempt, error) {
-	return p.choose(now, r, &n, true)
+	a := Attempt{p: p, r: r}
+	if err := p.choose(now.UnixNano(), &n, true, &a); err != nil {
+		return Attempt{}, err
+	}
+	return a, nil
 }
 
 // maxLapsed is how many lapsed attempts one touch settles; the rest wait
 // for the next touch.
 const maxLapsed = 8
 
-// choose is Choose, and Hedge when hedge: reserve a member, ask its gate
-// outside the lock, arm the slot; a refusal, or a probe the attempt may not
-// hold, leaves the member out and chooses again.
-func (p *Pool) choose(now time.Time, r *Request, n *Need, hedge bool) (Attempt, error) {
-	t := now.UnixNano()
+// choose is Choose, and Hedge when hedge, for the request a.r, filling in
+// *a: reserve a member, ask its gate outside the lock, arm the slot; a
+// refusal, or a probe the attempt may not hold, leaves the member out and
+// chooses again. The attempt is built in place, as it is larger than the
+// registers that would return it. Its caller sets a.p and a.r: storing the
+// request through a would move a caller's Request to the heap.
+func (p *Pool) choose(t int64, n *Need, hedge bool, a *Attempt) error {
 	serve := p.servable(n)
 	for {
-		a, ok := p.reserve(t, r, n, serve, hedge)
-		if !ok {
-			return Attempt{}, p.unavailable(t, r, n, serve)
+		if !p.reserve(t, n, serve, hedge, a) {
+			return p.unavailable(t, a.r, n, serve)
 		}
 		pm, err := p.members[a.member].b.Allow()
-		if err == nil && p.arm(&a, pm, !hedge) {
-			return a, nil
+		if err == nil && p.arm(a, pm, !hedge) {
+			return nil
 		}
 		if err == nil {
 			pm.Cancel() // a probe this attempt may not hold
 		} else {
-			p.undo(&a)
+			p.undo(a)
 		}
 		serve &^= 1 << a.member
 	}
 }
 
-// reserve picks a member for r among serve and takes its in-flight slot,
-// before its gate is asked. It first releases lapsed attempts.
-func (p *Pool) reserve(t int64, r *Request, n *Need, serve uint64, hedge bool) (Attempt, bool) {
-	p.lockFresh(t)
+// reserve picks a member for a.r among serve and takes its in-flight slot in
+// *a, before its gate is asked; it reports false when no member is
+// admitted. The breakers are read, and the session's home ranked, before
+// the lock is taken (lockGates), so that the lock is held only for the
+// figures.
+func (p *Pool) reserve(t int64, n *Need, serve uint64, hedge bool, a *Attempt) bool {
+	g := p.lockGates(t, n, serve, !hedge)
+	r := a.r
 	r.bind(p)
-	adm, due := p.admitted(t, r, n, serve, hedge)
-	i := p.pick(t, n, adm, due)
-	var a Attempt
+	adm, due := p.admitted(t, r, n, &g, hedge)
+	i := p.pick(t, n, adm, due, g.home)
 	if i >= 0 {
-		a = p.start(t, r, i, n)
+		p.start(t, i, n, a)
 	}
 	p.f.mu.Unlock()
-	return a, i >= 0
+	return i >= 0
+}
+
+// lockGates reads the gates of the members of serve (their probes' when
+// probes) and ranks n's session over them (readGates, rank), then locks
+// p.f.mu. When some lease has ended by t it releases those attempts
+// (expire), whose settlement may change a gate, and reads the gates again:
+// every choice begins on the breakers and the figures as they stand at t.
+func (p *Pool) lockGates(t int64, n *Need, serve uint64, probes bool) gates {
+	g := p.readGates(serve, probes)
+	p.rank(&g, n)
+	p.f.mu.Lock()
+	if p.f.leaseDue(t) {
+		p.f.mu.Unlock()
+		p.expire(t)
+		g = p.readGates(serve, probes)
+		p.rank(&g, n)
+		p.f.mu.Lock()
+	}
+	return g
 }
 
 // lockFresh locks p.f.mu after releasing the attempts whose lease ended by t
 // (expire, which settles their breakers outside the lock), so that an attempt
-// begins on the figures as they stand at t. Every attempt begins this way.
+// begins on the figures as they stand at t.
 func (p *Pool) lockFresh(t int64) {
 	p.f.mu.Lock()
 	if p.f.leaseDue(t) {
@@ -95,19 +126,20 @@ func (p *Pool) expire(t int64) {
 	}
 }
 
-// start takes member i's slot for r's attempt at t. p.f.mu must be held.
-func (p *Pool) start(t int64, r *Request, i int, n *Need) Attempt {
-	a := Attempt{p: p, r: r, member: i, stream: n.Stream, epoch: r.epoch, need: n.Tokens, needIn: n.InputTokens}
+// start takes member i's slot for the attempt of request a.r at t, filling
+// in *a but a.p and a.r. p.f.mu must be held.
+func (p *Pool) start(t int64, i int, n *Need, a *Attempt) {
+	r := a.r
+	a.member, a.probe, a.stream, a.epoch, a.start = i, false, n.Stream, r.epoch, t
+	a.need, a.needIn = n.Tokens, n.InputTokens
 	lease := satAdd(t, p.lease)
-	p.members[i].d.take(&a, t, lease, p.penalty, n)
+	p.members[i].d.take(a, t, lease, p.penalty, n)
 	p.f.noteLease(lease)
-	a.start = t
 	r.tried |= 1 << i
 	r.attempted |= 1 << i
 	if !r.begun {
 		r.begun, r.start = true, t
 	}
-	return a
 }
 
 // arm gives a's slot its permit pm. A non-probe permit is stored without
@@ -118,8 +150,7 @@ func (p *Pool) start(t int64, r *Request, i int, n *Need) Attempt {
 // out of this choice, untried.
 func (p *Pool) arm(a *Attempt, pm breaker.Permit, mayProbe bool) bool {
 	if !pm.IsProbe() {
-		a.s.permit = pm
-		a.s.armed.Store(true)
+		a.s.arm(pm, a.gen)
 		return true
 	}
 	p.f.mu.Lock()
@@ -140,8 +171,7 @@ func (p *Pool) armProbeLocked(a *Attempt, pm breaker.Permit) {
 	if live(s, a.gen) == nil {
 		return
 	}
-	s.permit = pm
-	s.armed.Store(true)
+	s.arm(pm, a.gen)
 	a.r.probed = true
 	a.probe = true
 	if end, ok := pm.Deadline(); ok {

@@ -22,6 +22,7 @@ type Figures struct {
 	all      []*deployment // deps' values, for the lease sweep
 	leased   bool          // some attempt is in flight with a lease
 	nextEnds int64         // a lower bound of the earliest lease end, when leased
+	limited  int           // the deployments with a headroom figure set
 }
 
 // noteLease records that an attempt's lease ends at end. f.mu must be held.
@@ -96,8 +97,10 @@ type deployment struct {
 // which the choice stores after the gate answers, outside the lock: it is
 // published by armed, and the lease sweep reads it only once armed.
 type slot struct {
-	permit  breaker.Permit
-	armed   atomic.Bool
+	permit breaker.Permit
+	// armed is gen + 1 once the attempt of generation gen has stored its
+	// permit: freeing the slot changes gen, which disarms it with no store.
+	armed   atomic.Uint32
 	start   int64 // when it was chosen
 	first   int64 // when its first content came (waiting false)
 	lease   int64 // when it is released if not settled
@@ -203,7 +206,7 @@ func (d *deployment) take(a *Attempt, now, lease int64, penalty float64, n *Need
 // to be settled outside the lock.
 func (d *deployment) release(s *slot) breaker.Permit {
 	var p breaker.Permit
-	if s.armed.Load() {
+	if s.isArmed() {
 		p = s.permit
 	}
 	if s.waiting {
@@ -211,7 +214,6 @@ func (d *deployment) release(s *slot) breaker.Permit {
 	}
 	d.inFlight--
 	s.permit, s.first = breaker.Permit{}, 0
-	s.armed.Store(false)
 	s.used, s.waiting = false, false
 	s.gen++
 	// The index, not s: a pointer that came from an Attempt would make every
@@ -219,6 +221,17 @@ func (d *deployment) release(s *slot) breaker.Permit {
 	d.free = append(d.free, s.idx)
 	return p
 }
+
+// arm publishes permit pm in s for the attempt of generation gen, without
+// the lock: the slot is that attempt's until it is armed.
+func (s *slot) arm(pm breaker.Permit, gen uint32) {
+	s.permit = pm
+	s.armed.Store(gen + 1)
+}
+
+// isArmed reports whether s's attempt has stored its permit. Figures.mu
+// must be held.
+func (s *slot) isArmed() bool { return s.armed.Load() == s.gen+1 }
 
 // live returns s if it still holds the attempt of generation gen, else nil.
 func live(s *slot, gen uint32) *slot {
@@ -249,7 +262,7 @@ func (d *deployment) expire(now int64, out []lapsed) []lapsed {
 		}
 		// A slot not yet armed is a choice between its reservation and its
 		// gate's answer: it is released at a later touch.
-		if s.lease > now || len(out) == cap(out) || !s.armed.Load() {
+		if s.lease > now || len(out) == cap(out) || !s.isArmed() {
 			next = min(next, s.lease)
 			continue
 		}

@@ -11,9 +11,21 @@ import (
 // same in every process and version, so that replicas home a session on the
 // same member.
 func Hash(s string) uint64 {
-	sum := sha256.Sum256([]byte(s))
+	// A string's conversion to bytes allocates past 32 bytes, and session
+	// keys are longer (a UUID is 36): up to hashBuf bytes are copied to the
+	// stack instead, so that a request's SessionOf allocates nothing.
+	var buf [hashBuf]byte
+	var sum [sha256.Size]byte
+	if len(s) <= hashBuf {
+		sum = sha256.Sum256(append(buf[:0], s...))
+	} else {
+		sum = sha256.Sum256([]byte(s))
+	}
 	return binary.BigEndian.Uint64(sum[:8])
 }
+
+// hashBuf is the longest string Hash hashes from a stack copy.
+const hashBuf = 128
 
 // Session is a request's session key, as its hash: requests of one session
 // are homed on one member while bounds allow (SEMANTICS §9.3 rule 3b). The
@@ -52,7 +64,9 @@ func splitmix64(x uint64) uint64 {
 // unit maps session hash k and member hash m to h in (0, 1): h =
 // ((splitmix64(k XOR m) >> 11) + 0.5) / 2^53, exactly, so replicas agree.
 func unit(k, m uint64) float64 {
-	return (float64(splitmix64(k^m)>>11) + 0.5) / (1 << 53)
+	// The shifted value is below 2^53: as an int64 it converts exactly, to
+	// the same float64, without the unsigned conversion's branch.
+	return (float64(int64(splitmix64(k^m)>>11)) + 0.5) / (1 << 53)
 }
 
 // Score is the weighted rendezvous score −w / ln(h) of a member with hash m

@@ -116,6 +116,16 @@ func (d *deployment) headroomUntil(now int64, n *Need) int64 {
 	return u
 }
 
+// ample reports that no headroom figure of d is out for a request needing
+// n, whatever the time: each figure is unset or has room by its count, so
+// headroomUntil is 0. It is the common case, decided without the resets.
+func (d *deployment) ample(n *Need) bool {
+	return (!d.requests.set || d.requests.remaining-int64(d.starts-d.requests.seq-1) > 0) &&
+		(!d.tok.set || d.tok.remaining-(d.tokens-d.tok.base) >= n.Tokens) &&
+		(!d.inTok.set || d.inTok.remaining-(d.input-d.inTok.base) >= n.InputTokens) &&
+		(!d.outTok.set || d.outTok.remaining > 0)
+}
+
 // noteHeadroom records the figures of an answer of attempt a that arrived at
 // now.
 func (d *deployment) noteHeadroom(now int64, h *Headroom, a *Attempt) {

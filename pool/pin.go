@@ -16,7 +16,8 @@ func (p *Pool) Pin(now time.Time, r *Request, i int, n Need) (Attempt, error) {
 	t := now.UnixNano()
 	p.lockFresh(t)
 	r.bind(p)
-	a := p.start(t, r, i, &n)
+	a := Attempt{p: p, r: r}
+	p.start(t, i, &n, &a)
 	p.f.mu.Unlock()
 	pm, err := p.members[i].b.Allow()
 	if err != nil {
@@ -43,13 +44,14 @@ func (p *Pool) armProbe(a *Attempt, pm breaker.Permit) {
 // verdict; GATEWAY §11.4), or −1 when none is admitted. The draws of the
 // power of two choices are random, so two Peeks may differ.
 func (p *Pool) Peek(now time.Time, r *Request, n Need) int {
-	serve := p.servable(&n)
+	g := p.readGates(p.servable(&n), true)
+	p.rank(&g, &n)
 	t := now.UnixNano()
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()
 	if r.pool != p {
 		r = &Request{}
 	}
-	adm, due := p.admitted(t, r, &n, serve, false)
-	return p.pick(t, &n, adm, due)
+	adm, due := p.admitted(t, r, &n, &g, false)
+	return p.pick(t, &n, adm, due, g.home)
 }

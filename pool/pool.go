@@ -1,8 +1,6 @@
 package pool
 
 import (
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/loopctl/loopctl-go/breaker"
@@ -17,11 +15,18 @@ type Pool struct {
 	members  []member
 	affinity bool
 	equal    bool // every weight is the same
+	prunable bool // every weight is within [pruneMin, pruneMax]
 	slack    float64
-	penalty  float64 // ns
-	lease    int64   // AttemptTimeout, ns
-	rand     func() uint64
+	penalty  float64       // ns
+	lease    int64         // AttemptTimeout, ns
+	rand     func() uint64 // nil: math/rand/v2
 	now      func() time.Time
+	// sums[k] is the sum of k equal weights, added one by one (equal only).
+	sums []float64
+	// costs holds a choice's costs of the admitted members, indexed by
+	// member, for the draws after the home's bounds (guarded by f.mu; a
+	// field, so that no choice clears an array of MaxMembers).
+	costs [MaxMembers]float64
 }
 
 // member is one member as the pool keeps it.
@@ -55,9 +60,6 @@ func New(s Settings) (*Pool, error) {
 	if p.slack == 0 {
 		p.slack = DefaultAffinitySlack
 	}
-	if p.rand == nil {
-		p.rand = rand.Uint64
-	}
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -67,11 +69,18 @@ func New(s Settings) (*Pool, error) {
 		p.members[i] = member{name: m.Name, hash: Hash(m.Name), weight: m.Weight, b: m.Breaker,
 			d: p.f.deployment(m.Name), slow: int64(m.SlowCallAfter)}
 	}
-	p.equal = true
+	p.equal, p.prunable = true, true
 	for _, m := range s.Members {
 		p.equal = p.equal && m.Weight == s.Members[0].Weight
+		p.prunable = p.prunable && m.Weight >= pruneMin && m.Weight <= pruneMax
 	}
 	p.f.mu.Unlock()
+	if p.equal {
+		p.sums = make([]float64, len(s.Members)+1)
+		for k := 1; k < len(p.sums); k++ {
+			p.sums[k] = p.sums[k-1] + s.Members[0].Weight
+		}
+	}
 	return p, nil
 }
 
@@ -104,27 +113,6 @@ func (p *Pool) Home(s Session) int {
 		return -1
 	}
 	return p.home(k, 1<<len(p.members)-1)
-}
-
-// home returns the member of mask adm with the highest score for session
-// hash k; adm must not be empty. Ties go to the first member. With equal
-// weights the score −w/ln(h) rises with h, so h alone ranks the members and
-// no logarithm is taken.
-func (p *Pool) home(k uint64, adm uint64) int {
-	best, top := -1, math.Inf(-1)
-	for m := adm; m != 0; m &= m - 1 {
-		i := trailing(m)
-		var sc float64
-		if p.equal {
-			sc = unit(k, p.members[i].hash)
-		} else {
-			sc = Score(k, p.members[i].hash, p.members[i].weight)
-		}
-		if sc > top {
-			best, top = i, sc
-		}
-	}
-	return best
 }
 
 // servable returns the mask of members n.CanServe accepts, asked outside

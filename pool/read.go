@@ -11,13 +11,13 @@ import (
 // ticket: a pool with no admitted member is skipped, SEMANTICS §9.3 rule 6).
 // It changes nothing, except that it asks n.CanServe.
 func (p *Pool) Admits(now time.Time, r *Request, n Need) bool {
-	serve := p.servable(&n)
+	g := p.readGates(p.servable(&n), true)
 	p.f.mu.Lock()
 	defer p.f.mu.Unlock()
 	if r.pool != p {
 		r = &Request{} // r is new to this pool: nothing tried
 	}
-	adm, _ := p.admitted(now.UnixNano(), r, &n, serve, false)
+	adm, _ := p.admitted(now.UnixNano(), r, &n, &g, false)
 	return adm != 0
 }
 

@@ -1,0 +1,137 @@
+package fleet
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/loopctl/loopctl-go/fallback"
+)
+
+// The mirror of a shared model breaker: script replies and change messages
+// applied to it, newest state wins, and the transitions they make.
+
+// apply stores a state into the mirror if newer (see ToolBreaker.apply),
+// with the disables' ends du (nil: none), the trip count and closedAt k
+// (nil: an older process's message: kept) and the reason a change message
+// carries (note: "item reason"; "" none); act is the operator's act that
+// made the state (nil: none known, or the one a change message announced).
+func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string, act *opAct) {
+	m.mu.Lock()
+	cur := m.mirror.Load()
+	ep, v := uint64(x[0]), uint64(x[1])
+	act = m.announced(act, ep, v)
+	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
+		nm := *cur // an older state may still carry a reason newer than the mirror's
+		if note != "" && m.setReason(&nm, note, reasonAt{ep, v}) {
+			m.publish(&nm, cur)
+			return
+		}
+		m.mu.Unlock()
+		return
+	}
+	nm := *cur
+	nm.ep, nm.v, nm.st, nm.g, nm.ce = ep, v, fallback.State(x[2]), uint64(x[3]), uint64(x[4])
+	nm.f, nm.s, nm.ta, nm.act, nm.pr, nm.pst, nm.pq = int(x[5]), int(x[6]), x[7], x[8] != 0, x[9] != 0, x[10], uint64(x[11])
+	nm.att, nm.dis = make([]int, m.n), make([]bool, m.n)
+	for i := range m.n {
+		nm.att[i], nm.dis[i] = int(x[12+i]), x[12+m.n+i] != 0
+	}
+	w := 14 + 2*m.n
+	nm.cen, nm.cause, nm.sh, nm.lf = x[w], fallback.Cause(x[w+1]), x[w+2], x[w+3]
+	nm.du, nm.dexp = make([]int64, m.n), 0
+	for i := range du {
+		if nm.du[i] = du[i]; nm.dis[i] && nm.du[i] > 0 && (nm.dexp == 0 || nm.du[i] < nm.dexp) {
+			nm.dexp = nm.du[i]
+		}
+	}
+	nm.route = m.routeOf(&nm, nm.att, nm.dis)
+	if len(k) == 2 {
+		nm.trips, nm.closedAt = int(k[0]), k[1]
+	}
+	if note != "" {
+		m.setReason(&nm, note, reasonAt{ep, v})
+	}
+	m.publishAs(&nm, cur, act)
+}
+
+// publish stores nm, queues the transition it makes, releases m.mu and
+// delivers callbacks. m.mu must be held.
+func (m *ModelBreaker) publish(nm, cur *modelMirror) { m.publishAs(nm, cur, nil) }
+
+// publishAs is publish for a state that act, an operator's act (nil:
+// none), made: the transition names it (see stamp).
+func (m *ModelBreaker) publishAs(nm, cur *modelMirror, act *opAct) {
+	m.mirror.Store(nm)
+	if m.onChange != nil && nm.mode == Shared && cur.mode == Shared {
+		fromModel, toModel := m.stateModel(cur), m.stateModel(nm)
+		if cur.st != nm.st || (nm.st == fallback.Fallback && fromModel != toModel) {
+			at := time.Now()
+			if nm.st == fallback.Fallback && cur.st != fallback.Fallback && nm.ta >= 0 {
+				at = m.s.clock.toLocal(nm.ta)
+			}
+			t := fallback.Transition{From: cur.st, To: nm.st, FromModel: fromModel, ToModel: toModel, At: at}
+			m.events.Push(m.stamp(t, cur, nm, act))
+		}
+	}
+	m.mu.Unlock()
+	if m.onChange != nil {
+		m.events.Drain(m.onChange)
+	}
+}
+
+// stateModel is the model a mirror's state routes to, as Transitions name it.
+func (m *ModelBreaker) stateModel(mr *modelMirror) string {
+	if mr.st != fallback.Fallback {
+		return m.set.Primary
+	}
+	switch {
+	case mr.route == -1 && mr.cause == fallback.CauseManual:
+		return "" // held with no chain: routed nowhere, as fallback names it
+	case mr.route == -1:
+		return m.set.Primary
+	case mr.route == -2:
+		return ""
+	}
+	return m.set.Chain[mr.route]
+}
+
+// onMessage applies a change notification: the state, space-separated,
+// then optionally lines with the disables' ends, the note, and the trip
+// count with closedAt (see modelLua).
+func (m *ModelBreaker) onMessage(payload string) {
+	if m.announce(payload) {
+		return // an operator's act, the state message follows
+	}
+	payload, rest, _ := strings.Cut(payload, "\n")
+	d, note, _ := strings.Cut(rest, "\n")
+	x := make([]int64, m.width())
+	if !parseInts(payload, x) {
+		return
+	}
+	var du []int64
+	if d != "" {
+		if du = make([]int64, m.n); !parseInts(d, du) {
+			return
+		}
+	}
+	// The last line is the trip count and closedAt (a reason may hold a
+	// newline; those two never do); a message without it keeps them.
+	var k []int64
+	if i := strings.LastIndexByte(note, '\n'); i >= 0 {
+		if k = make([]int64, 2); parseInts(note[i+1:], k) {
+			note = note[:i]
+		} else {
+			k = nil
+		}
+	}
+	m.apply(x, du, k, nil, note, nil)
+}
+
+// sync re-reads the store's state (the store wins).
+func (m *ModelBreaker) sync(ctx context.Context) error {
+	if _, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{}); err != nil {
+		return err
+	}
+	return m.readReasons(ctx)
+}
