@@ -32,7 +32,7 @@ func (t ticket) Model() string {
 // model breaker with the pool attempt's. Success settles it as a success.
 func (t ticket) Success() {
 	if t.pool != nil {
-		t.pool.end(t, pool.Attempt.Success, 0, false)
+		t.pool.end(t, pool.Attempt.Success, 0, poolOutSuccess)
 		return
 	}
 	t.fallback.Success()
@@ -42,7 +42,7 @@ func (t ticket) Success() {
 // Fail settles the ticket as failed with f.
 func (t ticket) Fail(f fallback.Failure) {
 	if t.pool != nil {
-		t.pool.end(t, func(a pool.Attempt, now time.Time) { memberFailure(a, now, f) }, 0, false)
+		t.pool.end(t, func(a pool.Attempt, now time.Time) { memberFailure(a, now, f) }, 0, failureOutcome(f))
 		return
 	}
 	t.fallback.Fail(f)
@@ -52,7 +52,7 @@ func (t ticket) Fail(f fallback.Failure) {
 // Cancel settles the ticket with no verdict.
 func (t ticket) Cancel() {
 	if t.pool != nil {
-		t.pool.end(t, pool.Attempt.Cancel, 0, true)
+		t.pool.end(t, pool.Attempt.Cancel, 0, poolOutCancel)
 		return
 	}
 	t.fallback.Cancel()
@@ -62,7 +62,7 @@ func (t ticket) Cancel() {
 // Skip settles the ticket as one its model cannot serve.
 func (t ticket) Skip() {
 	if t.pool != nil {
-		t.pool.end(t, pool.Attempt.Cancel, 0, true)
+		t.pool.end(t, pool.Attempt.Cancel, 0, poolOutCancel)
 		return
 	}
 	t.fallback.Skip()
@@ -73,7 +73,7 @@ func (t ticket) Skip() {
 // after firstContent (SEMANTICS §8.2).
 func (t ticket) SuccessAfter(firstContent time.Duration) {
 	if t.pool != nil {
-		t.pool.end(t, pool.Attempt.Success, firstContent, false)
+		t.pool.end(t, pool.Attempt.Success, firstContent, poolOutSuccess)
 		return
 	}
 	t.fallback.SuccessAfter(firstContent)

@@ -24,6 +24,11 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return build(cfg, opt)
+}
+
+// build builds the gateway of cfg, which New has validated.
+func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	// The transport comes first: an azure upstream's credential sends its
 	// token requests through it.
@@ -36,6 +41,7 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	}
 	g.m = newMeters(opt.Registry)
 	g.m.reg.MustRegister(openUntil{g})
+	g.m.addPools(g)
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
 	}
@@ -202,8 +208,10 @@ func (g *Gateway) defaultDashboard() {
 	}
 	g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
 		var src dashboard.Sources
-		for _, b := range g.latest().LocalBreakers() {
-			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
+		cur := g.latest()
+		for _, b := range cur.LocalBreakers() {
+			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings,
+				Pools: cur.dashboardPools(b.Name)})
 		}
 		return src
 	}, dashboard.Options{Title: "loopctl gateway", Log: log})

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/gateway/internal/wire"
 	"github.com/loopctl/loopctl-go/internal/retrybudget"
@@ -67,6 +68,19 @@ type Options struct {
 	// upstream model produced each) with every gateway using the same store
 	// (e.g. fleet.Store's ResponsePins). nil: this process only.
 	Responses ResponseStore
+	// MemberBackend, when set, keeps the state of the pools' member breakers
+	// outside the process (their breaker.Settings.Backend), e.g. a
+	// fleet.Store's ToolBackend: each member breaker is then shared, under
+	// member@<upstream>/<model>, with every gateway using the same store
+	// (docs/FLEET.md), and a reload that keeps the deployment reconfigures it
+	// on the same keys. The pools' latency estimates, in-flight counts,
+	// headroom and the breakers' rate windows stay in the process.
+	MemberBackend breaker.Backend
+	// MemberDisables, when set, keeps the pool members disabled by hand
+	// (POST /admin/breakers/{model} with member) where every gateway using
+	// it reads them, e.g. a fleet.Store's MemberDisables. nil: this process
+	// only.
+	MemberDisables MemberDisableStore
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry

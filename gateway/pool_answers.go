@@ -25,7 +25,7 @@ func (x *exchange) passUnavailable(tk ticket, pe *target, e *pool.UnavailableErr
 	tk.Skip()
 	x.walk.skips.list = append(x.walk.skips.list, pe.ref+"=unavailable")
 	x.walk.set(pe.ref, markPassed)
-	x.walk.pools.unavailable(e)
+	x.walk.pools.unavailable(x.g.outByHand(pe.pool, e))
 }
 
 // passNever routes the request past the pool entry pe, no member of which

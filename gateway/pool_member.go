@@ -80,6 +80,7 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 	}
 	o.res.release()
 	o.a.NoVerdict(x.g.now())
+	x.g.m.poolAttempt(x.poolNameOf(o.tk), o.mt.ref, poolOutNoVerdict)
 	o.tk.seen.settle(VerdictCancel, 0)
 	x.out.refused = o.mt.ref
 	return false, false
@@ -90,7 +91,12 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 // cancel ends it), with no retry on the member (a failure moves on to the
 // next member at once). A served stream's first content is told to a.
 func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a pool.Attempt, body []byte, stream bool) (*result, context.CancelFunc, error) {
-	ctx, cancel := context.WithDeadline(ctx, a.Deadline())
+	cancel := context.CancelFunc(noCancel)
+	if a.IsProbe() {
+		// A probe's lease is its breaker's probe_timeout; any other
+		// attempt's is timeouts.request, which its clock bounds already.
+		ctx, cancel = context.WithDeadline(ctx, a.Deadline())
+	}
 	pol := x.in.rt.policy
 	pol.Failover, pol.MaxRetries = true, -1
 	pol.Budget = noRetry
@@ -100,6 +106,9 @@ func (x *exchange) memberAttempt(ctx context.Context, tk ticket, mt *target, a p
 	}
 	return res, cancel, err
 }
+
+// noCancel is the cancel of a member attempt with no context of its own.
+func noCancel() {}
 
 // noRetry is the ladder's budget for a member attempt: no same-member retry.
 func noRetry() bool { return false }
@@ -116,9 +125,11 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	var ue *upstreamError
 	var unsup *wire.UnsupportedError
 	var bad *wire.RequestError
+	name := x.poolNameOf(tk)
 	switch {
 	case x.halted() || x.clientGone() || errors.As(err, &le):
 		a.Cancel(now)
+		x.g.m.poolAttempt(name, mt.ref, poolOutCancel)
 		tk.seen.settle(VerdictCancel, 0)
 		return true
 	case errors.As(err, &unsup) || errors.As(err, &bad):
@@ -128,9 +139,11 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	default:
 		f := failure(err, start)
 		memberFailure(a, now, f)
+		x.g.m.poolAttempt(name, mt.ref, failureOutcome(f))
 		tk.seen.settle(VerdictFailure, f.Kind)
 		return false
 	}
+	x.g.m.poolAttempt(name, mt.ref, poolOutNoVerdict)
 	tk.seen.settle(VerdictCancel, 0)
 	return false
 }

@@ -49,7 +49,9 @@ func (g *Gateway) pinnedMember(rt *route, ref string) *memberPin {
 func (x *exchange) runPinned(ctx context.Context, body []byte, stream bool) {
 	pn := x.in.pin
 	pd, mt := pn.pd, pn.pd.member(pn.i)
-	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now}
+	pr := x.walk.pools.of(pd)
+	pt := &pr.turn
+	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now, m: x.g.m}
 	x.walk.last = mt
 	a, err := pd.p.Pin(x.g.now(), pt.req, pn.i, x.poolNeed(pd, body))
 	if err != nil {

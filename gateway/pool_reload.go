@@ -1,13 +1,8 @@
 package gateway
 
 import (
-	"cmp"
-	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/loopctl/loopctl-go/breaker"
-	"github.com/loopctl/loopctl-go/pool"
 )
 
 // A reload and the pools (docs/GATEWAY.md §11.5): a member breaker is
@@ -67,30 +62,4 @@ func storeNameIn(m Model, pools []Pool) string {
 	}
 	m.Primary, m.Chain = entryKeys(m, pools)
 	return storeName(m)
-}
-
-// checkPools checks the pools of list as buildPools would build them,
-// touching nothing shared: each member breaker's settings, and each pool's
-// on breakers of its own, so that a reload that fails changes nothing. The
-// error names the pool by its key path.
-func (g *Gateway) checkPools(list []Pool) error {
-	var ps problems
-	for i, pc := range list {
-		s := g.poolSettings(pc)
-		s.Figures = nil
-		for _, m := range pc.Members {
-			b, err := breaker.New(memberSettings(m.Target, pc.Breaker))
-			if err != nil {
-				ps.add(fmt.Sprintf("pools[%d].breaker", i), "%v", err)
-				break
-			}
-			s.Members = append(s.Members, pool.Member{Name: m.Target, Weight: cmp.Or(m.Weight, 1), Breaker: b, SlowCallAfter: pc.Breaker.SlowCallAfter})
-		}
-		if len(s.Members) == len(pc.Members) {
-			if err := s.Validate(); err != nil {
-				ps.add(fmt.Sprintf("pools[%d]", i), "%v", err)
-			}
-		}
-	}
-	return ps.err()
 }

@@ -126,33 +126,3 @@ func configCopy(cfg Config) Config {
 	}
 	return cfg
 }
-
-func TestCheckPoolsNamesTheBadPool(t *testing.T) {
-	g := buildPooled(t, poolConfig(), Options{})
-	good := poolConfig().Pools
-	if err := g.checkPools(good); err != nil {
-		t.Fatalf("checkPools(good) = %v", err)
-	}
-	for _, tc := range []struct {
-		name string
-		bad  func(p *Pool)
-		path string
-	}{
-		{"a weight that is not finite", func(p *Pool) { p.Members[1].Weight = -1 }, "pools[0]"},
-		{"a member breaker's bad setting", func(p *Pool) { p.Breaker.FailureRate = 2 }, "pools[0].breaker"},
-		{"a bad affinity slack", func(p *Pool) { p.AffinitySlack = 0.5 }, "pools[0]"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			pools := configCopy(Config{Pools: good}).Pools
-			tc.bad(&pools[0])
-			before := g.memberBreaker("a/m")
-			err := g.checkPools(pools)
-			if err == nil || !strings.Contains(err.Error(), tc.path+":") {
-				t.Fatalf("checkPools = %v, want a problem at %s", err, tc.path)
-			}
-			if g.memberBreaker("a/m") != before {
-				t.Error("checkPools changed the gateway's member breakers")
-			}
-		})
-	}
-}

@@ -19,6 +19,7 @@ type poolTurn struct {
 	open   pool.Attempt     // the served member's attempt
 	offset time.Duration    // from the ticket's issue to the member attempt's start
 	now    func() time.Time // the gateway's clock
+	m      *meters          // counts the served member's attempt (loopctl_pool_requests_total)
 	done   bool
 }
 
@@ -27,14 +28,17 @@ type poolTurn struct {
 // content, firstContent after the member attempt's start, is timed from
 // the ticket's issue (SEMANTICS §9.3 rule 6); Failed (the stream broke
 // after content) the pool attempt's failure; a cancel (the client left)
-// no verdict, whatever members failed before.
-func (pt *poolTurn) end(t ticket, settle func(pool.Attempt, time.Time), firstContent time.Duration, cancel bool) {
+// no verdict, whatever members failed before. o is the member attempt's
+// outcome, as settle settles it (poolOutCancel: the client left).
+func (pt *poolTurn) end(t ticket, settle func(pool.Attempt, time.Time), firstContent time.Duration, o memberOutcome) {
 	if pt.done {
 		return
 	}
 	pt.done = true
 	now := pt.now()
 	settle(pt.open, now)
+	pt.m.poolAttempt(pt.pd.cfg.Name, pt.open.Name(), o)
+	cancel := o == poolOutCancel
 	r := pt.pd.p.End(now, pt.req)
 	switch {
 	case cancel:

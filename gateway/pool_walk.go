@@ -25,19 +25,24 @@ import (
 // member must serve (computed once), and what the pools it routed past for
 // want of an admitted member said (for §11.4's answer).
 type poolWalk struct {
-	reqs    []*poolReq
-	extra   int       // members tried beyond one per pool attempt (x-loopctl-attempts counts them)
-	need    pool.Need // session, stream and token estimates; CanServe is per pool
+	first   poolReq    // the first pool met (most requests meet one)
+	reqs    []*poolReq // the others
+	extra   int        // members tried beyond one per pool attempt (x-loopctl-attempts counts them)
+	need    pool.Need  // session, stream and token estimates; CanServe is per pool
 	needSet bool
 	skip    skipCheck
 	out     poolsOut
 	fed     bool // the route's pool hedge bucket was fed for the request
 }
 
-// poolReq is a request's memory in one pool.
+// poolReq is a request's memory in one pool, what it asks of the pool's
+// members (need, once computed), and its pool attempt's served member.
 type poolReq struct {
-	pd *pooled
-	r  pool.Request
+	pd      *pooled
+	r       pool.Request
+	need    pool.Need
+	needSet bool
+	turn    poolTurn
 }
 
 // skipCheck is what the request's body says of translation, asked once:
@@ -75,15 +80,25 @@ func (w *walk) countMember(n int) {
 func (w *walk) tried() int { return w.attempts + w.pools.extra }
 
 // request returns the request's memory in the pool pd (created on first use).
-func (pw *poolWalk) request(pd *pooled) *pool.Request {
+func (pw *poolWalk) request(pd *pooled) *pool.Request { return &pw.of(pd).r }
+
+// of returns the request's memory in the pool pd (created on first use).
+func (pw *poolWalk) of(pd *pooled) *poolReq {
+	switch {
+	case pw.first.pd == pd:
+		return &pw.first
+	case pw.first.pd == nil:
+		pw.first.pd = pd
+		return &pw.first
+	}
 	for _, pr := range pw.reqs {
 		if pr.pd == pd {
-			return &pr.r
+			return pr
 		}
 	}
 	pr := &poolReq{pd: pd}
 	pw.reqs = append(pw.reqs, pr)
-	return &pr.r
+	return pr
 }
 
 // translatable reports whether body (on the client's wire w) can reach a
@@ -113,16 +128,15 @@ func (pw *poolWalk) unavailable(e *pool.UnavailableError) {
 
 // poolNeed returns what the request asks of a member of pd: its session,
 // whether it streams, its token estimates, and which members can serve it
-// (canServe).
+// (canServe, and not disabled by hand: memberdisable.go).
 func (x *exchange) poolNeed(pd *pooled, body []byte) pool.Need {
-	pw := &x.walk.pools
-	if !pw.needSet {
-		pw.needSet = true
-		pw.need = x.requestNeed(body)
+	pr := x.walk.pools.of(pd)
+	if !pr.needSet {
+		pr.needSet = true
+		pr.need = x.requestNeed(body)
+		pr.need.CanServe = func(i int) bool { mt := pd.member(i); return x.canServe(mt, body) && !x.g.disabledMember(mt.ref) }
 	}
-	n := pw.need
-	n.CanServe = func(i int) bool { return x.canServe(pd.member(i), body) }
-	return n
+	return pr.need
 }
 
 // pickPool is pick for a pool entry pe: what to do with the ticket tk that
@@ -146,7 +160,7 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 	}
 	pd := pe.pool
 	need := x.poolNeed(pd, body)
-	if !x.poolCanEver(pd, need) {
+	if !x.poolCanEver(pd, body) {
 		x.passNever(tk, pe)
 		return nil, passed
 	}
@@ -160,10 +174,11 @@ func (x *exchange) pickPool(tk ticket, pe *target, body []byte) (*target, int) {
 }
 
 // poolCanEver reports whether some member of pd can serve the request, on
-// its wire and with its parameters, whatever its breaker says.
-func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
-	for i := range pd.members {
-		if need.CanServe(i) {
+// its wire and with its parameters, whatever its breaker or a disable by
+// hand says.
+func (x *exchange) poolCanEver(pd *pooled, body []byte) bool {
+	for _, mt := range pd.members {
+		if x.canServe(mt, body) {
 			return true
 		}
 	}
@@ -178,7 +193,9 @@ func (x *exchange) poolCanEver(pd *pooled, need pool.Need) bool {
 // the gateway's own end it at once.
 func (x *exchange) poolAttempt(ctx context.Context, tk ticket, pe *target, body []byte, stream bool) (int, error) {
 	pd := pe.pool
-	pt := &poolTurn{pd: pd, req: x.walk.pools.request(pd), now: x.g.now}
+	pr := x.walk.pools.of(pd)
+	pt := &pr.turn
+	*pt = poolTurn{pd: pd, req: &pr.r, now: x.g.now, m: x.g.m}
 	issued := time.Now()
 	need := x.poolNeed(pd, body)
 	if x.hedging() && !x.walk.pools.fed {
@@ -285,4 +302,17 @@ func poolFailure(r pool.Result) fallback.Failure {
 		f.Kind = fallback.Quota
 	}
 	return f
+}
+
+// poolNameOf names the pool whose member attempt the ticket tk carries:
+// the pool entry tk settles, or a pinned request's pool (its ticket names
+// the member itself).
+func (x *exchange) poolNameOf(tk ticket) string {
+	if t := x.in.rt.targets[tk.Model()]; t != nil && t.pool != nil {
+		return t.pool.cfg.Name
+	}
+	if x.in.pin != nil {
+		return x.in.pin.pd.cfg.Name
+	}
+	return ""
 }

@@ -46,6 +46,7 @@ type pools struct {
 	order   []*pooled                   // in config order
 	members map[string]*breaker.Breaker // member breakers, by upstream/model
 	figures *pool.Figures               // kept across reloads
+	off     *memberDisables             // members disabled by hand, kept across reloads (memberdisable.go)
 }
 
 // pooled is one configured pool: the pool that chooses among its members,
@@ -67,9 +68,13 @@ func (pd *pooled) member(i int) *target { return pd.members[i] }
 // count and open-until survive the reload. The error names the pool by
 // its key path.
 func (g *Gateway) buildPools(list []Pool, old *pools) error {
-	g.pools = pools{byName: map[string]*pooled{}, members: map[string]*breaker.Breaker{}, figures: &pool.Figures{}}
+	g.pools = pools{byName: map[string]*pooled{}, members: map[string]*breaker.Breaker{}, figures: &pool.Figures{},
+		off: &memberDisables{shared: g.opt.MemberDisables}}
 	if old != nil && old.figures != nil {
 		g.pools.figures = old.figures
+	}
+	if old != nil && old.off != nil {
+		g.pools.off = old.off
 	}
 	for i, pc := range list {
 		pd, err := g.buildPool(pc, old)
@@ -79,6 +84,10 @@ func (g *Gateway) buildPools(list []Pool, old *pools) error {
 		g.pools.byName[pc.Name] = pd
 		g.pools.order = append(g.pools.order, pd)
 	}
+	if old != nil {
+		g.pools.off.keep(func(ref string) bool { return g.pools.members[ref] != nil })
+	}
+	g.watchMembers()
 	return nil
 }
 
@@ -129,19 +138,22 @@ func (g *Gateway) poolSettings(pc Pool) pool.Settings {
 // settings of a pool's breaker: b: the one built already for an earlier
 // pool of this configuration (every pool that lists a deployment shares
 // its breaker; Config.Validate refuses two settings for one), else old's,
-// reconfigured, else a new one on the gateway's clock.
+// reconfigured, else a new one on the gateway's clock, on
+// Options.MemberBackend when set (pools_fleet.go). A new one on a backend
+// is reconfigured too: the backend may hand back the shared breaker of an
+// earlier configuration that listed the deployment, with its settings.
 func (g *Gateway) memberBreakerFor(ref string, b Breaker, old *pools) (*breaker.Breaker, error) {
 	if mb := g.pools.members[ref]; mb != nil {
 		return mb, nil
 	}
 	s := memberSettings(ref, b)
-	s.Now = g.opt.Now
+	s.Now, s.Backend = g.opt.Now, g.opt.MemberBackend
 	var mb *breaker.Breaker
 	var err error
 	if kept := old.memberBreaker(ref); kept != nil {
 		mb, err = kept, kept.Reconfigure(s)
-	} else {
-		mb, err = breaker.New(s)
+	} else if mb, err = breaker.New(s); err == nil && s.Backend != nil {
+		err = mb.Reconfigure(s)
 	}
 	if err != nil {
 		return nil, err
