@@ -30,8 +30,29 @@ func b01(b bool) string {
 	return "0"
 }
 
-// script runs one event. t is the ticket (zero for begin/avail/reset/sync).
+// script runs one event and applies its reply to the mirror. t is the
+// ticket (zero for begin/avail/reset/sync).
 func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag int, run bool, x extra) ([]int64, error) {
+	before := m.mirror.Load()
+	v, err := m.eval(ctx, op, t, kind, flag, run, x)
+	if err != nil {
+		return nil, err
+	}
+	width := m.width()
+	du, k := v[width+4:width+4+m.n], v[width+4+m.n:]
+	act := x.made(v[0], v[1], v[width])
+	if run {
+		m.apply(v[:width], du, k, before, act)
+	} else {
+		m.apply(v[:width], du, k, nil, act)
+	}
+	return v, nil
+}
+
+// eval runs one event's script call and returns its reply, checked for
+// length, unapplied: with run, on ctx (no store-down marking), else with
+// the store timeout.
+func (m *ModelBreaker) eval(ctx context.Context, op string, t Turn, kind, flag int, run bool, x extra) ([]int64, error) {
 	args := make([]string, 0, 28)
 	args = append(args, op)
 	tu := m.tuned()
@@ -45,7 +66,6 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 		v   []int64
 		err error
 	)
-	before := m.mirror.Load()
 	if run {
 		v, err = m.s.run(ctx, modelScript, m.keys, args, width)
 	} else {
@@ -56,13 +76,6 @@ func (m *ModelBreaker) script(ctx context.Context, op string, t Turn, kind, flag
 	}
 	if len(v) != width+4+m.n+2 {
 		return nil, errShortReply
-	}
-	du, k := v[width+4:width+4+m.n], v[width+4+m.n:]
-	act := x.made(v[0], v[1], v[width])
-	if run {
-		m.apply(v[:width], du, k, before, "", act)
-	} else {
-		m.apply(v[:width], du, k, nil, "", act)
 	}
 	return v, nil
 }

@@ -204,25 +204,32 @@ func (m *ModelBreaker) setReason(nm *modelMirror, note string, at reasonAt) bool
 	return true
 }
 
-// readReasons re-reads the reasons of the hold and the disables (after a
-// sync: the store wins).
-func (m *ModelBreaker) readReasons(ctx context.Context) error {
-	fields := make([]string, 0, m.n+1)
+// readNotes reads the reasons of the hold and the disables, as notes
+// ("item reason": "" for none written), and the latest act (hash field a;
+// nil: none), in one read.
+func (m *ModelBreaker) readNotes(ctx context.Context) ([]string, *opAct, error) {
+	fields := make([]string, 0, m.n+2)
 	fields = append(fields, "hr")
 	for i := range m.n {
 		fields = append(fields, "dr"+strconv.Itoa(i))
 	}
+	fields = append(fields, "a")
 	c := m.s.client
 	vs, err := c.Do(ctx, c.B().Hmget().Key(m.keys[0]).Field(fields...).Build()).ToArray()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	mr := m.mirror.Load() // the reasons are at least as new as the state the sync read
-	for i, v := range vs {
+	if len(vs) != len(fields) {
+		return nil, nil, errShortReply
+	}
+	notes := make([]string, m.n+1)
+	for i, v := range vs[:m.n+1] {
 		r, _ := v.ToString() // nil: no reason written
-		m.note(i-1, r, reasonAt{mr.ep, mr.v})
+		notes[i] = strconv.Itoa(i-1) + " " + r
 	}
-	return nil
+	a, _ := vs[m.n+1].ToString()
+	act, _ := parseAct(a)
+	return notes, act, nil
 }
 
 // held reports whether the mirror's state is a hold in force at now (µs).

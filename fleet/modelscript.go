@@ -75,7 +75,12 @@ import "github.com/redis/rueidis"
 // process names the act, its operator and its end in the transition the
 // state message then makes. A process that predates acts reads that
 // message as a state it cannot parse and ignores it; the state message is
-// unchanged.
+// unchanged. The same message is kept in the hash field a (the latest act),
+// so that a process that re-reads the state (at start, after a reconnect:
+// it missed the messages) names the act that made it, as the messages
+// would have; an older process's script never writes a, and an act's
+// message names the state version it made, so a stale one names no newer
+// state.
 //
 // Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
@@ -337,7 +342,9 @@ if p ~= old or note or d ~= dold or k ~= kold then
   if opact ~= '' then
     local au = 0
     if op == 'hold' or (op == 'disable' and ttl > 0) then au = now + ttl end
-    redis.call('PUBLISH', ch, 'act ' .. S(ep) .. ' ' .. S(v) .. ' ' .. opact .. ' ' .. S(au) .. ' ' .. reason)
+    local am = 'act ' .. S(ep) .. ' ' .. S(v) .. ' ' .. opact .. ' ' .. S(au) .. ' ' .. reason
+    redis.call('HSET', key, 'a', am)
+    redis.call('PUBLISH', ch, am)
   end
   redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or '') .. '\n' .. k)
 end
