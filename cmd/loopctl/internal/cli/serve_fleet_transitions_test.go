@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopctl/loopctl-go/fleet"
 	"github.com/loopctl/loopctl-go/gateway"
 	"github.com/loopctl/loopctl-go/internal/redistest"
 	"github.com/loopctl/loopctl-go/llmtest"
@@ -53,7 +54,7 @@ func replica(t *testing.T, cfg gateway.Config, addr string) (*httptest.Server, *
 	buf := &replicaLog{}
 	log := slog.New(slog.NewJSONHandler(buf, nil))
 	opts := gateway.Options{OnTransition: logTransitions(log)}
-	_, closeStore, ok := fleetStore(gateway.Store{Redis: "redis://" + addr, Prefix: "opsfleet"}, &opts, log, io.Discard)
+	st, closeStore, ok := fleetStore(gateway.Store{Redis: "redis://" + addr, Prefix: "opsfleet"}, &opts, log, io.Discard)
 	if !ok {
 		t.Fatal("the store did not open")
 	}
@@ -63,9 +64,33 @@ func replica(t *testing.T, cfg gateway.Config, addr string) (*httptest.Server, *
 		t.Fatal(err)
 	}
 	t.Cleanup(gw.Close)
+	joined(t, st)
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	return srv, buf
+}
+
+// joined waits, bounded, until st has subscribed, re-read its breakers and
+// answers: a replica is part of the fleet only from then on. Before, an
+// act's messages may not reach it (they are re-read, named, after its
+// subscription: fleet's TestFleetActOfAReRead), and under -race on a busy
+// machine its first call may exceed the 50 ms StoreTimeout, so that it
+// runs locally for a RetryInterval and joins with the store's state
+// silently, as any replica that was down does: no act to log then.
+func joined(t *testing.T, st *fleet.Store) {
+	t.Helper()
+	end := time.Now().Add(5 * time.Second)
+	select {
+	case <-st.Ready():
+	case <-time.After(time.Until(end)):
+		t.Fatal("the replica's store did not subscribe within 5s")
+	}
+	for !st.Up() {
+		if time.Now().After(end) {
+			t.Fatal("the replica's store did not answer within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // TestFleetTransitionLogNamesTheOperator: two serve replicas share their
