@@ -52,13 +52,9 @@ func fleetTool(tb testing.TB, srv *redistest.Server, s breaker.Settings) *fleet.
 // scripts returns the number of scripts srv has run.
 func scripts(tb testing.TB, srv *redistest.Server) int64 {
 	tb.Helper()
-	var n int64
-	for _, c := range []string{"evalsha", "eval"} {
-		k, err := srv.CommandStat(c)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n += k
+	n, err := srv.Scripts()
+	if err != nil {
+		tb.Fatal(err)
 	}
 	return n
 }

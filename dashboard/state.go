@@ -18,6 +18,37 @@ type Model struct {
 	// left, the chain budgets and the probes needed (zero fields: defaults;
 	// Now, if set, is the clock for the cooldown).
 	Settings fallback.Settings
+	// Pools are the pool entries of its primary and chain, with their
+	// members as the program read them for this poll (the gateway: from
+	// its pools' pure reads). The page draws a row per member.
+	Pools []PoolState
+}
+
+// PoolState is one pool entry of a model: pool/<name> and its members.
+type PoolState struct {
+	Entry   string        `json:"entry"`
+	Members []MemberState `json:"members"`
+}
+
+// MemberState is one pool member's row.
+type MemberState struct {
+	Name   string        `json:"name"` // upstream/model
+	Weight float64       `json:"weight"`
+	State  breaker.State `json:"state"` // its member breaker's
+	// OpenUntil is when it may be admitted again and OpenReason why then:
+	// recovery_timeout, backoff, hint, quota, or manual while it is
+	// disabled by hand (Disabled).
+	OpenUntil  *time.Time `json:"open_until,omitempty"`
+	OpenReason string     `json:"open_reason,omitempty"`
+	Disabled   bool       `json:"disabled"`
+	Trips      int        `json:"trips"`
+	// Stream and Whole are the latency estimates (Go durations; "" without
+	// a recent sample), InFlight its attempts in flight and Share its part
+	// of the pool's last minute of requests.
+	Stream   string  `json:"stream,omitempty"`
+	Whole    string  `json:"whole,omitempty"`
+	InFlight int     `json:"in_flight"`
+	Share    float64 `json:"share"`
 }
 
 // ToolSet is a group of tool breakers to show.
@@ -75,6 +106,8 @@ type ModelState struct {
 	Activated      bool              `json:"fallback_activated"` // ever tripped
 	TrippedAt      *time.Time        `json:"tripped_at,omitempty"`
 	Chain          []ChainEntryState `json:"chain"`
+	// Pools are the model's pool entries with their members (absent: none).
+	Pools []PoolState `json:"pools,omitempty"`
 }
 
 // ChainEntryState is one chain entry in a [ModelState].
@@ -142,6 +175,7 @@ func readModel(m Model) ModelState {
 		Activated:     snap.FallbackActivated,
 		Trips:         snap.Trips,
 		Chain:         []ChainEntryState{},
+		Pools:         m.Pools,
 	}
 	if !snap.TrippedAt.IsZero() {
 		t := snap.TrippedAt

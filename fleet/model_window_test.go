@@ -47,17 +47,8 @@ func primaryTurn(t *testing.T, m *fallback.Manager, fail bool) {
 // own window holds too few calls does not trip; the other's trip opens it.
 func TestWindowTripGoesThroughTheStore(t *testing.T) {
 	ms := twoWindowProcesses(t, redistest.Start(t))
-	turn := func(m *fallback.Manager, fail bool) { primaryTurn(t, m, fail) }
-	for i := range 9 { // 3 failures in 9 on each process: under RateMinCalls
-		turn(ms[0], i%3 == 2)
-		turn(ms[1], i%3 == 2)
-	}
-	if ms[0].State() != fallback.Primary || ms[1].State() != fallback.Primary {
-		t.Fatal("tripped under RateMinCalls")
-	}
-	turn(ms[0], true) // 4 of 10 on process 0
+	modelWindowPair(t, ms).tripThroughTheStore(t)
 	for i, m := range ms {
-		eventually(t, time.Second, "fallback everywhere", func() bool { return m.State() == fallback.Fallback })
 		if tk, _ := m.Begin(); tk.Model() != "gpt-b" {
 			t.Fatalf("p%d routes to %q", i, tk.Model())
 		}
@@ -100,30 +91,7 @@ func TestRetryBudgetPerProcess(t *testing.T) {
 // Reset back to Primary, one failure finds an empty window and trips
 // nothing, where the counts from before the trip would trip it again.
 func TestWindowClearedByFleetTransitions(t *testing.T) {
-	for _, c := range []struct {
-		name    string
-		tripper int // the process whose tenth verdict trips the fleet
-	}{
-		{"this process's window trip", 0},
-		{"another process's trip", 1},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			ms := twoWindowProcesses(t, redistest.Start(t))
-			settle := func(m *fallback.Manager, fail bool) { primaryTurn(t, m, fail) }
-			for i := range 9 { // 3 failures in 9 on each process
-				settle(ms[0], i%3 == 2)
-				settle(ms[1], i%3 == 2)
-			}
-			settle(ms[c.tripper], true) // 4 of 10: the fleet trips
-			for _, m := range ms {
-				eventually(t, time.Second, "fallback everywhere", func() bool { return m.State() == fallback.Fallback })
-			}
-			ms[1].Reset()
-			eventually(t, time.Second, "primary again", func() bool { return ms[0].State() == fallback.Primary })
-			settle(ms[0], true) // 1 of 1: under RateMinCalls unless the old counts stayed
-			if got := ms[0].State(); got != fallback.Primary {
-				t.Fatalf("one failure after the trip: %v; the window kept its counts from before the trip", got)
-			}
-		})
-	}
+	clearedByFleetTransitions(t, func(t *testing.T) windowPair {
+		return modelWindowPair(t, twoWindowProcesses(t, redistest.Start(t)))
+	})
 }

@@ -53,7 +53,7 @@ func BenchmarkFleetActPropagation(b *testing.B) {
 			_ = ops[0].Operate("reset", "", " (by bench)", time.Time{})
 			await("reset")
 		}
-		before := scripts(b, srv)
+		before := scriptCalls(b, srv)
 		b.StartTimer()
 		start := time.Now()
 		_ = ops[0].Operate("hold", "", "INC-42 (by bench)", start.Add(time.Hour))
@@ -62,7 +62,7 @@ func BenchmarkFleetActPropagation(b *testing.B) {
 		}
 		delays = append(delays, time.Since(start))
 		b.StopTimer()
-		calls += scripts(b, srv) - before
+		calls += scriptCalls(b, srv) - before
 		b.StartTimer()
 	}
 	slices.Sort(delays)
@@ -70,18 +70,4 @@ func BenchmarkFleetActPropagation(b *testing.B) {
 	b.ReportMetric(q(0.50), "p50-µs")
 	b.ReportMetric(q(0.99), "p99-µs")
 	b.ReportMetric(float64(calls)/float64(len(delays)), "scripts/act")
-}
-
-// scripts returns the script calls srv has served (EVALSHA and EVAL).
-func scripts(tb testing.TB, srv *redistest.Server) int64 {
-	tb.Helper()
-	var n int64
-	for _, c := range []string{"evalsha", "eval"} {
-		k, err := srv.CommandStat(c)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		n += k
-	}
-	return n
 }

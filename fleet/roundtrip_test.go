@@ -14,13 +14,9 @@ import (
 // scriptCalls returns how many scripts the server has run (EVALSHA + EVAL).
 func scriptCalls(t testing.TB, srv *redistest.Server) int64 {
 	t.Helper()
-	var n int64
-	for _, c := range []string{"evalsha", "eval"} {
-		k, err := srv.CommandStat(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += k
+	n, err := srv.Scripts()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

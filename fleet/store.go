@@ -100,6 +100,9 @@ type Store struct {
 	done    chan struct{}
 	change  sync.Mutex // serializes OnStoreChange calls
 	dialErr error      // why Dial found the store down at start; set before the Store is shared
+
+	offs     *MemberDisables // the pool members disabled by hand (memberdisable.go)
+	offsOnce sync.Once
 }
 
 // New returns a Store using o.Client and starts its watcher goroutine (the

@@ -41,6 +41,11 @@ func twoToolProcesses(t *testing.T, srv *redistest.Server, s breaker.Settings) [
 	return bs
 }
 
+// searchWindow is a tool breaker's settings with a failure-rate window of
+// 10 calls at 0.3 and a consecutive threshold that never trips.
+var searchWindow = breaker.Settings{Name: "search", FailureThreshold: 100,
+	FailureRate: 0.3, RateMinCalls: 10, RecoveryDuration: time.Minute}
+
 // TestToolWindowTripGoesThroughTheStore (SEMANTICS §8.1, FLEET rev 3): a tool
 // breaker's failure-rate window is kept per process, and a trip it causes is
 // written through the store like any trip, so the fleet opens as one. A
@@ -48,19 +53,9 @@ func twoToolProcesses(t *testing.T, srv *redistest.Server, s breaker.Settings) [
 // trip opens it within 1 s.
 func TestToolWindowTripGoesThroughTheStore(t *testing.T) {
 	srv := redistest.Start(t)
-	bs := twoToolProcesses(t, srv, breaker.Settings{Name: "search", FailureThreshold: 100,
-		FailureRate: 0.3, RateMinCalls: 10, RecoveryDuration: time.Minute})
-	call := func(b *breaker.Breaker, fail bool) { toolCall(t, b, fail) }
-	for i := range 9 { // 3 failures in 9 on each process: under RateMinCalls
-		call(bs[0], i%3 == 2)
-		call(bs[1], i%3 == 2)
-	}
-	if bs[0].State() != breaker.Closed || bs[1].State() != breaker.Closed {
-		t.Fatal("tripped under RateMinCalls")
-	}
-	call(bs[0], true) // 4 of 10 on process 0
+	bs := twoToolProcesses(t, srv, searchWindow)
+	toolWindowPair(t, bs).tripThroughTheStore(t)
 	for i, b := range bs {
-		eventually(t, time.Second, "Open everywhere", func() bool { return b.State() == breaker.Open })
 		if _, err := b.Allow(); !errors.Is(err, breaker.ErrOpen) {
 			t.Fatalf("p%d: Allow = %v, want a refusal", i, err)
 		}
@@ -129,31 +124,7 @@ func TestToolWindowTripWhileStoreDown(t *testing.T) {
 // made it (this process's trip, or another's): after the trip and a Reset,
 // one failure finds an empty window and trips nothing.
 func TestToolWindowClearedByFleetTransitions(t *testing.T) {
-	for _, c := range []struct {
-		name    string
-		tripper int // the process whose tenth verdict trips the fleet
-	}{
-		{"this process's window trip", 0},
-		{"another process's trip", 1},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			bs := twoToolProcesses(t, redistest.Start(t), breaker.Settings{Name: "search", FailureThreshold: 100,
-				FailureRate: 0.3, RateMinCalls: 10, RecoveryDuration: time.Minute})
-			call := func(b *breaker.Breaker, fail bool) { toolCall(t, b, fail) }
-			for i := range 9 { // 3 failures in 9 on each process
-				call(bs[0], i%3 == 2)
-				call(bs[1], i%3 == 2)
-			}
-			call(bs[c.tripper], true) // 4 of 10: the fleet trips
-			for _, b := range bs {
-				eventually(t, time.Second, "Open everywhere", func() bool { return b.State() == breaker.Open })
-			}
-			bs[1].Reset()
-			eventually(t, time.Second, "Closed again", func() bool { return bs[0].State() == breaker.Closed })
-			call(bs[0], true) // 1 of 1: under RateMinCalls unless the old counts stayed
-			if got := bs[0].State(); got != breaker.Closed {
-				t.Fatalf("one failure after the trip: %v; the window kept its counts from before the trip", got)
-			}
-		})
-	}
+	clearedByFleetTransitions(t, func(t *testing.T) windowPair {
+		return toolWindowPair(t, twoToolProcesses(t, redistest.Start(t), searchWindow))
+	})
 }

@@ -50,6 +50,9 @@ type BreakerView struct {
 	Thresholds  ThresholdsView `json:"thresholds"`
 	Chain       []EntryView    `json:"chain"` // [] for none
 	Hold        *HoldView      `json:"hold,omitempty"`
+	// Pools are the pool entries of the primary and chain, each with its
+	// members (absent: none; docs/GATEWAY.md §11.5).
+	Pools []PoolView `json:"pools,omitempty"`
 	// Shared is true when the state lives in the store (--redis) and the
 	// store answers.
 	Shared bool `json:"shared"`

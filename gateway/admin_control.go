@@ -23,6 +23,7 @@ type adminAction struct {
 	TTL    string `json:"ttl"`
 	Reason string `json:"reason"`
 	Entry  string `json:"entry"`
+	Member string `json:"member"`
 
 	ttl  time.Duration // TTL parsed (0: none)
 	seen map[string]bool
@@ -45,7 +46,7 @@ func readAction(body []byte, rt *route) (adminAction, error) {
 			if name == "" {
 				name = "body" // a key "": no name to give
 			}
-			return a, &badField{name, "unknown field " + f + " (the fields are action, ttl, reason, entry)"}
+			return a, &badField{name, "unknown field " + f + " (the fields are action, ttl, reason, entry, member)"}
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
@@ -66,32 +67,21 @@ func readAction(body []byte, rt *route) (adminAction, error) {
 }
 
 // check checks the fields a's action takes: which must be there, which
-// must not, a TTL's form and bounds, the entry's place in rt's chain.
+// must not, a TTL's form and bounds, the entry's place in rt's chain. A
+// member's place in rt's pools is checked by the caller (controlMember).
 func (a *adminAction) check(rt *route) error {
-	need := map[string][]string{
-		"hold": {"ttl"}, "release": nil, "reset": nil,
-		"disable": {"entry"}, "enable": {"entry"},
-	}
 	allowed := map[string]string{
-		"hold": "ttl reason", "release": "", "reset": "",
-		"disable": "entry ttl reason", "enable": "entry",
+		"hold": "ttl reason", "release": "", "reset": "member",
+		"disable": "entry member ttl reason", "enable": "entry member",
 	}
-	fields, ok := need[a.Action]
-	if !ok {
+	if _, ok := allowed[a.Action]; !ok {
 		if !a.seen["action"] {
 			return &badField{"action", "action is missing: one of hold, release, reset, disable, enable"}
 		}
 		return &badField{"action", "unknown action " + quoteField(a.Action) + ": want hold, release, reset, disable or enable"}
 	}
-	for _, f := range fields {
-		if !a.seen[f] {
-			return &badField{f, a.Action + " needs " + f}
-		}
-	}
-	for _, f := range []string{"ttl", "reason", "entry"} {
-		if a.seen[f] && !strings.Contains(allowed[a.Action], f) {
-			return &badField{f, f + " does not apply to " + a.Action}
-		}
+	if err := a.checkFields(allowed[a.Action]); err != nil {
+		return err
 	}
 	if len(a.Reason) > maxReason {
 		return &badField{"reason", "reason is longer than 200 bytes"}
@@ -105,11 +95,35 @@ func (a *adminAction) check(rt *route) error {
 			return &badField{"ttl", "ttl must be positive"}
 		case a.Action == "hold" && d > MaxHold:
 			return &badField{"ttl", "ttl " + a.TTL + " is longer than the longest hold, 24h"}
+		case a.seen["member"] && d > MaxHold:
+			return &badField{"ttl", "ttl " + a.TTL + " is longer than the longest member disable, 24h"}
 		}
 		a.ttl = d
 	}
 	if a.seen["entry"] && !inChain(rt, a.Entry) {
 		return &badField{"entry", "entry " + quoteField(a.Entry) + " is not in the chain of " + rt.name + " (its chain: " + strings.Join(rt.settings.Chain, ", ") + ")"}
+	}
+	return nil
+}
+
+// checkFields checks that a has the fields its action needs and none
+// outside allowed (a space-separated list).
+func (a *adminAction) checkFields(allowed string) error {
+	switch {
+	case a.Action == "hold" && !a.seen["ttl"]:
+		return &badField{"ttl", "hold needs ttl"}
+	case (a.Action == "disable" || a.Action == "enable") && !a.seen["entry"] && !a.seen["member"]:
+		return &badField{"entry", a.Action + " needs entry (a chain entry, upstream/model) or member (a pool member)"}
+	case a.seen["member"] && (a.Action == "hold" || a.Action == "release"):
+		// A member's breaker has no hold: a disable with a TTL is one.
+		return &badField{"member", "there is no member hold: take a member out with {\"action\":\"disable\",\"member\":...,\"ttl\":\"10m\"} and back with enable"}
+	case a.seen["member"] && a.seen["entry"]:
+		return &badField{"member", "member and entry do not go together: one names a pool member, the other a chain entry"}
+	}
+	for _, f := range []string{"ttl", "reason", "entry", "member"} {
+		if a.seen[f] && !strings.Contains(allowed, f) {
+			return &badField{f, f + " does not apply to " + a.Action}
+		}
 	}
 	return nil
 }
@@ -149,6 +163,10 @@ func (g *Gateway) control(w http.ResponseWriter, r *http.Request, name, who stri
 	if err != nil {
 		bf := err.(*badField)
 		writeOpenAIError(w, http.StatusBadRequest, apiError{Message: bf.msg, Type: "invalid_request_error", Param: bf.field, Code: "invalid_admin_action"})
+		return
+	}
+	if a.seen["member"] {
+		g.controlMember(w, r, rt, a, who)
 		return
 	}
 	until := g.apply(rt, a, who)

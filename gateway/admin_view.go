@@ -25,6 +25,7 @@ func (g *Gateway) view(rt *route) BreakerView {
 		Thresholds: thresholds(s),
 		Chain:      []EntryView{},
 		Shared:     g.shared(rt),
+		Pools:      g.poolViews(rt),
 	}
 	if snap.State != fallback.Primary && !snap.CooldownEnds.IsZero() {
 		v.OpenUntil = timeOrNil(snap.CooldownEnds)

@@ -22,10 +22,10 @@ func (x *exchange) headers(h http.Header) {
 	if x.out.translated != "" || x.walk.skips.list != nil || x.out.refused != "" {
 		x.translationHeaders(h)
 	}
-	if x.walk.attempts >= 0 && x.walk.attempts < len(attemptsHdr) {
-		h["X-Loopctl-Attempts"] = attemptsHdr[x.walk.attempts]
+	if n := x.walk.tried(); n >= 0 && n < len(attemptsHdr) {
+		h["X-Loopctl-Attempts"] = attemptsHdr[n]
 	} else {
-		h["X-Loopctl-Attempts"] = []string{strconv.Itoa(x.walk.attempts)}
+		h["X-Loopctl-Attempts"] = []string{strconv.Itoa(n)}
 	}
 }
 
@@ -170,7 +170,7 @@ func (x *exchange) done(outcome string, status int, msg string) {
 		model = logName(x.in.req.model) // refused before routing: the name it gave (never a metric label)
 	}
 	if obs := x.g.opt.Observer; obs != nil {
-		e := RequestEnd{API: x.in.endpoint.label, Model: model, Served: x.walk.servedBy(), Attempts: x.walk.attempts, Status: status,
+		e := RequestEnd{API: x.in.endpoint.label, Model: model, Served: x.walk.servedBy(), Attempts: x.walk.tried(), Status: status,
 			Outcome: outcome, Stream: x.in.req.stream, Client: x.in.client, Translated: x.out.translated}
 		if outcome != outcomeSuccess {
 			e.Error = msg
@@ -188,7 +188,7 @@ func (x *exchange) done(outcome string, status int, msg string) {
 		slog.String("api", x.in.endpoint.label),
 		slog.String("model", model),
 		slog.String("served", x.walk.servedBy()),
-		slog.Int("attempts", x.walk.attempts),
+		slog.Int("attempts", x.walk.tried()),
 		slog.Int("status", status),
 		slog.String("outcome", outcome),
 		slog.Bool("stream", x.in.req.stream),

@@ -128,9 +128,14 @@ func (w *discardWriter) Write(p []byte) (int, error) { w.n += len(p); return len
 // the breaker, the retry ladder, the upstream request, headers, metrics and
 // the request log, which is discarded). bench/gateway.sh reports its
 // allocs/op in its summary line.
-func BenchmarkHandler(b *testing.B) {
+func BenchmarkHandler(b *testing.B) { benchHandler(b, Options{}) }
+
+// benchHandler is BenchmarkHandler's loop for a gateway built with opt on
+// the in-memory upstream.
+func benchHandler(b *testing.B, opt Options) {
+	opt.Transport = newCanned(benchAnswer)
 	g, err := New(Config{Upstreams: []Upstream{{Name: "up", BaseURL: "http://upstream.test/v1"}}, Models: chain().Models},
-		Options{Transport: newCanned(benchAnswer)})
+		opt)
 	if err != nil {
 		b.Fatal(err)
 	}

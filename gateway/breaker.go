@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/metrics"
+	"github.com/loopctl/loopctl-go/pool"
 )
 
 // ticket is one attempt's ticket of a route's model breaker (a
@@ -14,6 +15,7 @@ type ticket struct {
 	fallback fallback.Ticket // the model breaker's ticket, settled once
 	model    string          // set: a ticket that settles nothing, for this model
 	seen     *observed       // the Observer's view of the attempt (nil: no Observer)
+	pool     *poolTurn       // a pool attempt's served member, settled with the ticket (pool_ticket.go)
 }
 
 // Model returns the upstream/model the attempt goes to.
@@ -25,22 +27,55 @@ func (t ticket) Model() string {
 }
 
 // Success, Fail, Cancel and Skip settle the ticket (a ticket without a
-// verdict: nothing) and tell the Observer, if any. Success settles it as
-// a success.
-func (t ticket) Success() { t.fallback.Success(); t.seen.settle(VerdictSuccess, 0) }
+// verdict: nothing) and tell the Observer, if any; a pool attempt's
+// ticket settles its served member with the same verdict first, and the
+// model breaker with the pool attempt's. Success settles it as a success.
+func (t ticket) Success() {
+	if t.pool != nil {
+		t.pool.end(t, pool.Attempt.Success, 0, poolOutSuccess)
+		return
+	}
+	t.fallback.Success()
+	t.seen.settle(VerdictSuccess, 0)
+}
 
 // Fail settles the ticket as failed with f.
-func (t ticket) Fail(f fallback.Failure) { t.fallback.Fail(f); t.seen.settle(VerdictFailure, f.Kind) }
+func (t ticket) Fail(f fallback.Failure) {
+	if t.pool != nil {
+		t.pool.end(t, func(a pool.Attempt, now time.Time) { memberFailure(a, now, f) }, 0, failureOutcome(f))
+		return
+	}
+	t.fallback.Fail(f)
+	t.seen.settle(VerdictFailure, f.Kind)
+}
 
 // Cancel settles the ticket with no verdict.
-func (t ticket) Cancel() { t.fallback.Cancel(); t.seen.settle(VerdictCancel, 0) }
+func (t ticket) Cancel() {
+	if t.pool != nil {
+		t.pool.end(t, pool.Attempt.Cancel, 0, poolOutCancel)
+		return
+	}
+	t.fallback.Cancel()
+	t.seen.settle(VerdictCancel, 0)
+}
 
 // Skip settles the ticket as one its model cannot serve.
-func (t ticket) Skip() { t.fallback.Skip(); t.seen.settle(VerdictSkip, 0) }
+func (t ticket) Skip() {
+	if t.pool != nil {
+		t.pool.end(t, pool.Attempt.Cancel, 0, poolOutCancel)
+		return
+	}
+	t.fallback.Skip()
+	t.seen.settle(VerdictSkip, 0)
+}
 
 // SuccessAfter settles the ticket as a success whose first content came
 // after firstContent (SEMANTICS §8.2).
 func (t ticket) SuccessAfter(firstContent time.Duration) {
+	if t.pool != nil {
+		t.pool.end(t, pool.Attempt.Success, firstContent, poolOutSuccess)
+		return
+	}
 	t.fallback.SuccessAfter(firstContent)
 	t.seen.settle(VerdictSuccess, 0)
 }
@@ -58,6 +93,10 @@ func (rt *route) begin(a *fallback.Attempts) (ticket, error) {
 // relayed (the probe was served: no fall-through), and its settlement at
 // the end counts nothing more (a ticket counts its first settlement only).
 func (x *exchange) settleSlowProbe(t ticket, firstContent time.Duration) {
+	if t.pool != nil { // the model's probe only: the member settles at the stream's end
+		firstContent += t.pool.offset
+		t = ticket{fallback: t.fallback, seen: t.seen}
+	}
 	if after := x.in.rt.settings.SlowCallAfter; after > 0 && firstContent > after && t.fallback.IsProbe() {
 		t.SuccessAfter(firstContent)
 	}

@@ -24,10 +24,15 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return build(cfg, opt)
+}
+
+// build builds the gateway of cfg, which New has validated.
+func build(cfg Config, opt Options) (*Gateway, error) {
 	g := newGateway(cfg, opt)
 	// The transport comes first: an azure upstream's credential sends its
 	// token requests through it.
-	g.transport = g.upstreamTransport(opt.Transport)
+	g.transport = upstreamTransport(opt.Transport)
 	if err := g.readKeys(cfg, opt.Getenv); err != nil {
 		return nil, err
 	}
@@ -36,8 +41,12 @@ func New(cfg Config, opt Options) (*Gateway, error) {
 	}
 	g.m = newMeters(opt.Registry)
 	g.m.reg.MustRegister(openUntil{g})
+	g.m.addPools(g)
 	if opt.Dashboard == nil {
 		g.defaultDashboard()
+	}
+	if err := g.buildPools(cfg.Pools, nil); err != nil {
+		return nil, err
 	}
 	if err := g.addModels(cfg.Models); err != nil {
 		return nil, err
@@ -102,7 +111,7 @@ func (g *Gateway) readKeys(cfg Config, getenv func(string) string) error {
 	}
 	for i, u := range cfg.Upstreams {
 		g.upstreams[u.Name] = ps.newUpstream(i, u, getenv)
-		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now, g.transport)
+		ps.setAuth(fmt.Sprintf("upstreams[%d]", i), g.upstreams[u.Name], u, g.now, g.transport.rt)
 	}
 	return ps.err()
 }
@@ -199,8 +208,10 @@ func (g *Gateway) defaultDashboard() {
 	}
 	g.opt.Dashboard = dashboard.New(func() dashboard.Sources {
 		var src dashboard.Sources
-		for _, b := range g.latest().LocalBreakers() {
-			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings})
+		cur := g.latest()
+		for _, b := range cur.LocalBreakers() {
+			src.Models = append(src.Models, dashboard.Model{Name: b.Name, Manager: b.Manager, Settings: b.Settings,
+				Pools: cur.dashboardPools(b.Name)})
 		}
 		return src
 	}, dashboard.Options{Title: "loopctl gateway", Log: log})
@@ -215,22 +226,20 @@ func (g *Gateway) addModels(models []Model) error {
 		}
 		g.models[m.Name] = rt
 		g.order = append(g.order, rt)
-		for ref := range rt.targets {
-			g.direct.targets[ref] = true
-		}
+		g.configuredTargets(rt)
 	}
 	return nil
 }
 
-// upstreamTransport returns the upstream transport: rt, or nil for the
+// upstreamTransport returns the upstream transport: rt, or for nil the
 // default transport (which Close closes). Redirects are never followed:
 // the gateway calls RoundTrip itself.
-func (g *Gateway) upstreamTransport(rt http.RoundTripper) http.RoundTripper {
+func upstreamTransport(rt http.RoundTripper) transport {
 	if rt == nil {
-		g.own = newTransport()
-		rt = g.own
+		own := newTransport()
+		return transport{rt: own, own: own}
 	}
-	return rt
+	return transport{rt: rt}
 }
 
 // orDefault is v, or def when v is zero.
@@ -281,19 +290,21 @@ func (g *Gateway) buildRoute(m Model, keep *route) (*route, error) {
 	rt := &route{name: m.Name, targets: map[string]*target{}, settings: s}
 	if keep != nil {
 		rt.settings.Backend = keep.settings.Backend // the same shared breaker
-		rt.mgr, rt.notes = keep.mgr, keep.notes
+		rt.mgr, rt.notes, rt.poolHedges = keep.mgr, keep.notes, keep.poolHedges
 		if err := rt.mgr.Reconfigure(rt.settings); err != nil { // state, holds and disables kept
 			return nil, err
 		}
 	} else if err := g.buildBreaker(rt, s); err != nil {
 		return nil, err
 	}
+	if rt.poolHedges == nil {
+		rt.poolHedges = newPoolHedges(s)
+	}
 	rt.budget = attemptBudget(m)
 	for _, ref := range append([]string{m.Primary}, m.Chain...) {
-		upName, model, _ := strings.Cut(ref, "/")
-		tg := &target{ref: ref, model: model, up: g.upstreams[upName], quoted: quote(model), hdr: []string{ref}}
+		tg := g.entryTarget(ref)
 		rt.targets[ref] = tg
-		rt.openai = rt.openai || tg.up != nil && tg.up.api == APIOpenAI
+		rt.openai = rt.openai || tg.speaksOpenAI()
 	}
 	rt.refusals = m.OnRefusal == "fallback"
 	rt.policy = g.retries.policy
@@ -330,7 +341,7 @@ func (g *Gateway) breakerSettings(m Model) fallback.Settings {
 		Now:                     g.opt.Now,
 	}
 	if g.opt.Backend != nil {
-		s.Backend = g.opt.Backend(storeName(m))
+		s.Backend = g.opt.Backend(storeNameIn(m, g.cfg.Pools))
 	}
 	return s
 }

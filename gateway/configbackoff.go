@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
 	"go.yaml.in/yaml/v3"
@@ -35,6 +36,13 @@ func (d decoder) factor(dst *float64) func(string, *yaml.Node) {
 // the factor finite and at least 1 (0 or 1: off), the cap not negative and
 // not below the recovery_timeout in force, explicit or default.
 func (ps *problems) backoff(p string, b Breaker) {
+	ps.backoffOver(p, b, fallback.DefaultRecoveryTimeout)
+}
+
+// backoffOver checks the backoff keys of a breaker section (at path p)
+// whose recovery_timeout defaults to rec0: a model's, or a pool's, whose
+// members' default is shorter.
+func (ps *problems) backoffOver(p string, b Breaker, rec0 time.Duration) {
 	switch f := b.RecoveryBackoff; {
 	case math.IsNaN(f) || math.IsInf(f, 0):
 		ps.add(p+".recovery_backoff", "must be a finite number (got %s)", fmtFactor(f))
@@ -43,7 +51,7 @@ func (ps *problems) backoff(p string, b Breaker) {
 	case f > 0 && f < 1:
 		ps.add(p+".recovery_backoff", "must be at least 1, or 0 or 1 for off (got %s): below 1 it would shorten each repeated cooldown", fmtFactor(f))
 	}
-	rec := cmp.Or(b.RecoveryTimeout, fallback.DefaultRecoveryTimeout)
+	rec := cmp.Or(b.RecoveryTimeout, rec0)
 	switch {
 	case b.MaxRecoveryTimeout < 0:
 		ps.add(p+".max_recovery_timeout", "must not be negative")

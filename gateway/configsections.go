@@ -13,6 +13,7 @@ func (d decoder) config(n *yaml.Node, c *Config) {
 		"admin_keys":  d.keys(&c.AdminKeys),
 		"upstreams":   d.upstreams(&c.Upstreams),
 		"models":      d.models(&c.Models),
+		"pools":       d.pools(&c.Pools),
 		"retry":       d.retry(&c.Retry),
 		"timeouts":    d.timeouts(&c.Timeouts),
 		"limits":      d.limits(&c.Limits),
@@ -93,22 +94,26 @@ func (d decoder) chain(dst *[]string) func(string, *yaml.Node) {
 
 // breaker decodes a model's breaker section into b.
 func (d decoder) breaker(b *Breaker) func(string, *yaml.Node) {
-	return func(p string, v *yaml.Node) {
-		d.fields(p, v, map[string]func(string, *yaml.Node){
-			"trip_threshold":       d.count(&b.TripThreshold),
-			"recovery_timeout":     d.positive(&b.RecoveryTimeout),
-			"recovery_successes":   d.count(&b.RecoverySuccesses),
-			"max_fail_count":       d.count(&b.MaxFailCount),
-			"probe_timeout":        d.positive(&b.ProbeTimeout),
-			"quota_cooldown":       d.positive(&b.QuotaCooldown),
-			"failure_rate":         d.rate(&b.FailureRate),
-			"rate_window":          d.positive(&b.RateWindow),
-			"rate_min_calls":       d.count(&b.RateMinCalls),
-			"slow_call_after":      d.positive(&b.SlowCallAfter),
-			"slow_call_rate":       d.rate(&b.SlowCallRate),
-			"recovery_backoff":     d.factor(&b.RecoveryBackoff),
-			"max_recovery_timeout": d.positive(&b.MaxRecoveryTimeout),
-		})
+	return func(p string, v *yaml.Node) { d.fields(p, v, d.breakerKeys(b)) }
+}
+
+// breakerKeys are the keys of a model's breaker section, each stored in b
+// (a pool's breaker section takes all but two of them).
+func (d decoder) breakerKeys(b *Breaker) map[string]func(string, *yaml.Node) {
+	return map[string]func(string, *yaml.Node){
+		"trip_threshold":       d.count(&b.TripThreshold),
+		"recovery_timeout":     d.positive(&b.RecoveryTimeout),
+		"recovery_successes":   d.count(&b.RecoverySuccesses),
+		"max_fail_count":       d.count(&b.MaxFailCount),
+		"probe_timeout":        d.positive(&b.ProbeTimeout),
+		"quota_cooldown":       d.positive(&b.QuotaCooldown),
+		"failure_rate":         d.rate(&b.FailureRate),
+		"rate_window":          d.positive(&b.RateWindow),
+		"rate_min_calls":       d.count(&b.RateMinCalls),
+		"slow_call_after":      d.positive(&b.SlowCallAfter),
+		"slow_call_rate":       d.rate(&b.SlowCallRate),
+		"recovery_backoff":     d.factor(&b.RecoveryBackoff),
+		"max_recovery_timeout": d.positive(&b.MaxRecoveryTimeout),
 	}
 }
 

@@ -26,6 +26,12 @@
 //     the retry ladder (send, upstream.go; the retry budget:
 //     retrybudget.go) under the attempt's clock (clock.go) and the
 //     request's deadline (deadline.go); hedge.go races a second candidate.
+//     A ticket naming a pool entry (pool/<name>; pools.go builds them) runs
+//     one pool attempt (pool_walk.go): the pool chooses a member, which is
+//     sent the request through the same attempt path, and a member's
+//     failure before content moves on to the next member at once; the
+//     served member's attempt is settled with the ticket (pool_ticket.go),
+//     and the model breaker sees the pool attempt's one verdict.
 //     post (post.go) authenticates each upstream request (auth.go: static
 //     keys, SigV4, Google tokens, Entra ID tokens: azureauth.go, a token
 //     helper) and, for Bedrock and

@@ -53,9 +53,10 @@ type intake struct {
 	req       request          // what scan found in the body
 	body      io.LimitedReader // the client's body, read within limits.max_body
 	rt        *route
-	budget    int  // attempts (breaker turns) the request may take
-	pinned    bool // a previous_response_id request: its model only
-	unchecked bool // the body has not been checked with json.Valid (translatesFirst)
+	budget    int        // attempts (breaker turns) the request may take
+	pinned    bool       // a previous_response_id request: its model only
+	pin       *memberPin // a pinned request's pool member (pool_pins.go); nil: none
+	unchecked bool       // the body has not been checked with json.Valid (translatesFirst)
 }
 
 // reply is what the gateway wrote, or is about to write, to the client
@@ -156,6 +157,10 @@ func (x *exchange) run(body []byte) {
 	stream := x.in.req.stream && x.in.endpoint.streams
 	x.walk.deadline = deadlineContext{Context: x.r.Context(), deadline: g.deadline(x.r, x.in.start)}
 	rctx := &x.walk.deadline
+	if x.in.pin != nil {
+		x.runPinned(rctx, body, stream)
+		return
+	}
 	for x.walk.attempts < x.in.budget {
 		if last != nil && rctx.ended() {
 			break // no attempt starts after the deadline (§7.3)
@@ -175,36 +180,51 @@ func (x *exchange) run(body []byte) {
 		} else if next == passed {
 			continue
 		}
-		x.walk.attempts++
 		if prev != "" && prev != tg.ref {
 			g.m.fallback(rt.name, prev, tg.ref)
 		}
 		prev, x.walk.last = tg.ref, tg
-		actx, acancel := x.attemptContext(rctx, tk)
-		defer acancel() // a served stream is read under it until run returns
-		var res *result
-		var t0 time.Time // the attempt's start: a timeout is dated at it (§8.4)
-		if x.hedging() {
-			o := x.race(actx, tk, tg, body, stream)
-			defer o.cancel()
-			tk, tg, res, err, t0 = o.tk, o.tg, o.res, o.err, o.started
-			prev, x.walk.last = tg.ref, tg
-		} else {
-			t0 = time.Now()
-			res, err = x.attempt(actx, tk, tg, body, stream, x.otherUsable(tg.ref))
-			x.walk.upstream += time.Since(t0)
-		}
-		switch x.conclude(tk, tg, res, err, t0) {
-		case answered:
+		next, err = x.send(rctx, tk, tg, body, stream)
+		if next == answered {
 			return
-		case failed:
+		} else if next == failed {
 			last = err
 		}
+		if tg.pool == nil {
+			prev = x.walk.last.ref // a hedged race may have served on its rival
+		}
 	}
-	if x.unserved(last) {
+	if x.poolsUnavailable(last, time.Time{}) || x.unserved(last) {
 		return
 	}
 	x.failLast(last)
+}
+
+// send sends the attempt of tk to its candidate tg, under the request's
+// context rctx and the ticket's deadline, and concludes it: a pool
+// attempt (pool_walk.go), a hedged race (hedge.go), or one attempt. It
+// returns what conclude did, with the attempt's error.
+func (x *exchange) send(rctx context.Context, tk ticket, tg *target, body []byte, stream bool) (int, error) {
+	actx, acancel := x.attemptContext(rctx, tk)
+	defer acancel() // a served stream is read under it until it ends
+	if tg.pool != nil {
+		return x.poolAttempt(actx, tk, tg, body, stream)
+	}
+	x.walk.attempts++
+	var res *result
+	var err error
+	var t0 time.Time // the attempt's start: a timeout is dated at it (§8.4)
+	if x.hedging() {
+		o := x.race(actx, tk, tg, body, stream)
+		defer o.cancel()
+		tk, tg, res, err, t0 = o.tk, o.tg, o.res, o.err, o.started
+		x.walk.last = tg
+	} else {
+		t0 = time.Now()
+		res, err = x.attempt(actx, tk, tg, body, stream, x.otherUsable(tg.ref))
+		x.walk.upstream += time.Since(t0)
+	}
+	return x.conclude(tk, tg, res, err, t0), err
 }
 
 // What pick and conclude did with an attempt.
@@ -225,6 +245,9 @@ const (
 // upstream.
 func (x *exchange) pick(tk ticket, body []byte) (*target, int) {
 	tg := x.in.rt.targets[tk.Model()]
+	if tg.pool != nil {
+		return x.pickPool(tk, tg, body)
+	}
 	switch {
 	case x.in.endpoint == countTokensEndpoint && (tg.up.api != APIAnthropic || tg.up.cloud != nil && !tg.up.cloud.countTokens):
 		x.estimateTokens(body, tg)
@@ -320,6 +343,17 @@ func (x *exchange) failedAttempt(tk ticket, tg *target, err error, start time.Ti
 // the walk starts, and of the walk only the parts made to be shared (the
 // body check, the retry refusals).
 func (x *exchange) attempt(ctx context.Context, tk ticket, tg *target, body []byte, stream, failover bool) (*result, error) {
+	pol := x.in.rt.policy
+	pol.Failover = failover
+	if failover && x.in.rt.settings.FailureRate > 0 {
+		pol.MaxRetries = -1 // each try a verdict for the window (retrybudget.go)
+	}
+	pol.Budget = x.retryBudget(tk, tg.ref)
+	return x.attemptWith(ctx, tk, tg, body, stream, pol)
+}
+
+// attemptWith is attempt through the ladder pol.
+func (x *exchange) attemptWith(ctx context.Context, tk ticket, tg *target, body []byte, stream bool, pol retry.Policy) (*result, error) {
 	g := x.g
 	// A fresh buffer per attempt: a transport may still read the body of a
 	// failed attempt after RoundTrip has returned.
@@ -338,12 +372,6 @@ func (x *exchange) attempt(ctx context.Context, tk ticket, tg *target, body []by
 	if c := tg.up.cloud; c != nil {
 		payload = c.body(payload, x.r.Header, w) // Bedrock's and Vertex's body rules (§10.2)
 	}
-	pol := x.in.rt.policy
-	pol.Failover = failover
-	if failover && x.in.rt.settings.FailureRate > 0 {
-		pol.MaxRetries = -1 // each try a verdict for the window (retrybudget.go)
-	}
-	pol.Budget = x.retryBudget(tk, tg.ref)
 	ctx = tk.seen.sent(ctx)
 	return retry.Do(ctx, pol, func(ctx context.Context) (*result, error) {
 		return g.send(ctx, tg, x.r, payload, stream, w, tr)

@@ -12,8 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loopctl/loopctl-go/breaker"
 	"github.com/loopctl/loopctl-go/fallback"
 	"github.com/loopctl/loopctl-go/gateway/internal/wire"
+	"github.com/loopctl/loopctl-go/internal/retrybudget"
 	"github.com/loopctl/loopctl-go/retry"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -66,6 +68,19 @@ type Options struct {
 	// upstream model produced each) with every gateway using the same store
 	// (e.g. fleet.Store's ResponsePins). nil: this process only.
 	Responses ResponseStore
+	// MemberBackend, when set, keeps the state of the pools' member breakers
+	// outside the process (their breaker.Settings.Backend), e.g. a
+	// fleet.Store's ToolBackend: each member breaker is then shared, under
+	// member@<upstream>/<model>, with every gateway using the same store
+	// (docs/FLEET.md), and a reload that keeps the deployment reconfigures it
+	// on the same keys. The pools' latency estimates, in-flight counts,
+	// headroom and the breakers' rate windows stay in the process.
+	MemberBackend breaker.Backend
+	// MemberDisables, when set, keeps the pool members disabled by hand
+	// (POST /admin/breakers/{model} with member) where every gateway using
+	// it reads them, e.g. a fleet.Store's MemberDisables. nil: this process
+	// only.
+	MemberDisables MemberDisableStore
 	// Registry is where the gateway registers its Prometheus collectors and
 	// what /metrics serves. nil: a new registry (see [Gateway.Registry]).
 	Registry *prometheus.Registry
@@ -84,10 +99,9 @@ type Gateway struct {
 	cfg       Config
 	opt       Options
 	now       func() time.Time
-	transport http.RoundTripper // the upstream transport (Options.Transport or own)
-	own       *http.Transport   // the default transport, closed by Close
-	clients   keyring           // the client keys (keys) and their names
-	admins    keyring           // admin_keys: the keys of /admin, /metrics and /dashboard/
+	transport transport // the upstream transport
+	clients   keyring   // the client keys (keys) and their names
+	admins    keyring   // admin_keys: the keys of /admin, /metrics and /dashboard/
 	upstreams map[string]*upstream
 	models    map[string]*route // configured models, by name
 	order     []*route          // configured models, in config order
@@ -100,8 +114,16 @@ type Gateway struct {
 	log       *slog.Logger
 	m         *meters
 	pins      *pins
+	pools     pools // the pools, their member breakers and figures (pools.go)
 	// next is the gateway a reload built from this one (Reload), if any.
 	next atomic.Pointer[Gateway]
+}
+
+// transport is the gateway's upstream transport: Options.Transport, or
+// the gateway's own, which it closes (own set).
+type transport struct {
+	rt  http.RoundTripper
+	own *http.Transport // the default transport, closed by Close; nil: the caller's
 }
 
 // keyring is a set of API keys, by their SHA-256, with each key's name in
@@ -219,6 +241,8 @@ type route struct {
 	used     atomic.Int64 // direct routes: the gateway's tick at the last use
 	direct   bool         // an upstream/model route: no chain, refused while open
 	notes    *routeNotes  // what the admin API adds (the last failure, the last transition); kept by a reload
+	// poolHedges is the hedge bucket of hedges inside its pools (pool_hedge.go); kept by a reload.
+	poolHedges *retrybudget.Bucket
 }
 
 // target is one upstream model a route may send to.
@@ -228,6 +252,7 @@ type target struct {
 	up     *upstream
 	quoted []byte   // the model name as a JSON string
 	hdr    []string // ref as a header value (shared: header values are only read)
+	pool   *pooled  // a pool/<name> entry's pool (no upstream of its own: up nil)
 }
 
 // LocalBreaker is a model breaker of the gateway with the settings it was
@@ -270,7 +295,7 @@ func (g *Gateway) Registry() *prometheus.Registry { return g.m.reg }
 
 // Close closes the idle upstream connections of the default transport.
 func (g *Gateway) Close() {
-	if g.own != nil {
-		g.own.CloseIdleConnections()
+	if g.transport.own != nil {
+		g.transport.own.CloseIdleConnections()
 	}
 }

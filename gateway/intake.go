@@ -81,6 +81,9 @@ func (x *exchange) route() bool {
 		// model without failover.
 		x.in.budget, x.in.pinned = 1, true
 		if ref := g.pins.lookup(x.r.Context(), req.prev); ref != "" {
+			if x.in.pin = g.pinnedMember(rt, ref); x.in.pin != nil {
+				return true // the member's own breaker decides (pool_pins.go)
+			}
 			if prt, err := g.lookup(ref); err == nil && prt != nil {
 				x.in.rt, x.in.budget = prt, prt.budget
 			}

@@ -78,7 +78,8 @@ func (l *Live) Info() ConfigInfo { return *l.info.Load() }
 // every check passes, serves new requests with it (see [Gateway.Reload]);
 // otherwise the configuration in force keeps serving and the error (a
 // [*ConfigError] when the file was read) names every problem by key path.
-// Either way the outcome is one log line on the gateway's logger.
+// Either way the outcome is one log line on the gateway's logger; a
+// reload that succeeds logs each of the new config's [Config.Warnings] too.
 func (l *Live) Reload() (Reloaded, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -108,6 +109,9 @@ func (l *Live) Reload() (Reloaded, error) {
 	l.info.Store(&info)
 	if g = l.cur.Load(); g.log != nil {
 		g.log.Info("config reloaded", "file", l.file, "sha256", sum, "kept", rep.Kept, "started", rep.Started, "dropped", rep.Dropped, "restart_needed", rep.Restart)
+		for _, w := range g.cfg.Warnings() { // as serve prints them at start
+			g.log.Warn("config warning", "file", l.file, "path", w.Path, "warning", w.Message)
+		}
 	}
 	return rep, nil
 }

@@ -30,6 +30,8 @@ type meters struct {
 	translations *prometheus.CounterVec
 	first        *prometheus.HistogramVec
 	overhead     prometheus.Histogram
+	// poolRequests counts member attempts of pools (metrics_pool.go).
+	poolRequests *prometheus.CounterVec
 
 	cache sync.Map // counterKey -> prometheus.Counter
 }

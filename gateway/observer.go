@@ -126,16 +126,30 @@ type observed struct {
 // observe returns t with an observed attached for attempt n of x (hedge:
 // a hedge), when the gateway has an Observer.
 func (x *exchange) observe(t ticket, n int, hedge bool) ticket {
+	return x.observeOn(t, x.in.rt.targets[t.Model()], n, hedge)
+}
+
+// observeMember returns t with an observed attached for the attempt of
+// t's pool entry on its member mt (the attempt's Target is the member).
+func (x *exchange) observeMember(t ticket, mt *target) ticket {
+	if t.seen == nil {
+		return t
+	}
+	return x.observeOn(t, mt, t.seen.start.Attempt+x.walk.pools.extra, t.seen.start.Hedge)
+}
+
+// observeOn returns t with an observed attached for attempt n of x on the
+// target tg (hedge: a hedge), when the gateway has an Observer.
+func (x *exchange) observeOn(t ticket, tg *target, n int, hedge bool) ticket {
 	obs := x.g.opt.Observer
 	if obs == nil {
 		return t
 	}
-	tg := x.in.rt.targets[t.Model()]
 	mgr := x.in.rt.mgr
 	a := AttemptStart{Model: x.in.rt.name, Target: t.Model(), Attempt: n, Probe: t.fallback.IsProbe(), Hedge: hedge,
 		State: mgr.State(), ActiveModel: mgr.ActiveModel()}
-	if tg != nil {
-		a.Upstream, a.UpstreamModel, a.API = tg.up.name, tg.model, tg.up.api
+	if tg != nil && tg.up != nil {
+		a.Target, a.Upstream, a.UpstreamModel, a.API = tg.ref, tg.up.name, tg.model, tg.up.api
 		if tg.up.cloud != nil {
 			a.API = tg.up.cloud.api
 		}

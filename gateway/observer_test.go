@@ -3,8 +3,6 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +28,13 @@ func (o *recorder) add(format string, a ...any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.lines = append(o.lines, fmt.Sprintf(format, a...))
+}
+
+// String returns the lines recorded so far, one a line.
+func (o *recorder) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return strings.Join(o.lines, "\n")
 }
 
 func (o *recorder) id() string {
@@ -73,73 +78,72 @@ func (o *recorder) EndAttempt(ctx context.Context, a AttemptEnd) {
 		v, a.Verdict, kind, a.Status, a.Err != nil, a.ResponseModel, a.Usage, a.InputTokens, a.OutputTokens, a.State, a.ActiveModel)
 }
 
+// observe posts one chat request for smart to a gateway on script and cfg
+// with a recorder as its Observer, checks the answer's status, and returns
+// what the recorder saw.
+func observe(t *testing.T, script llmtest.Script, cfg Config, status int) string {
+	t.Helper()
+	rec := &recorder{t: t}
+	f := newFixture(t, script, cfg, Options{Observer: rec})
+	if a := f.post(chatBody("smart", false)); a.status != status {
+		t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
+	}
+	return rec.String()
+}
+
+// checkObserved fails the test unless the recorder saw the lines want.
+func checkObserved(t *testing.T, got string, want ...string) {
+	t.Helper()
+	if w := strings.Join(want, "\n"); got != w {
+		t.Errorf("the observer saw\n%s\nwant\n%s", got, w)
+	}
+}
+
 // TestObserverFailover: a request whose primary is rate-limited and whose
 // backup serves is one request and two attempts to the Observer, each
 // ended with its verdict, the breaker's state around it, and the served
 // answer's model and usage.
 func TestObserverFailover(t *testing.T) {
-	rec := &recorder{t: t}
 	cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}}}}
 	script := llmtest.ByModel(map[string]llmtest.Script{
 		"a": llmtest.Always(llmtest.Reply{Fault: &llmtest.Fault{Status: 429}}),
 		"b": llmtest.Always(llmtest.Reply{Text: "from b", Usage: llmtest.Usage{InputTokens: 12, OutputTokens: 5}}),
 	})
-	f := newFixture(t, script, cfg, Options{Observer: rec})
-	if a := f.post(chatBody("smart", false)); a.status != 200 {
-		t.Fatalf("status %d: %s", a.status, a.body)
-	}
-	want := []string{
+	checkObserved(t, observe(t, script, cfg, 200),
 		"start request chat",
 		"start attempt 1 up/a upstream=up model=a api=openai host=127.0.0.1 probe=false state=primary active=up/a",
 		"end attempt 1 failure kind=rate-limit status=429 err=true response= usage=false 0/0 state=primary active=up/a",
 		"start attempt 2 up/b upstream=up model=b api=openai host=127.0.0.1 probe=false state=primary active=up/a",
 		"end attempt 2 success status=200 err=false response=b usage=true 12/5 state=primary active=up/a",
 		"end request chat model=smart served=up/b attempts=2 status=200 outcome=success",
-	}
-	if got := strings.Join(rec.lines, "\n"); got != strings.Join(want, "\n") {
-		t.Errorf("the observer saw\n%s\nwant\n%s", got, strings.Join(want, "\n"))
-	}
+	)
 }
 
 // TestObserverRefused: a request refused before routing is still one
 // request to the Observer, with no attempt.
 func TestObserverRefused(t *testing.T) {
-	rec := &recorder{t: t}
-	f := newFixture(t, llmtest.Always(llmtest.Text("x")), withKeys(chain()), Options{Observer: rec})
-	if a := f.post(chatBody("smart", false)); a.status != 401 {
-		t.Fatalf("status %d: %s", a.status, a.body)
-	}
-	want := "start request chat\nend request chat model= served= attempts=0 status=401 outcome=invalid"
-	if got := strings.Join(rec.lines, "\n"); got != want {
-		t.Errorf("the observer saw\n%s\nwant\n%s", got, want)
-	}
+	checkObserved(t, observe(t, llmtest.Always(llmtest.Text("x")), withKeys(chain()), 401),
+		"start request chat",
+		"end request chat model= served= attempts=0 status=401 outcome=invalid")
 }
 
 // TestObserverTransition: an attempt whose verdict trips the breaker (a
 // quota failure trips the primary at once) ends with the breaker's new
 // state and routed model, beside the ones it was routed with.
 func TestObserverTransition(t *testing.T) {
-	rec := &recorder{t: t}
 	cfg := Config{Models: []Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}}}}
 	script := llmtest.ByModel(map[string]llmtest.Script{
 		"a": llmtest.Always(llmtest.Raw(429, `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`)),
 		"b": llmtest.Always(llmtest.Text("from b")),
 	})
-	f := newFixture(t, script, cfg, Options{Observer: rec})
-	if a := f.post(chatBody("smart", false)); a.status != 200 {
-		t.Fatalf("status %d: %s", a.status, a.body)
-	}
-	want := []string{
+	checkObserved(t, observe(t, script, cfg, 200),
 		"start request chat",
 		"start attempt 1 up/a upstream=up model=a api=openai host=127.0.0.1 probe=false state=primary active=up/a",
 		"end attempt 1 failure kind=quota status=429 err=true response= usage=false 0/0 state=fallback active=up/b",
 		"start attempt 2 up/b upstream=up model=b api=openai host=127.0.0.1 probe=false state=fallback active=up/b",
 		"end attempt 2 success status=200 err=false response=b usage=true 0/0 state=fallback active=up/b",
 		"end request chat model=smart served=up/b attempts=2 status=200 outcome=success",
-	}
-	if got := strings.Join(rec.lines, "\n"); got != strings.Join(want, "\n") {
-		t.Errorf("the observer saw\n%s\nwant\n%s", got, strings.Join(want, "\n"))
-	}
+	)
 }
 
 // TestObserverHedge: a hedged request is two attempts to the Observer,
@@ -155,20 +159,14 @@ func TestObserverHedge(t *testing.T) {
 		if a := b.post(chatBody("smart", false)); a.status != 200 {
 			t.Fatalf("status %d: %s", a.status, a.body)
 		}
-		want := []string{
+		checkObserved(t, rec.String(),
 			"start request chat",
 			"start attempt 1 up/a upstream=up model=a api=openai host=upstream.test probe=false state=primary active=up/a",
 			"start attempt 2 up/b upstream=up model=b api=openai host=upstream.test probe=false state=primary active=up/a",
 			"end attempt 1 failure kind=transient status=0 err=false response= usage=false 0/0 state=primary active=up/a",
 			"end attempt 2 success status=200 err=false response=b usage=true 0/0 state=primary active=up/a",
 			"end request chat model=smart served=up/b attempts=2 status=200 outcome=success",
-		}
-		rec.mu.Lock()
-		got := strings.Join(rec.lines, "\n")
-		rec.mu.Unlock()
-		if got != strings.Join(want, "\n") {
-			t.Errorf("the observer saw\n%s\nwant\n%s", got, strings.Join(want, "\n"))
-		}
+		)
 	})
 }
 
@@ -183,24 +181,4 @@ func (nopObserver) EndAttempt(context.Context, AttemptEnd)                      
 // BenchmarkHandlerObserver is BenchmarkHandler with an Observer that does
 // nothing: what the observer seam itself costs a request (BenchmarkHandler
 // is the cost with none: one nil check per step).
-func BenchmarkHandlerObserver(b *testing.B) {
-	g, err := New(Config{Upstreams: []Upstream{{Name: "up", BaseURL: "http://upstream.test/v1"}}, Models: chain().Models},
-		Options{Transport: newCanned(benchAnswer), Observer: nopObserver{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	body := &replayBody{b: []byte(chatBody("smart", false))}
-	req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", body)
-	req.Header.Set("Content-Type", "application/json")
-	w := &discardWriter{h: http.Header{}}
-	b.ReportAllocs()
-	for b.Loop() {
-		body.reset()
-		clear(w.h)
-		g.ServeHTTP(w, req)
-		if w.code != http.StatusOK {
-			b.Fatal(w.code)
-		}
-	}
-}
+func BenchmarkHandlerObserver(b *testing.B) { benchHandler(b, Options{Observer: nopObserver{}}) }

@@ -25,6 +25,9 @@ func (x *exchange) refusedTurn(err, last error) bool {
 	if x.byOperator(err, last) {
 		return true
 	}
+	if x.poolsUnavailable(last, exhaustedAt(err, x.g.now())) {
+		return true
+	}
 	x.g.m.call(x.in.rt.name, metrics.Refused)
 	if x.walk.attempts == 0 || last == nil {
 		x.exhausted(err)

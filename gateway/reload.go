@@ -12,7 +12,8 @@ import (
 
 // Reloaded says what [Gateway.Reload] did, by model name.
 type Reloaded struct {
-	// Kept are the models whose primary and chain are unchanged: their
+	// Kept are the models whose primary and chain are unchanged (a pool
+	// entry: its set of member targets, whatever their weights): their
 	// breakers keep their state, holds and disables, and take the new
 	// settings at once.
 	Kept []string `json:"kept"`
@@ -33,8 +34,11 @@ type Reloaded struct {
 // unchanged keeps its breaker (its state, holds and disables), reconfigured
 // with the new settings; any other model gets a new breaker (with
 // Options.Backend, a new shared one: its store name includes a digest of
-// its primary and chain); a removed model's breaker is dropped. The metrics,
-// the dashboard, the upstream transport and the Responses pins are g's.
+// its primary and chain); a removed model's breaker is dropped. A pool
+// entry is unchanged when its member targets are; a pool member's breaker
+// is kept, reconfigured, while a pool lists its deployment, and the pools'
+// figures are kept. The metrics, the dashboard, the upstream transport and
+// the Responses pins are g's.
 // Listen and Store are not applied (they need a restart; Reloaded.Restart
 // names them). The caller serves new requests with the returned gateway;
 // requests in flight on g finish on g's configuration.
@@ -46,7 +50,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	rep.Restart = restartKeys(g.cfg, cfg)
 	cfg.Listen, cfg.Store = g.cfg.Listen, g.cfg.Store
 	next := newGateway(cfg, g.opt)
-	next.pins, next.m, next.transport, next.own = g.pins, g.m, g.transport, g.own
+	next.pins, next.m, next.transport = g.pins, g.m, g.transport
 	if err := next.readKeys(cfg, g.opt.Getenv); err != nil {
 		return nil, rep, err
 	}
@@ -56,7 +60,15 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	if err := next.checkModels(cfg.Models); err != nil {
 		return nil, rep, err
 	}
-	keep := g.keepers(cfg.Models)
+	// The pools are built once on new breakers, as a check that touches
+	// nothing of g, then for good on g's member breakers and figures.
+	if err := next.checkPools(cfg.Pools); err != nil {
+		return nil, rep, err
+	}
+	if err := next.buildPools(cfg.Pools, &g.pools); err != nil {
+		return nil, rep, err
+	}
+	keep := g.keepers(cfg.Models, cfg.Pools)
 	holds := g.holds(cfg.Models, keep) // read before retire releases the old breakers
 	rep.Dropped = g.retire(cfg.Models, keep)
 	for _, m := range cfg.Models {
@@ -65,9 +77,7 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 			return nil, rep, &ConfigError{Problems: []Problem{{Path: "models", Message: err.Error()}}}
 		}
 		next.models[m.Name], next.order = rt, append(next.order, rt)
-		for ref := range rt.targets {
-			next.direct.targets[ref] = true
-		}
+		next.configuredTargets(rt)
 		if keep[m.Name] != nil {
 			rep.Kept = append(rep.Kept, m.Name)
 		} else {
@@ -117,11 +127,13 @@ func (g *Gateway) checkModels(models []Model) error {
 }
 
 // keepers returns the routes of g whose model is in models with the same
-// primary and chain, by name.
-func (g *Gateway) keepers(models []Model) map[string]*route {
+// primary and chain, by name; a pool entry is the same when its member
+// targets under pools are g's (pool_reload.go).
+func (g *Gateway) keepers(models []Model, pools []Pool) map[string]*route {
 	keep := map[string]*route{}
 	for _, m := range models {
-		if old := g.models[m.Name]; old != nil && old.settings.Primary == m.Primary && slices.Equal(old.settings.Chain, m.Chain) {
+		if old := g.models[m.Name]; old != nil && old.settings.Primary == m.Primary && slices.Equal(old.settings.Chain, m.Chain) &&
+			samePools(m, g.cfg.Pools, pools) {
 			keep[m.Name] = old
 		}
 	}

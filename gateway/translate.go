@@ -218,6 +218,14 @@ func (x *exchange) translatesFirst() bool {
 		return false
 	}
 	tg := rt.targets[rt.mgr.ActiveModel()]
+	if tg != nil && tg.pool != nil {
+		for _, m := range tg.pool.members {
+			if m.up.wireFor(x.in.endpoint) != x.in.endpoint {
+				return true
+			}
+		}
+		return false
+	}
 	return tg != nil && tg.up.wireFor(x.in.endpoint) != x.in.endpoint
 }
 

@@ -169,7 +169,7 @@ func (res *result) translate() error {
 // (the attempt's context bounds it), without the client's per-request
 // copies; an error is an *url.Error, as Do returns.
 func (g *Gateway) roundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := g.transport.RoundTrip(req)
+	resp, err := g.transport.rt.RoundTrip(req)
 	if err == nil && resp == nil {
 		err = errors.New("the upstream transport returned no response and no error")
 	}

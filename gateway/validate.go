@@ -19,7 +19,8 @@ func (c Config) Validate() error {
 	ps.keys("client_keys", c.ClientKeys)
 	ps.keys("admin_keys", c.AdminKeys)
 	ups := ps.upstreams(c.Upstreams)
-	ps.models(c.Models, ups)
+	pools := ps.pools(c.Pools, ups)
+	ps.models(c.Models, ups, pools)
 	ps.retry(c.Retry)
 	ps.retryBudget(c.Retry)
 	ps.bounds(c.Timeouts, c.Limits)
@@ -47,6 +48,7 @@ func (ps *problems) upstreams(list []Upstream) map[string]int {
 	for i, u := range list {
 		p := fmt.Sprintf("upstreams[%d]", i)
 		ps.name(p, "upstreams", u.Name, "", ups, i)
+		ps.reservedUpstream(p, u.Name)
 		ps.upstreamAPI(p, u)
 		if u.BaseURL != "" || newCloud(u) == nil { // Bedrock's and Vertex's default from their region
 			ps.baseURL(p+".base_url", u.BaseURL)
@@ -128,8 +130,9 @@ func (ps *problems) baseURL(path, s string) {
 	}
 }
 
-// models checks the models list against the upstreams (ups: their names).
-func (ps *problems) models(list []Model, ups map[string]int) {
+// models checks the models list against the upstreams (ups: their names)
+// and the pools.
+func (ps *problems) models(list []Model, ups map[string]int, pools poolIndex) {
 	if len(list) == 0 {
 		ps.add("models", "at least one model is required")
 	}
@@ -137,7 +140,8 @@ func (ps *problems) models(list []Model, ups map[string]int) {
 	for i, m := range list {
 		p := fmt.Sprintf("models[%d]", i)
 		ps.name(p, "models", m.Name, " (that form addresses an upstream model directly)", names, i)
-		ps.chain(p, m, ups)
+		ps.chain(p, m, ups, pools)
+		ps.poolAndMember(p, m, pools)
 		ps.breaker(p+".breaker", m.Breaker)
 		ps.windowRules(p+".breaker", m.Breaker)
 		ps.backoff(p+".breaker", m.Breaker)
@@ -146,13 +150,13 @@ func (ps *problems) models(list []Model, ups map[string]int) {
 }
 
 // chain checks model m's primary and chain entries (m at path p): each a
-// reference to a known upstream, none repeated. A chain may mix wires: a
-// request reaches an entry on another wire translated (§8.1).
-func (ps *problems) chain(p string, m Model, ups map[string]int) {
+// reference to a known upstream or pool, none repeated. A chain may mix
+// wires: a request reaches an entry on another wire translated (§8.1).
+func (ps *problems) chain(p string, m Model, ups map[string]int, pools poolIndex) {
 	seen := map[string]string{}
-	ps.ref(p+".primary", m.Primary, ups, seen)
+	ps.ref(p+".primary", m.Primary, ups, pools, seen)
 	for j, e := range m.Chain {
-		ps.ref(fmt.Sprintf("%s.chain[%d]", p, j), e, ups, seen)
+		ps.ref(fmt.Sprintf("%s.chain[%d]", p, j), e, ups, pools, seen)
 	}
 	switch m.OnRefusal {
 	case "", "pass", "fallback":
@@ -161,10 +165,11 @@ func (ps *problems) chain(p string, m Model, ups map[string]int) {
 	}
 }
 
-// ref checks one upstream/model reference (at path): well formed, naming a
-// known upstream (ups), and not a duplicate of an earlier reference of the
-// same model; seen maps the references checked so far to their path.
-func (ps *problems) ref(path, ref string, ups map[string]int, seen map[string]string) {
+// ref checks one upstream/model or pool/<name> reference (at path): well
+// formed, naming a known upstream (ups) or pool, and not a duplicate of an
+// earlier reference of the same model; seen maps the references checked so
+// far to their path.
+func (ps *problems) ref(path, ref string, ups map[string]int, pools poolIndex, seen map[string]string) {
 	up, model, ok := strings.Cut(ref, "/")
 	switch {
 	case ref == "":
@@ -177,7 +182,9 @@ func (ps *problems) ref(path, ref string, ups map[string]int, seen map[string]st
 		ps.add(path, "must be at most %d bytes of printable text", MaxModelName)
 		return
 	}
-	if _, known := ups[up]; !known {
+	if up == poolUpstream {
+		ps.poolRef(path, model, pools)
+	} else if _, known := ups[up]; !known {
 		ps.add(path, "unknown upstream %q", up)
 	}
 	if prev, dup := seen[ref]; dup {

@@ -13,7 +13,8 @@ import (
 // attempt: the breaker's memory of the turn, the request's deadline, and
 // what each candidate did with the request, so that the next attempt goes
 // where it may still serve. It is the one value the attempt loop changes;
-// today its candidates are chain entries.
+// its candidates are chain entries and, inside a pool entry's attempt,
+// the pool's members.
 type walk struct {
 	att      fallback.Attempts // the breaker's memory of the turn
 	deadline deadlineContext
@@ -25,6 +26,7 @@ type walk struct {
 	refused  refusals
 	skips    skips
 	check    bodyCheck
+	pools    poolWalk // the request in the route's pools (pool_walk.go)
 }
 
 // mark is what a candidate did with the request, as a set of bits: one map

@@ -23,6 +23,9 @@ type Kind string
 const (
 	Model Kind = "model" // a model breaker (fallback.Manager)
 	Tool  Kind = "tool"  // a tool breaker (breaker.Breaker, usually in a health.Registry)
+	// Member is a pool member's breaker (breaker.Breaker of one deployment,
+	// named member@upstream/model by the gateway).
+	Member Kind = "member"
 )
 
 // Outcome is the value of the outcome label of loopctl_calls_total.
@@ -64,6 +67,13 @@ type Collector struct {
 	mu         sync.Mutex
 	managers   map[string]*fallback.Manager
 	registries []*health.Registry
+	sets       []breakerSet
+}
+
+// breakerSet is a source of breakers added with [Collector.AddBreakers].
+type breakerSet struct {
+	kind Kind
+	list func() []*breaker.Breaker
 }
 
 // NewCollector returns a Collector with no sources.
@@ -116,6 +126,16 @@ func (c *Collector) AddRegistry(r *health.Registry) {
 	if !slices.Contains(c.registries, r) {
 		c.registries = append(c.registries, r)
 	}
+	c.mu.Unlock()
+}
+
+// AddBreakers adds the state gauges of the breakers list returns, called
+// at every scrape (so the set may change), each labelled with its name
+// (Breaker.Name) and kind k. list must be safe for concurrent use, and its
+// breakers' names unique within k.
+func (c *Collector) AddBreakers(k Kind, list func() []*breaker.Breaker) {
+	c.mu.Lock()
+	c.sets = append(c.sets, breakerSet{kind: k, list: list})
 	c.mu.Unlock()
 }
 
@@ -252,6 +272,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		managers[i] = c.managers[n]
 	}
 	registries := slices.Clone(c.registries)
+	sets := slices.Clone(c.sets)
 	c.mu.Unlock()
 
 	for i, m := range managers {
@@ -264,6 +285,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		for _, h := range r.Summary() {
 			for _, s := range toolStates {
 				ch <- prometheus.MustNewConstMetric(c.state, prometheus.GaugeValue, oneHot(s == h.State), h.Tool, string(Tool), s.String())
+			}
+		}
+	}
+	for _, set := range sets {
+		for _, b := range set.list() {
+			cur := b.State()
+			for _, s := range toolStates {
+				ch <- prometheus.MustNewConstMetric(c.state, prometheus.GaugeValue, oneHot(s == cur), b.Name(), string(set.kind), s.String())
 			}
 		}
 	}

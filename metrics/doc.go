@@ -15,8 +15,10 @@
 //
 // kind is "model" for a model breaker (a fallback.Manager, named by the caller,
 // usually after its primary model) and "tool" for a tool breaker (named after
-// its tool); state is the State's String(): closed, open, half-open for tools,
-// primary, fallback, recovering for models.
+// its tool), "member" for a pool member's breaker (a breaker.Breaker of one
+// deployment, named by its Name: member@upstream/model in the gateway);
+// state is the State's String(): closed, open, half-open for tools and
+// members, primary, fallback, recovering for models.
 //
 // Sources are added by kind, so that each program wires what it has:
 //
@@ -30,7 +32,8 @@
 // [Collector.AddManager] and routes its OnTransition to
 // [Collector.ModelTransitions]; an MCP proxy adds its health.Registry with
 // [Collector.AddRegistry] and routes its OnStateChange to
-// [Collector.ToolTransitions]. Calls and retries that do not come from an
+// [Collector.ToolTransitions]; a gateway's pool member breakers come from
+// [Collector.AddBreakers], read at each scrape. Calls and retries that do not come from an
 // agent are counted with [Collector.CountCall] and [Collector.CountRetry].
 //
 // A Collector is safe for concurrent use.

@@ -39,7 +39,26 @@
     }
     chain.append(body);
     return el("div", { class: "card", "data-kind": "model", "data-breaker": m.name },
-      el("h3", {}, m.name + " ", badge(m.state)), dl, chain);
+      el("h3", {}, m.name + " ", badge(m.state)), dl, chain, ...(m.pools || []).map(poolTable));
+  }
+
+  // A pool entry's members, one row each: the member breaker's state, why
+  // it is out (and until when), the latency estimates, in flight, share.
+  function poolTable(p) {
+    const t = el("table", { class: "pool", "data-pool": p.entry },
+      el("thead", {}, el("tr", {}, el("th", {}, p.entry), el("th", {}, "state"), el("th", {}, "out until (why)"),
+        el("th", {}, "stream / whole"), el("th", {}, "in flight"), el("th", {}, "share"))));
+    const body = el("tbody");
+    for (const mb of p.members) {
+      const out = mb.open_reason ? (mb.open_until ? new Date(mb.open_until).toLocaleTimeString() : "until enabled") +
+        " (" + mb.open_reason + ")" : "—";
+      body.append(el("tr", { class: mb.disabled ? "failed" : "", "data-kind": "member", "data-member": mb.name },
+        el("td", {}, mb.name + (mb.weight !== 1 ? " ×" + mb.weight : "")), el("td", {}, badge(mb.state)),
+        el("td", { class: "cause" }, out), el("td", {}, (mb.stream || "—") + " / " + (mb.whole || "—")),
+        el("td", { class: "in-flight" }, mb.in_flight), el("td", { class: "share" }, (100 * mb.share).toFixed(0) + "%")));
+    }
+    t.append(body);
+    return t;
   }
 
   function render(st) {

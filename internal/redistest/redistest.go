@@ -171,6 +171,17 @@ func (s *Server) CommandStat(cmd string) (int64, error) {
 	return ParseCommandStat(info, cmd), nil
 }
 
+// Scripts returns the number of scripts the server has run: the calls of
+// EVALSHA and EVAL together, read from one INFO commandstats so that both
+// counts are of the same moment.
+func (s *Server) Scripts() (int64, error) {
+	info, err := s.Command("INFO", "commandstats")
+	if err != nil {
+		return 0, err
+	}
+	return ParseCommandStat(info, "evalsha") + ParseCommandStat(info, "eval"), nil
+}
+
 // ParseCommandStat extracts calls= for cmdstat_<cmd> from INFO commandstats
 // text; 0 if the command was never called.
 func ParseCommandStat(info, cmd string) int64 {

@@ -32,6 +32,12 @@ func TestServerAndProxy(t *testing.T) {
 	if _, err := s.Command("SET", "k", "v"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s.Command("EVAL", "return 1", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Scripts(); err != nil || n != 1 {
+		t.Fatalf("Scripts after one EVAL = %d, %v; want 1", n, err)
+	}
 	if err := s.Save(); err != nil {
 		t.Fatal(err)
 	}

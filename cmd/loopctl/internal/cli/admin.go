@@ -26,6 +26,10 @@ A thin client of a running gateway's admin API (docs/gateway.md, "Admin API"):
   loopctl admin reset MODEL                            back to the primary, every counter zeroed
   loopctl admin disable MODEL --entry UP/M [--ttl 1h] [--reason R]   a chain entry out of routing
   loopctl admin enable MODEL --entry UP/M              put it back
+  loopctl admin disable MODEL --member UP/M [--ttl 1h] [--reason R]  a pool member out of rotation
+                                                       (ttl at most 24h; in every pool that lists it)
+  loopctl admin enable MODEL --member UP/M             put it back
+  loopctl admin reset MODEL --member UP/M              that member's breaker closed, its trip count zeroed
   loopctl admin reload                                 re-read the config file (as SIGHUP), answer what changed
 
 The key comes from the environment variable LOOPCTL_ADMIN_KEY (sent as
@@ -44,6 +48,7 @@ const (
 type adminArgs struct {
 	action, model           string
 	url, ttl, reason, entry string
+	member                  string // a pool member (upstream/model): a member action
 	json                    bool
 	getenv                  func(string) string
 	seenTTL, seenReason     bool
@@ -64,7 +69,10 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		_, _ = stdout.Write(body)
 		return ExitOK
 	}
-	write := func() error { return writeAdmin(stdout, body, a.action == "breakers" && a.model == "") }
+	// A member action answers with every model whose pools list the
+	// member: a list, as GET /admin/breakers is.
+	list := a.action == "breakers" && a.model == "" || a.member != ""
+	write := func() error { return writeAdmin(stdout, body, list) }
 	if a.action == "reload" {
 		write = func() error { return writeReload(stdout, body) }
 	}
@@ -88,6 +96,7 @@ func parseAdmin(args []string, stdout, stderr io.Writer, getenv func(string) str
 	fs.StringVar(&a.ttl, "ttl", "", "hold or disable: how long (a Go duration: 10m, 1h30m)")
 	fs.StringVar(&a.reason, "reason", "", "hold or disable: why (e.g. an incident id), logged and shown")
 	fs.StringVar(&a.entry, "entry", "", "disable or enable: the chain entry (upstream/model)")
+	fs.StringVar(&a.member, "member", "", "disable, enable or reset: the pool member (upstream/model), in every pool that lists it")
 	fs.BoolVar(&a.json, "json", false, "print the API's JSON instead of a table")
 	var pos []string
 	for rest := args; ; {
@@ -126,8 +135,8 @@ func (a *adminArgs) check(npos int) string {
 		}
 		return ""
 	case "reload":
-		if npos > 1 || a.seenTTL || a.seenReason || a.entry != "" {
-			return "reload takes no model, --ttl, --reason or --entry"
+		if npos > 1 || a.seenTTL || a.seenReason || a.entry != "" || a.member != "" {
+			return "reload takes no model, --ttl, --reason, --entry or --member"
 		}
 		return ""
 	case "hold", "release", "reset", "disable", "enable":
@@ -137,10 +146,14 @@ func (a *adminArgs) check(npos int) string {
 	switch {
 	case npos != 2:
 		return a.action + " takes one model"
+	case a.member != "" && (a.action == "hold" || a.action == "release"):
+		return "there is no member hold: disable the member with --ttl (at most 24h), and enable it to put it back"
+	case a.member != "" && a.entry != "":
+		return "--member and --entry do not go together: one names a pool member, the other a chain entry"
 	case a.action == "hold" && a.ttl == "":
 		return "hold needs --ttl (at most 24h)"
-	case (a.action == "disable" || a.action == "enable") && a.entry == "":
-		return a.action + " needs --entry UPSTREAM/MODEL"
+	case (a.action == "disable" || a.action == "enable") && a.entry == "" && a.member == "":
+		return a.action + " needs --entry UPSTREAM/MODEL (a chain entry) or --member UPSTREAM/MODEL (a pool member)"
 	}
 	return ""
 }
@@ -150,6 +163,9 @@ func (a *adminArgs) body() []byte {
 	m := map[string]string{"action": a.action}
 	if a.entry != "" {
 		m["entry"] = a.entry
+	}
+	if a.member != "" {
+		m["member"] = a.member
 	}
 	if a.seenTTL {
 		m["ttl"] = a.ttl

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,6 +44,13 @@ func writeBreakerTable(w io.Writer, vs []gateway.BreakerView, now time.Time) {
 		for _, e := range v.Chain {
 			if e.Disabled {
 				off = append(off, e.Model)
+			}
+		}
+		for _, p := range v.Pools {
+			for _, m := range p.Members {
+				if m.Disabled && !slices.Contains(off, m.Member+" (member)") { // two pools of one model may list it
+					off = append(off, m.Member+" (member)")
+				}
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", v.Model, v.State, orDash(v.Routed),
@@ -91,8 +99,43 @@ func writeBreaker(w io.Writer, v gateway.BreakerView, now time.Time) {
 		}
 		row("chain", "%s  strikes %d / %d  %s", e.Model, e.Strikes, t.MaxFailCount, state)
 	}
+	for _, p := range v.Pools {
+		for _, m := range p.Members {
+			row(p.Entry, "%s", memberText(m, now))
+		}
+	}
 	row("shared", "%s", yesNo(v.Shared))
 	tw.Flush()
+}
+
+// memberText is one pool member's line: "up/a ×2  open until …
+// (recovery_timeout)  trips 1  stream 1.2s / whole -  in flight 3  share 40%",
+// and a manual disable's reason and admin key.
+func memberText(m gateway.MemberView, now time.Time) string {
+	s := m.Member
+	if m.Weight != 1 {
+		s += fmt.Sprintf(" ×%g", m.Weight)
+	}
+	s += "  " + m.State.String()
+	if m.OpenReason != "" {
+		when := "until enabled"
+		if m.OpenUntil != nil {
+			when = "until " + until(m.OpenUntil, now)
+		}
+		s += ", out " + when + " (" + m.OpenReason + ")"
+	}
+	s += fmt.Sprintf("  trips %d  stream %s / whole %s  in flight %d  share %.0f%%", m.Trips,
+		orDash(m.Latency.Stream), orDash(m.Latency.Whole), m.InFlight, 100*m.Share)
+	if m.Disabled && (m.DisabledReason != "" || m.DisabledBy != "") {
+		s += "  disabled"
+		if m.DisabledReason != "" {
+			s += ": " + m.DisabledReason
+		}
+		if m.DisabledBy != "" {
+			s += " (by " + m.DisabledBy + ")"
+		}
+	}
+	return s
 }
 
 // windowText describes the failure-rate window's rules in force

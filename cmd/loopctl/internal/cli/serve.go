@@ -118,6 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := s.cfg.Validate(); err != nil {
 		return configProblems(stderr, *configPath, err)
 	}
+	configWarnings(stderr, *configPath, s.cfg)
 	if err := preflight(s.cfg); err != nil {
 		fmt.Fprintf(stderr, "loopctl serve: %v\n", err)
 		return ExitUsage
@@ -305,11 +306,14 @@ func (s serveSettings) logHandler(stderr io.Writer) slog.Handler {
 }
 
 // shareThroughStore points the gateway's options at the shared store: model
-// breakers, the store's mode and the previous_response_id pins.
+// breakers, the store's mode, the previous_response_id pins, and the pools'
+// member breakers and member disables.
 func shareThroughStore(opts *gateway.Options, store *fleet.Store) {
 	opts.Backend = store.ModelBackend
 	opts.StoreMode = storeMode(store)
-	opts.Responses = store.ResponsePins() // previous_response_id pins, shared (GATEWAY.md §6)
+	opts.Responses = store.ResponsePins()    // previous_response_id pins, shared (GATEWAY.md §6)
+	opts.MemberBackend = store.ToolBackend() // member@<upstream>/<model> (GATEWAY.md §11.5)
+	opts.MemberDisables = store.MemberDisables()
 }
 
 // listen opens cfg's listen address (or the default) with the connection

@@ -1,97 +1,14 @@
 package cli
 
 import (
-	"bytes"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/loopctl/loopctl-go/fleet"
 	"github.com/loopctl/loopctl-go/gateway"
 	"github.com/loopctl/loopctl-go/internal/redistest"
-	"github.com/loopctl/loopctl-go/llmtest"
 )
-
-// replicaLog is a log's buffer that a store's messages may write to while
-// the test reads it.
-type replicaLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *replicaLog) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// line returns the latest breaker line that holds every one of has.
-func (b *replicaLog) line(has ...string) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	found := ""
-	for _, l := range strings.Split(b.buf.String(), "\n") {
-		ok := strings.Contains(l, `"msg":"breaker"`)
-		for _, h := range has {
-			ok = ok && strings.Contains(l, h)
-		}
-		if ok {
-			found = l
-		}
-	}
-	return found
-}
-
-// replica is one serve process's gateway, sharing its breakers through the
-// store at addr as serve does, with its breaker log.
-func replica(t *testing.T, cfg gateway.Config, addr string) (*httptest.Server, *replicaLog) {
-	t.Helper()
-	buf := &replicaLog{}
-	log := slog.New(slog.NewJSONHandler(buf, nil))
-	opts := gateway.Options{OnTransition: logTransitions(log)}
-	st, closeStore, ok := fleetStore(gateway.Store{Redis: "redis://" + addr, Prefix: "opsfleet"}, &opts, log, io.Discard)
-	if !ok {
-		t.Fatal("the store did not open")
-	}
-	t.Cleanup(closeStore)
-	gw, err := gateway.New(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gw.Close)
-	joined(t, st)
-	srv := httptest.NewServer(gw)
-	t.Cleanup(srv.Close)
-	return srv, buf
-}
-
-// joined waits, bounded, until st has subscribed, re-read its breakers and
-// answers: a replica is part of the fleet only from then on. Before, an
-// act's messages may not reach it (they are re-read, named, after its
-// subscription: fleet's TestFleetActOfAReRead), and under -race on a busy
-// machine its first call may exceed the 50 ms StoreTimeout, so that it
-// runs locally for a RetryInterval and joins with the store's state
-// silently, as any replica that was down does: no act to log then.
-func joined(t *testing.T, st *fleet.Store) {
-	t.Helper()
-	end := time.Now().Add(5 * time.Second)
-	select {
-	case <-st.Ready():
-	case <-time.After(time.Until(end)):
-		t.Fatal("the replica's store did not subscribe within 5s")
-	}
-	for !st.Up() {
-		if time.Now().After(end) {
-			t.Fatal("the replica's store did not answer within 5s")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // TestFleetTransitionLogNamesTheOperator: two serve replicas share their
 // breakers through one real redis-server; a hold, a disable with a TTL, an
@@ -102,28 +19,14 @@ func joined(t *testing.T, st *fleet.Store) {
 // name, never the key.
 func TestFleetTransitionLogNamesTheOperator(t *testing.T) {
 	store := redistest.Start(t)
-	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
-	defer up.Close()
-	cfg := gateway.Config{
-		Upstreams:  []gateway.Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk"}},
-		Models:     []gateway.Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b", "up/c"}}},
-		AdminKeys:  []gateway.ClientKey{{Name: "oncall", Key: "sk-admin"}},
-		ClientKeys: []gateway.ClientKey{{Name: "app", Key: "sk-app"}},
-	}
-	a, _ := replica(t, cfg, store.Addr())
-	_, logB := replica(t, cfg, store.Addr())
+	cfg := transitionConfig(t, "up/b", "up/c")
+	cfg.ClientKeys = []gateway.ClientKey{{Name: "app", Key: "sk-app"}}
+	a, _ := loggingGateway(t, cfg, store.Addr())
+	_, logB := loggingGateway(t, cfg, store.Addr())
 	post := func(path, key, body string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, a.URL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := a.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s %s: %d", path, body, resp.StatusCode)
+		if code := postAs(t, a, path, key, body); code != http.StatusOK {
+			t.Fatalf("%s %s: %d", path, body, code)
 		}
 	}
 	admin := func(body string) { post("/admin/breakers/smart", "sk-admin", body) }
@@ -184,10 +87,7 @@ return table.concat(out, '\n')`
 	if strings.Contains(stored, "sk-admin") || !strings.Contains(stored, "(by oncall)") {
 		t.Errorf("the store should hold the admin key's name and never the key; it holds:\n%s", stored)
 	}
-	logB.mu.Lock()
-	leaked := strings.Contains(logB.buf.String(), "sk-admin")
-	logB.mu.Unlock()
-	if leaked {
+	if strings.Contains(logB.String(), "sk-admin") {
 		t.Error("the second replica's log holds the admin key")
 	}
 }

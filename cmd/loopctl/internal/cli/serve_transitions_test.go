@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loopctl/loopctl-go/fallback"
-	"github.com/loopctl/loopctl-go/gateway"
-	"github.com/loopctl/loopctl-go/llmtest"
 )
 
 // TestTransitionLogNamesTheOperator: serve's breaker log line for a
@@ -62,39 +59,11 @@ func TestTransitionLogNamesTheOperator(t *testing.T) {
 // TestTransitionLogOfAnAdminHold: the line serve logs for a hold made
 // through POST /admin/breakers/{model} names the admin key.
 func TestTransitionLogOfAnAdminHold(t *testing.T) {
-	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
-	defer up.Close()
-	var buf bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&buf, nil))
-	cfg := gateway.Config{
-		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk"}},
-		Models:    []gateway.Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b"}}},
-		AdminKeys: []gateway.ClientKey{{Name: "oncall", Key: "sk-admin"}},
+	srv, log := loggingGateway(t, transitionConfig(t, "up/b"), "")
+	if code := postAs(t, srv, "/admin/breakers/smart", "sk-admin", `{"action":"hold","ttl":"10m","reason":"INC-42"}`); code != http.StatusOK {
+		t.Fatalf("hold: %d (log %s)", code, log)
 	}
-	gw, err := gateway.New(cfg, gateway.Options{OnTransition: logTransitions(log)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gw.Close()
-	srv := httptest.NewServer(gw)
-	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/admin/breakers/smart", strings.NewReader(`{"action":"hold","ttl":"10m","reason":"INC-42"}`))
-	req.Header.Set("Authorization", "Bearer sk-admin")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("hold: %d (log %s)", resp.StatusCode, buf.String())
-	}
-	line := ""
-	for _, l := range strings.Split(buf.String(), "\n") {
-		if strings.Contains(l, `"msg":"breaker"`) {
-			line = l
-		}
-	}
+	line := log.line()
 	for _, w := range []string{`"reason":"up/a held by an operator (oncall) until `, `: INC-42"`, `"by":"oncall"`, `"action":"hold"`} {
 		if !strings.Contains(line, w) {
 			t.Errorf("breaker line lacks %s: %q", w, line)
@@ -107,22 +76,7 @@ func TestTransitionLogOfAnAdminHold(t *testing.T) {
 // admin key, as a hold's and a disable's do, though the library's Enable
 // and Reset take no reason.
 func TestTransitionLogOfAdminEnableAndReset(t *testing.T) {
-	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
-	defer up.Close()
-	var buf bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&buf, nil))
-	cfg := gateway.Config{
-		Upstreams: []gateway.Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk"}},
-		Models:    []gateway.Model{{Name: "smart", Primary: "up/a", Chain: []string{"up/b", "up/c"}}},
-		AdminKeys: []gateway.ClientKey{{Name: "oncall", Key: "sk-admin"}},
-	}
-	gw, err := gateway.New(cfg, gateway.Options{OnTransition: logTransitions(log)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gw.Close()
-	srv := httptest.NewServer(gw)
-	defer srv.Close()
+	srv, log := loggingGateway(t, transitionConfig(t, "up/b", "up/c"), "")
 	acts := []struct {
 		body string
 		want []string // in the act's last breaker line
@@ -133,24 +87,11 @@ func TestTransitionLogOfAdminEnableAndReset(t *testing.T) {
 		{`{"action":"reset"}`, []string{`"reason":"reset by an operator (oncall)"`, `"action":"reset"`, `"by":"oncall"`}},
 	}
 	for _, a := range acts {
-		buf.Reset()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/admin/breakers/smart", strings.NewReader(a.body))
-		req.Header.Set("Authorization", "Bearer sk-admin")
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
+		log.reset()
+		if code := postAs(t, srv, "/admin/breakers/smart", "sk-admin", a.body); code != http.StatusOK {
+			t.Fatalf("%s: %d (log %s)", a.body, code, log)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d (log %s)", a.body, resp.StatusCode, buf.String())
-		}
-		line := ""
-		for _, l := range strings.Split(buf.String(), "\n") {
-			if strings.Contains(l, `"msg":"breaker"`) {
-				line = l
-			}
-		}
+		line := log.line()
 		for _, w := range a.want {
 			if !strings.Contains(line, w) {
 				t.Errorf("%s: breaker line lacks %s: %q", a.body, w, line)
