@@ -140,12 +140,12 @@ func parseAct(payload string) (*opAct, bool) {
 	return &opAct{ep: ep, v: v, name: f[2], reason: strings.ToValidUTF8(rest, ""), until: until}, true
 }
 
-// spans returns the act a re-read found in the store (the latest act) if
-// the step from cur to the state (ep, v) the re-read found contains it: the
-// act made a state of that incarnation newer than cur's and no newer than
-// (ep, v). A later act's message is still to come; an older one was seen.
-func spans(a *opAct, cur *modelMirror, ep, v uint64) *opAct {
-	if a == nil || a.ep != ep || a.v > v || (cur.ep == ep && a.v <= cur.v) {
+// madeBy returns a if it is the act that made the state (ep, v), else nil:
+// an act found in a reply or a re-read (the store keeps the latest) names
+// only the state it made, never a later one another change made since (a
+// trip after a disable is no disable).
+func madeBy(a *opAct, ep, v uint64) *opAct {
+	if a == nil || a.ep != ep || a.v != v {
 		return nil
 	}
 	return a

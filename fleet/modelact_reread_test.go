@@ -30,6 +30,16 @@ func deafen(s *Store) ([]member, func()) {
 	}
 }
 
+// breakerOf returns the one model breaker of s.
+func breakerOf(t *testing.T, s *Store) *ModelBreaker {
+	t.Helper()
+	ms := s.snapshotMembers()
+	if len(ms) != 1 {
+		t.Fatalf("the Store has %d breakers, want 1", len(ms))
+	}
+	return ms[0].(*ModelBreaker)
+}
+
 // TestFleetActOfAReRead: a replica that missed an act's messages (they
 // were published before its subscription, or while it reconnected) and
 // learns of the act by re-reading the store, as the watcher does after
@@ -85,5 +95,45 @@ func TestFleetActOfAReRead(t *testing.T) {
 				t.Errorf("%s: replica %d reports %+v, want %+v", st.name, r+1, got, st.want)
 			}
 		}
+	}
+}
+
+// TestFleetActOfAReply: a replica whose own call's reply shows it another
+// process's act before the act's messages reach it (a turn begun just
+// before the hold and failed after it) reports the hold with its reason and end from that
+// reply; the messages that come later make no second transition. The
+// order is made: the second replica hears the messages only after its
+// call.
+func TestFleetActOfAReply(t *testing.T) {
+	srv := redistest.Start(t)
+	var clock atomic.Int64
+	clock.Store(1_800_000_000_000_000)
+	ms, ops, logs := actFleet(t, srv, &clock, "reply")
+	s2 := ops[1].(modelBackend).s
+	hold := time.UnixMicro(clock.Load() + 10*time.Minute.Microseconds())
+	want := fallback.Transition{From: fallback.Primary, To: fallback.Fallback, FromModel: "a", ToModel: "b",
+		Manual: "hold", Reason: "INC-42 (by oncall)", Until: hold}
+	_, hear := deafen(s2)
+	if err := ops[0].Operate("hold", "", "INC-42 (by oncall)", hold); err != nil {
+		t.Fatal(err)
+	}
+	tk, err := ms[1].Begin() // in Primary: no round trip
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.Failure(fallback.Transient) // begun before the hold: stale; its reply is the first news of the hold
+	hear()
+	if err := ops[0].Operate("disable", "c", "", time.Time{}); err != nil {
+		t.Fatal(err) // a later act whose messages come after the hold's
+	}
+	b1, b2 := breakerOf(t, ops[0].(modelBackend).s), breakerOf(t, s2)
+	eventually(t, 2*time.Second, "replica 2 hears the disable", func() bool { return b2.mirror.Load().v == b1.mirror.Load().v })
+	if n := logs[1].len(); n != 1 {
+		t.Fatalf("replica 2 reports %d transitions, want 1", n)
+	}
+	got, _ := logs[1].last()
+	got.At = time.Time{}
+	if got != want {
+		t.Errorf("replica 2 reports %+v, want %+v", got, want)
 	}
 }

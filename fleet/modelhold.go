@@ -205,31 +205,27 @@ func (m *ModelBreaker) setReason(nm *modelMirror, note string, at reasonAt) bool
 }
 
 // readNotes reads the reasons of the hold and the disables, as notes
-// ("item reason": "" for none written), and the latest act (hash field a;
-// nil: none), in one read.
-func (m *ModelBreaker) readNotes(ctx context.Context) ([]string, *opAct, error) {
-	fields := make([]string, 0, m.n+2)
+// ("item reason": "" for none written), in one read.
+func (m *ModelBreaker) readNotes(ctx context.Context) ([]string, error) {
+	fields := make([]string, 0, m.n+1)
 	fields = append(fields, "hr")
 	for i := range m.n {
 		fields = append(fields, "dr"+strconv.Itoa(i))
 	}
-	fields = append(fields, "a")
 	c := m.s.client
 	vs, err := c.Do(ctx, c.B().Hmget().Key(m.keys[0]).Field(fields...).Build()).ToArray()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(vs) != len(fields) {
-		return nil, nil, errShortReply
+		return nil, errShortReply
 	}
-	notes := make([]string, m.n+1)
-	for i, v := range vs[:m.n+1] {
+	notes := make([]string, len(vs))
+	for i, v := range vs {
 		r, _ := v.ToString() // nil: no reason written
 		notes[i] = strconv.Itoa(i-1) + " " + r
 	}
-	a, _ := vs[m.n+1].ToString()
-	act, _ := parseAct(a)
-	return notes, act, nil
+	return notes, nil
 }
 
 // held reports whether the mirror's state is a hold in force at now (µs).

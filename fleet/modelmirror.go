@@ -15,15 +15,15 @@ import (
 // with the disables' ends du (nil: none), the trip count and closedAt k
 // (nil: an older process's message: kept) and the reasons a change
 // message or a re-read carries (notes: "item reason" each); act is the
-// operator's act that made the state or, from a re-read, the latest act
-// (nil: none known, or the one a change message announced), named only if
-// the step from the mirror to the state contains it (spans). The reasons
+// operator's act that made the state or the latest act a reply or a
+// re-read found (nil: none known, or the one a change message announced),
+// named only if it made this state (madeBy). The reasons
 // are set before the transition is made, so that it names them (stamp).
 func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, act *opAct, notes ...string) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	ep, v := uint64(x[0]), uint64(x[1])
-	act = spans(m.announced(act, ep, v), cur, ep, v)
+	act = madeBy(m.announced(act, ep, v), ep, v)
 	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
 		nm := *cur // an older state may still carry a reason newer than the mirror's
 		changed := false
@@ -139,20 +139,20 @@ func (m *ModelBreaker) onMessage(payload string) {
 	m.apply(x, du, k, nil, nil, note)
 }
 
-// sync re-reads the store's state (the store wins), with the reasons of
-// the hold and the disables and the latest act, and applies them together:
-// the transition a re-read makes (at start, after a reconnect: the
-// messages were missed) names the operator's act, its reason and its end
-// as the messages would have (modelact.go), never a hold with no reason.
-// The reasons and the act are read just after the state, so they are at
-// least as new as it; an act newer than the state is not this step's.
+// sync re-reads the store's state (the store wins), with the act that made
+// it (the script's reply names it; modelLua) and the reasons of the hold
+// and the disables, and applies them together: the transition a re-read
+// makes (at start, after a reconnect: the messages were missed) names the
+// operator's act, its reason and its end as the messages would have
+// (modelact.go), never a hold with no reason. The reasons are read just
+// after the state, so they are at least as new as it.
 func (m *ModelBreaker) sync(ctx context.Context) error {
 	before := m.mirror.Load()
-	v, err := m.eval(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{})
+	v, act, err := m.eval(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{}, before)
 	if err != nil {
 		return err
 	}
-	notes, act, err := m.readNotes(ctx)
+	notes, err := m.readNotes(ctx)
 	if err != nil {
 		return err
 	}
