@@ -41,7 +41,10 @@ type MemberState struct {
 	OpenUntil  *time.Time `json:"open_until,omitempty"`
 	OpenReason string     `json:"open_reason,omitempty"`
 	Disabled   bool       `json:"disabled"`
-	Trips      int        `json:"trips"`
+	// DisabledReason is the reason a disable by hand gave, with the admin
+	// key's name as the gateway stores it.
+	DisabledReason string `json:"disabled_reason,omitempty"`
+	Trips          int    `json:"trips"`
 	// Stream and Whole are the latency estimates (Go durations; "" without
 	// a recent sample), InFlight its attempts in flight and Share its part
 	// of the pool's last minute of requests.

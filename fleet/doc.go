@@ -33,6 +33,11 @@
 // state written, and [StoreName] names a breaker by its primary and chain so
 // that a reload keeps it exactly when they are unchanged.
 //
+// A gateway's pools share their member breakers through [Store.ToolBackend]
+// (named member@<upstream>/<model>) and the members disabled by hand through
+// [Store.MemberDisables]: a key per disabled member with its TTL on the
+// store's clock, read from a mirror with no round trip.
+//
 // This is the only package of the module that imports a Redis client
 // (github.com/redis/rueidis).
 package fleet

@@ -32,12 +32,14 @@ type MemberDisables struct {
 	s    *Store
 	mu   sync.Mutex                            // serializes Watch's writers
 	offs atomic.Pointer[map[string]*memberOff] // watched members, copied on write
+	on   atomic.Int32                          // watched members whose mirror is on (Any)
 }
 
 // memberOff is the mirror of one member's disable, a member of its Store
 // (fed by the member's channel, re-read after a reconnection).
 type memberOff struct {
 	s              *Store
+	on             *atomic.Int32 // its MemberDisables' count of members on
 	key, vkey, chn string
 	st             atomic.Pointer[offState]
 }
@@ -75,7 +77,7 @@ func (d *MemberDisables) Watch(refs ...string) {
 			continue
 		}
 		key := d.s.key("mdis", ref)
-		m := &memberOff{s: d.s, key: key, vkey: key + ":v", chn: key + ":ch"}
+		m := &memberOff{s: d.s, on: &d.on, key: key, vkey: key + ":v", chn: key + ":ch"}
 		m.st.Store(&offState{})
 		next[ref] = m
 		add = append(add, m)
@@ -155,6 +157,7 @@ func (d *MemberDisables) Disabled(ref string, now time.Time) (until time.Time, r
 	}
 	if st.until != 0 {
 		if d.s.clock.toStore(now) >= st.until {
+			m.swap(st, &offState{v: st.v}) // ended: no message says so (the key expires)
 			return time.Time{}, "", "", false
 		}
 		until = d.s.clock.toLocal(st.until)
@@ -162,11 +165,31 @@ func (d *MemberDisables) Disabled(ref string, now time.Time) (until time.Time, r
 	return until, st.reason, st.by, true
 }
 
+// Any reports whether any watched member's mirror holds a disable (one
+// atomic load: no lock, no clock): false means Disabled is false for every
+// member. A disable whose end has passed counts until a read ends it.
+func (d *MemberDisables) Any() bool { return d.on.Load() > 0 }
+
+// swap replaces the mirror's state cur with st, keeping the count of
+// members on; false if the state is no longer cur.
+func (m *memberOff) swap(cur, st *offState) bool {
+	if !m.st.CompareAndSwap(cur, st) {
+		return false
+	}
+	switch {
+	case st.on && !cur.on:
+		m.on.Add(1)
+	case cur.on && !st.on:
+		m.on.Add(-1)
+	}
+	return true
+}
+
 // apply takes st, written at its version, unless the mirror has a newer one.
 func (m *memberOff) apply(st *offState) {
 	for {
 		cur := m.st.Load()
-		if st.v < cur.v || m.st.CompareAndSwap(cur, st) {
+		if st.v < cur.v || m.swap(cur, st) {
 			return
 		}
 	}
@@ -181,7 +204,7 @@ func (m *memberOff) local(until time.Time, reason, by string, on bool) {
 		if on && !until.IsZero() {
 			st.until = m.s.clock.toStore(until)
 		}
-		if m.st.CompareAndSwap(cur, st) {
+		if m.swap(cur, st) {
 			return
 		}
 	}
@@ -245,7 +268,7 @@ func (m *memberOff) sync(ctx context.Context) error {
 	}
 	for {
 		cur := m.st.Load()
-		if (cur != before && st.v < cur.v) || m.st.CompareAndSwap(cur, st) {
+		if (cur != before && st.v < cur.v) || m.swap(cur, st) {
 			return nil
 		}
 	}

@@ -35,6 +35,9 @@ func TestMemberDisablesAcrossProcesses(t *testing.T) {
 	if _, _, _, ok := p2.Disabled("b/x", now()); ok {
 		t.Fatal("b/x disabled too")
 	}
+	if !p1.Any() || !p2.Any() {
+		t.Fatalf("Any: p1 %v, p2 %v with a/x disabled", p1.Any(), p2.Any())
+	}
 	pttl, err := srv.Command("PTTL", "{md:mdis:a/x}")
 	if ms, _ := strconv.Atoi(pttl); err != nil || ms <= 3_590_000 || ms > 3_600_000 {
 		t.Fatalf("the disabled member's key: PTTL %q %v, want about 1h", pttl, err)
@@ -49,6 +52,9 @@ func TestMemberDisablesAcrossProcesses(t *testing.T) {
 	for i, d := range []*MemberDisables{p1, p2} {
 		if _, _, _, ok := d.Disabled("a/x", now()); ok {
 			t.Fatalf("p%d: still disabled at its end", i+1)
+		}
+		if d.Any() {
+			t.Fatalf("p%d: Any after the only disable ended", i+1)
 		}
 	}
 	p1.Disable("b/x", time.Time{}, "drain", "ops")
@@ -107,7 +113,7 @@ func TestMemberDisablesWhileTheStoreIsDown(t *testing.T) {
 // TestMemberOffOrder: a mirror keeps the newest write, whatever order the
 // replies and messages reach it in.
 func TestMemberOffOrder(t *testing.T) {
-	m := &memberOff{}
+	m := &memberOff{on: new(atomic.Int32)}
 	m.st.Store(&offState{})
 	steps := []struct {
 		msg    string
@@ -121,8 +127,8 @@ func TestMemberOffOrder(t *testing.T) {
 	}
 	for i, s := range steps {
 		m.onMessage(s.msg)
-		if got := m.st.Load().on; got != s.wantOn {
-			t.Fatalf("step %d (%s): on %v, want %v", i, s.msg, got, s.wantOn)
+		if got := m.st.Load().on; got != s.wantOn || (m.on.Load() == 1) != s.wantOn {
+			t.Fatalf("step %d (%s): on %v (count %d), want %v", i, s.msg, got, m.on.Load(), s.wantOn)
 		}
 	}
 	if st := m.st.Load(); st.v != 12 || st.until != 99 || st.by != "" || st.reason != "r" {

@@ -35,16 +35,15 @@ func poolAdminConfig() Config {
 	}
 }
 
-// newPoolFixture is newFixture for a config with pools, built as New
-// builds a validated config.
+// newPoolFixture is newFixture for a config with pools.
 func newPoolFixture(t *testing.T, cfg Config, opt Options) *fixture {
 	t.Helper()
 	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
 	cfg.Upstreams = append([]Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk-upstream"}}, cfg.Upstreams...)
-	gw, err := build(cfg, opt)
+	gw, err := New(cfg, opt)
 	if err != nil {
 		up.Close()
-		t.Fatalf("build: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	srv := httptest.NewServer(gw)
 	f := &fixture{t: t, up: up, gw: gw, srv: srv}

@@ -179,7 +179,8 @@ func (g *Gateway) dashboardPools(model string) []dashboard.PoolState {
 		ps := dashboard.PoolState{Entry: pv.Entry, Members: make([]dashboard.MemberState, 0, len(pv.Members))}
 		for _, m := range pv.Members {
 			ps.Members = append(ps.Members, dashboard.MemberState{Name: m.Member, Weight: m.Weight, State: m.State,
-				OpenUntil: m.OpenUntil, OpenReason: m.OpenReason, Disabled: m.Disabled, Trips: m.Trips,
+				OpenUntil: m.OpenUntil, OpenReason: m.OpenReason, Disabled: m.Disabled,
+				DisabledReason: signed(m.DisabledReason, m.DisabledBy), Trips: m.Trips,
 				Stream: m.Latency.Stream, Whole: m.Latency.Whole, InFlight: m.InFlight, Share: m.Share})
 		}
 		out = append(out, ps)

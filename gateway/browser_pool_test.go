@@ -38,7 +38,7 @@ func TestBrowserDashboardShowsMembers(t *testing.T) {
 	f.admin("/admin/breakers/claude", `{"action":"disable","member":"up/b","reason":"INC-9"}`, "").members(t)
 	shown := `document.querySelector('` + row("up/a") + ` .state')?.textContent === "open" &&
 		document.querySelector('` + row("up/a") + ` .cause')?.textContent.includes("recovery_timeout") &&
-		document.querySelector('` + row("up/b") + ` .cause')?.textContent === "until enabled (manual)"`
+		document.querySelector('` + row("up/b") + ` .cause')?.textContent === "until enabled (manual): INC-9"`
 	if _, err := chromedp.Run(bctx, chromedp.Poll[bool](shown, chromedp.WithPollingTimeout(2*time.Second))); err != nil {
 		a, _ := browsertest.Text(bctx, row("up/a"))
 		b, _ := browsertest.Text(bctx, row("up/b"))

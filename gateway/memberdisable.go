@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopctl/loopctl-go/pool"
@@ -17,8 +18,11 @@ import (
 // the store's clock) behind the same methods. Safe for concurrent use; the
 // zero value is ready.
 type memberDisables struct {
-	mu     sync.Mutex
-	on     map[string]memberDisable
+	mu sync.Mutex
+	on map[string]memberDisable
+	// n is len(on), read without the lock: with no disable (the usual
+	// case) the walk's admission takes no lock and reads no clock.
+	n      atomic.Int32
 	shared MemberDisableStore // nil: the set above, this process only (pools_fleet.go)
 }
 
@@ -43,6 +47,7 @@ func (d *memberDisables) disable(ref string, until time.Time, reason, by string)
 		d.on = map[string]memberDisable{}
 	}
 	d.on[ref] = memberDisable{until: until, reason: reason, by: by}
+	d.n.Store(int32(len(d.on)))
 }
 
 // enable puts the member ref back in rotation (a member not disabled: no
@@ -54,6 +59,7 @@ func (d *memberDisables) enable(ref string) {
 	}
 	d.mu.Lock()
 	delete(d.on, ref)
+	d.n.Store(int32(len(d.on)))
 	d.mu.Unlock()
 }
 
@@ -67,7 +73,7 @@ func (d *memberDisables) disabled(ref string, now time.Time) (until time.Time, o
 // lookup returns the disable of ref in force at now, ending it if its end
 // has come.
 func (d *memberDisables) lookup(ref string, now time.Time) (memberDisable, bool) {
-	if d == nil {
+	if d.none() {
 		return memberDisable{}, false
 	}
 	if d.shared != nil {
@@ -79,6 +85,7 @@ func (d *memberDisables) lookup(ref string, now time.Time) (memberDisable, bool)
 	v, ok := d.on[ref]
 	if ok && !v.until.IsZero() && !now.Before(v.until) {
 		delete(d.on, ref)
+		d.n.Store(int32(len(d.on)))
 		return memberDisable{}, false
 	}
 	return v, ok
@@ -99,12 +106,28 @@ func (d *memberDisables) keep(listed func(ref string) bool) {
 			delete(d.on, ref)
 		}
 	}
+	d.n.Store(int32(len(d.on)))
+}
+
+// none reports whether no member is disabled (nil: none); a shared set
+// answers from its mirror, with no lock and no clock either.
+func (d *memberDisables) none() bool {
+	switch {
+	case d == nil:
+		return true
+	case d.shared != nil:
+		return !d.shared.Any()
+	}
+	return d.n.Load() == 0
 }
 
 // disabledMember reports whether the pool member ref is disabled by hand
 // now: the walk's admission leaves it out (pool.Need.CanServe), in every
 // pool that lists it.
 func (g *Gateway) disabledMember(ref string) bool {
+	if g.pools.off.none() {
+		return false
+	}
 	_, ok := g.pools.off.disabled(ref, g.now())
 	return ok
 }

@@ -27,7 +27,7 @@ const (
 	poolOutSuccess   memberOutcome = "success"    // the member served
 	poolOutFailure   memberOutcome = "failure"    // a failure with a verdict (5xx, a timeout, a connection error)
 	poolOutRateLimit memberOutcome = "rate_limit" // a throttle, an overload or an exhausted quota
-	poolOutCancel    memberOutcome = "cancel"     // the client left, or a hedge's rival won
+	poolOutCancel    memberOutcome = "cancel"     // the client left, or a hedge's rival won (its wait may count against the member all the same: pool.Attempt.Lose)
 	poolOutNoVerdict memberOutcome = "no_verdict" // an answer with no verdict (a malformed request, a refusal)
 )
 
@@ -71,6 +71,20 @@ func (m *meters) addPools(g *Gateway) {
 // member attempt, where it settles the attempt.
 func (m *meters) poolAttempt(pool, member string, o memberOutcome) {
 	m.counter(m.poolRequests, pool, member, string(o), "").Inc()
+}
+
+// countSettled counts a member attempt on mt, a member target of one of
+// g's pools, settled with outcome o, under the pool that lists mt (each
+// pool has its own member targets).
+func (g *Gateway) countSettled(mt *target, o memberOutcome) {
+	for _, pd := range g.pools.order {
+		for _, m := range pd.members {
+			if m == mt {
+				g.m.poolAttempt(pd.cfg.Name, mt.ref, o)
+				return
+			}
+		}
+	}
 }
 
 // poolGauges is the collector of the member gauges, read from every

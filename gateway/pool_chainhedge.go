@@ -78,7 +78,7 @@ func (x *exchange) raceChain(o *memberTry, mch <-chan *memberTry, cch <-chan tri
 		} else {
 			m.a.Cancel(x.g.now())
 		}
-		x.g.m.poolAttempt(x.poolNameOf(m.tk), m.mt.ref, poolOutCancel)
+		x.g.countSettled(m.mt, poolOutCancel)
 		m.tk.seen.settle(VerdictCancel, 0)
 		return membersOutcome{final: c.err != nil, chain: &chainHedge{o: c, served: c.err == nil, final: c.err != nil}}
 	}

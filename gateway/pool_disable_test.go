@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,13 @@ func TestDisabledMemberIsNotAdmitted(t *testing.T) {
 	if p.count("b") == 0 {
 		t.Error("b/m received nothing: the pool should serve on its other members")
 	}
+	v := p.gw.view(p.gw.models["claude"])
+	if b := memberIn(t, v, "pool/p", "b/m"); b.LastMinute == 0 || b.Share <= 0 {
+		t.Errorf("b/m after serving: %+v; want its last minute and share", b)
+	}
+	if a := memberIn(t, v, "pool/p", "a/m"); !a.Disabled || a.LastMinute != 0 || a.OpenReason != "manual" {
+		t.Errorf("a/m while disabled: %+v; want disabled (manual) with nothing in its last minute", a)
+	}
 	body := scrape(p.gw)
 	if !strings.Contains(body, `loopctl_pool_requests_total{member="b/m",outcome="success",pool="p"}`) ||
 		!strings.Contains(body, `loopctl_pool_requests_total{member="c/m",outcome="failure",pool="p"}`) {
@@ -54,5 +62,35 @@ func TestDisabledMemberIsNotAdmitted(t *testing.T) {
 	}
 	if p.count("a") == before {
 		t.Error("a/m got nothing after its disable's TTL ran out")
+	}
+}
+
+// TestPoolRequestsByOutcome: loopctl_pool_requests_total counts each
+// member attempt once, where the walk settles it, by its outcome: a 429
+// is rate_limit, a 400 no_verdict, a 500 failure, a served answer
+// success.
+func TestPoolRequestsByOutcome(t *testing.T) {
+	cfg := Config{
+		Pools: []Pool{{Name: "p", Affinity: "none", Breaker: Breaker{TripThreshold: 100},
+			Members: []PoolMember{{Target: "a/m"}, {Target: "b/m"}, {Target: "c/m"}, {Target: "d/m"}}}},
+		Models: []Model{{Name: "claude", Primary: "pool/p"}},
+	}
+	p := newPoolGW(t, cfg, Options{}, down("a", 429), down("b", 400), down("c", 500), serving("d"))
+	for range 12 {
+		if a := p.chat("claude", false); a.status != 200 {
+			t.Fatalf("%d %s", a.status, a.body)
+		}
+	}
+	body := scrape(p.gw)
+	for member, outcome := range map[string]string{"a": "rate_limit", "b": "no_verdict", "c": "failure", "d": "success"} {
+		series := `loopctl_pool_requests_total{member="` + member + `/m",outcome="` + outcome + `",pool="p"} `
+		got := grepLines(body, series)
+		want := strings.TrimSpace(strings.TrimPrefix(got, series))
+		if n := p.count(member); got == "" || want != strconv.Itoa(n) {
+			t.Errorf("%s/m: %q; want %s counted once per request it received (%d)", member, got, outcome, n)
+		}
+	}
+	if n := strings.Count(grepLines(body, "loopctl_pool_requests_total{"), "\n") + 1; n != 4 {
+		t.Errorf("%d series, want one per member:\n%s", n, grepLines(body, "loopctl_pool_requests_total{"))
 	}
 }

@@ -184,15 +184,14 @@ func (x *exchange) loseRival(ch <-chan *memberTry, tries []*memberTry, won *memb
 			r.res.release()
 		}
 		now := x.g.now()
-		name := x.poolNameOf(r.tk)
 		switch {
 		case after < 0:
 			r.a.Cancel(now)
-			x.g.m.poolAttempt(name, r.mt.ref, poolOutCancel)
+			x.g.countSettled(r.mt, poolOutCancel)
 			r.tk.seen.settle(VerdictCancel, 0)
 		case r.err == nil || errors.Is(r.err, context.Canceled):
 			r.a.Lose(now, after)
-			x.g.m.poolAttempt(name, r.mt.ref, poolOutCancel)
+			x.g.countSettled(r.mt, poolOutCancel) // the gateway cancelled it: its rival won
 			r.tk.seen.settle(VerdictCancel, 0)
 		default:
 			x.memberHeadroom(r.a, answerHeader(r.res, r.err))

@@ -80,7 +80,7 @@ func (x *exchange) settleTry(o *memberTry) (served, end bool) {
 	}
 	o.res.release()
 	o.a.NoVerdict(x.g.now())
-	x.g.m.poolAttempt(x.poolNameOf(o.tk), o.mt.ref, poolOutNoVerdict)
+	x.g.countSettled(o.mt, poolOutNoVerdict)
 	o.tk.seen.settle(VerdictCancel, 0)
 	x.out.refused = o.mt.ref
 	return false, false
@@ -125,11 +125,10 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	var ue *upstreamError
 	var unsup *wire.UnsupportedError
 	var bad *wire.RequestError
-	name := x.poolNameOf(tk)
 	switch {
 	case x.halted() || x.clientGone() || errors.As(err, &le):
 		a.Cancel(now)
-		x.g.m.poolAttempt(name, mt.ref, poolOutCancel)
+		x.g.countSettled(mt, poolOutCancel)
 		tk.seen.settle(VerdictCancel, 0)
 		return true
 	case errors.As(err, &unsup) || errors.As(err, &bad):
@@ -139,11 +138,11 @@ func (x *exchange) memberFailed(tk ticket, a pool.Attempt, mt *target, err error
 	default:
 		f := failure(err, start)
 		memberFailure(a, now, f)
-		x.g.m.poolAttempt(name, mt.ref, failureOutcome(f))
+		x.g.countSettled(mt, failureOutcome(f))
 		tk.seen.settle(VerdictFailure, f.Kind)
 		return false
 	}
-	x.g.m.poolAttempt(name, mt.ref, poolOutNoVerdict)
+	x.g.countSettled(mt, poolOutNoVerdict)
 	tk.seen.settle(VerdictCancel, 0)
 	return false
 }

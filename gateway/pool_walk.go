@@ -303,16 +303,3 @@ func poolFailure(r pool.Result) fallback.Failure {
 	}
 	return f
 }
-
-// poolNameOf names the pool whose member attempt the ticket tk carries:
-// the pool entry tk settles, or a pinned request's pool (its ticket names
-// the member itself).
-func (x *exchange) poolNameOf(tk ticket) string {
-	if t := x.in.rt.targets[tk.Model()]; t != nil && t.pool != nil {
-		return t.pool.cfg.Name
-	}
-	if x.in.pin != nil {
-		return x.in.pin.pd.cfg.Name
-	}
-	return ""
-}

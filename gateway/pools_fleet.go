@@ -36,6 +36,10 @@ type MemberDisableStore interface {
 	// Disabled reports whether ref is disabled at now, with its end (zero:
 	// until enabled), its reason and the admin key's name.
 	Disabled(ref string, now time.Time) (until time.Time, reason, by string, ok bool)
+	// Any reports whether any member may be disabled: false lets every
+	// request's admission skip Disabled (and its clock read). It must be as
+	// cheap as an atomic load.
+	Any() bool
 }
 
 // watchMembers has Options.MemberDisables follow every member of g's pools.

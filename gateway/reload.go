@@ -60,8 +60,8 @@ func (g *Gateway) Reload(cfg Config) (*Gateway, Reloaded, error) {
 	if err := next.checkModels(cfg.Models); err != nil {
 		return nil, rep, err
 	}
-	// The pools are built once on new breakers, as a check that touches
-	// nothing of g, then for good on g's member breakers and figures.
+	// The pools are checked on in-process breakers, touching nothing
+	// shared, then built for good on g's member breakers and figures.
 	if err := next.checkPools(cfg.Pools); err != nil {
 		return nil, rep, err
 	}

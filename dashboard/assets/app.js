@@ -51,7 +51,7 @@
     const body = el("tbody");
     for (const mb of p.members) {
       const out = mb.open_reason ? (mb.open_until ? new Date(mb.open_until).toLocaleTimeString() : "until enabled") +
-        " (" + mb.open_reason + ")" : "—";
+        " (" + mb.open_reason + ")" + (mb.disabled_reason ? ": " + mb.disabled_reason : "") : "—";
       body.append(el("tr", { class: mb.disabled ? "failed" : "", "data-kind": "member", "data-member": mb.name },
         el("td", {}, mb.name + (mb.weight !== 1 ? " ×" + mb.weight : "")), el("td", {}, badge(mb.state)),
         el("td", { class: "cause" }, out), el("td", {}, (mb.stream || "—") + " / " + (mb.whole || "—")),
