@@ -10,10 +10,13 @@
 // github.com/avast/retry-go/v4 in the same run, so that the ratios between
 // them hold on a noisy machine.
 //
-// Two commands measure the gateway, `loopctl serve`: cmd/gateway
+// Three commands measure the gateway, `loopctl serve`: cmd/gateway
 // (./gateway.sh: the latency and throughput it adds, next to a
-// ReverseProxy and the Portkey gateway) and cmd/outage (./outage.sh: what
-// an outage of the primary model costs its clients, next to Portkey).
+// ReverseProxy and the Portkey gateway, a three-member pool next to a
+// one-entry model included), cmd/outage (./outage.sh: what an outage of
+// the primary model costs its clients, next to Portkey) and cmd/pool
+// (./pool.sh: a pool of three members, one of them sick, next to
+// Portkey's loadbalance mode).
 //
 // Run the whole comparison with ./compare.sh (see ../docs/performance.md);
 // the sanity tests (go test ./...) check that every benchmark setup is really

@@ -4,7 +4,8 @@
 # gateway, every target a process of its own pinned to the same cores
 # (taskset), in one run against the same scripted upstream on loopback
 # (see cmd/gateway for what is measured and how, translated requests
-# included: GATEWAY.md §8.9). Under two minutes.
+# included: GATEWAY.md §8.9, and a three-member pool next to a one-entry
+# model: GATEWAY.md §11). Under two minutes.
 #
 # Portkey (npm @portkey-ai/gateway, pinned in portkey/package-lock.json) is
 # installed with npm ci when node_modules is missing; without node or npm,

@@ -122,7 +122,7 @@ func (d *MemberDisables) Disable(ref string, until time.Time, reason, by string)
 	}
 	tail := strconv.Itoa(len(by)) + " " + by + reason
 	v, err := d.s.exec(offScript, []string{m.key, m.vkey},
-		[]string{d.s.clock.arg(), "d", strconv.FormatInt(ttl, 10), tail, m.chn}, 0)
+		[]string{d.s.clock.arg(), "d", strconv.FormatInt(ttl, 10), tail, m.chn}, 0, nil)
 	if err != nil || len(v) < 3 {
 		m.local(until, reason, by, true)
 		return
@@ -134,7 +134,7 @@ func (d *MemberDisables) Disable(ref string, until time.Time, reason, by string)
 // script call); a member not disabled: no change.
 func (d *MemberDisables) Enable(ref string) {
 	m := d.member(ref)
-	v, err := d.s.exec(offScript, []string{m.key, m.vkey}, []string{d.s.clock.arg(), "e", "0", "", m.chn}, 0)
+	v, err := d.s.exec(offScript, []string{m.key, m.vkey}, []string{d.s.clock.arg(), "e", "0", "", m.chn}, 0, nil)
 	if err != nil || len(v) < 3 {
 		m.local(time.Time{}, "", "", false)
 		return

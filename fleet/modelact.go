@@ -108,9 +108,24 @@ func bounded(reason string) string {
 // comes just before the message of the state the act made, and keeps it
 // for that state; false if payload is no act's message.
 func (m *ModelBreaker) announce(payload string) bool {
-	rest, ok := strings.CutPrefix(payload, "act ")
+	a, ok := parseAct(payload)
 	if !ok {
 		return false
+	}
+	if a != nil {
+		m.mu.Lock()
+		m.pending = a
+		m.mu.Unlock()
+	}
+	return true
+}
+
+// parseAct parses an act's message, as published and as kept in the hash
+// field a: false if payload is none; nil if it is malformed (no act to name).
+func parseAct(payload string) (*opAct, bool) {
+	rest, ok := strings.CutPrefix(payload, "act ")
+	if !ok {
+		return nil, false
 	}
 	var f [4]string
 	for i := range f {
@@ -120,12 +135,20 @@ func (m *ModelBreaker) announce(payload string) bool {
 	v, err2 := strconv.ParseUint(f[1], 10, 64)
 	until, err3 := strconv.ParseInt(f[3], 10, 64)
 	if err1 != nil || err2 != nil || err3 != nil || f[2] == "" {
-		return true // malformed: no act to name
+		return nil, true
 	}
-	m.mu.Lock()
-	m.pending = &opAct{ep: ep, v: v, name: f[2], reason: strings.ToValidUTF8(rest, ""), until: until}
-	m.mu.Unlock()
-	return true
+	return &opAct{ep: ep, v: v, name: f[2], reason: strings.ToValidUTF8(rest, ""), until: until}, true
+}
+
+// madeBy returns a if it is the act that made the state (ep, v), else nil:
+// an act found in a reply or a re-read (the store keeps the latest) names
+// only the state it made, never a later one another change made since (a
+// trip after a disable is no disable).
+func madeBy(a *opAct, ep, v uint64) *opAct {
+	if a == nil || a.ep != ep || a.v != v {
+		return nil
+	}
+	return a
 }
 
 // announced returns the act that made state (ep, v): act if known, else

@@ -204,9 +204,9 @@ func (m *ModelBreaker) setReason(nm *modelMirror, note string, at reasonAt) bool
 	return true
 }
 
-// readReasons re-reads the reasons of the hold and the disables (after a
-// sync: the store wins).
-func (m *ModelBreaker) readReasons(ctx context.Context) error {
+// readNotes reads the reasons of the hold and the disables, as notes
+// ("item reason": "" for none written), in one read.
+func (m *ModelBreaker) readNotes(ctx context.Context) ([]string, error) {
 	fields := make([]string, 0, m.n+1)
 	fields = append(fields, "hr")
 	for i := range m.n {
@@ -215,14 +215,17 @@ func (m *ModelBreaker) readReasons(ctx context.Context) error {
 	c := m.s.client
 	vs, err := c.Do(ctx, c.B().Hmget().Key(m.keys[0]).Field(fields...).Build()).ToArray()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	mr := m.mirror.Load() // the reasons are at least as new as the state the sync read
+	if len(vs) != len(fields) {
+		return nil, errShortReply
+	}
+	notes := make([]string, len(vs))
 	for i, v := range vs {
 		r, _ := v.ToString() // nil: no reason written
-		m.note(i-1, r, reasonAt{mr.ep, mr.v})
+		notes[i] = strconv.Itoa(i-1) + " " + r
 	}
-	return nil
+	return notes, nil
 }
 
 // held reports whether the mirror's state is a hold in force at now (µs).

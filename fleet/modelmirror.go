@@ -13,17 +13,24 @@ import (
 
 // apply stores a state into the mirror if newer (see ToolBreaker.apply),
 // with the disables' ends du (nil: none), the trip count and closedAt k
-// (nil: an older process's message: kept) and the reason a change message
-// carries (note: "item reason"; "" none); act is the operator's act that
-// made the state (nil: none known, or the one a change message announced).
-func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string, act *opAct) {
+// (nil: an older process's message: kept) and the reasons a change
+// message or a re-read carries (notes: "item reason" each); act is the
+// operator's act that made the state or the latest act a reply or a
+// re-read found (nil: none known, or the one a change message announced),
+// named only if it made this state (madeBy). The reasons
+// are set before the transition is made, so that it names them (stamp).
+func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, act *opAct, notes ...string) {
 	m.mu.Lock()
 	cur := m.mirror.Load()
 	ep, v := uint64(x[0]), uint64(x[1])
-	act = m.announced(act, ep, v)
+	act = madeBy(m.announced(act, ep, v), ep, v)
 	if (since == nil || since != cur) && ep == cur.ep && v <= cur.v {
 		nm := *cur // an older state may still carry a reason newer than the mirror's
-		if note != "" && m.setReason(&nm, note, reasonAt{ep, v}) {
+		changed := false
+		for _, note := range notes {
+			changed = m.setReason(&nm, note, reasonAt{ep, v}) || changed
+		}
+		if changed {
 			m.publish(&nm, cur)
 			return
 		}
@@ -49,7 +56,7 @@ func (m *ModelBreaker) apply(x, du, k []int64, since *modelMirror, note string, 
 	if len(k) == 2 {
 		nm.trips, nm.closedAt = int(k[0]), k[1]
 	}
-	if note != "" {
+	for _, note := range notes {
 		m.setReason(&nm, note, reasonAt{ep, v})
 	}
 	m.publishAs(&nm, cur, act)
@@ -125,13 +132,32 @@ func (m *ModelBreaker) onMessage(payload string) {
 			k = nil
 		}
 	}
-	m.apply(x, du, k, nil, note, nil)
+	if note == "" {
+		m.apply(x, du, k, nil, nil)
+		return
+	}
+	m.apply(x, du, k, nil, nil, note)
 }
 
-// sync re-reads the store's state (the store wins).
+// sync re-reads the store's state (the store wins), with the act that made
+// it (the script's reply names it; modelLua) and the reasons of the hold
+// and the disables, and applies them together: the transition a re-read
+// makes (at start, after a reconnect: the messages were missed) names the
+// operator's act, its reason and its end as the messages would have
+// (modelact.go), never a hold with no reason. The reasons are read just
+// after the state, so they are at least as new as it.
 func (m *ModelBreaker) sync(ctx context.Context) error {
-	if _, err := m.script(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{}); err != nil {
+	before := m.mirror.Load()
+	v, act, err := m.eval(ctx, "sync", Turn{entry: -1}, 0, 0, true, extra{}, before)
+	if err != nil {
 		return err
 	}
-	return m.readReasons(ctx)
+	notes, err := m.readNotes(ctx)
+	if err != nil {
+		return err
+	}
+	width := m.width()
+	x := v[:width]
+	m.apply(x, v[width+4:width+4+m.n], v[width+4+m.n:], before, act, notes...)
+	return nil
 }

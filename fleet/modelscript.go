@@ -75,12 +75,24 @@ import "github.com/redis/rueidis"
 // process names the act, its operator and its end in the transition the
 // state message then makes. A process that predates acts reads that
 // message as a state it cannot parse and ignores it; the state message is
-// unchanged.
+// unchanged. The same message is kept in the hash field a (the latest act),
+// so that a process that re-reads the state (at start, after a reconnect:
+// it missed the messages) names the act that made it, as the messages
+// would have; an older process's script never writes a, and an act's
+// message names the state version it made, so a stale one names no newer
+// state.
+//
+// ARGV[29] and ARGV[30] are the incarnation and the version of the caller's
+// mirror (absent: an older caller). When the state replied is newer than
+// the mirror's and the latest act (a) made it, the reply ends with that
+// act's message: the caller may learn of the state from this reply (or a
+// re-read) before the act's messages reach it, and names the act as they
+// would (modelact.go). Every other reply is integers only.
 //
 // Reply: the state (18 + 2n integers), then now, the routed entry (-1 the
 // primary, -2 exhausted, -3 no hedge), the probe number and the uncounted
 // flag (a chain entry serving a turn in Primary), then the n
-// disables' ends, then n and closedAt.
+// disables' ends, then n and closedAt, then the act's message if any.
 const modelLua = `
 local key = KEYS[1]
 local op = ARGV[1]
@@ -337,9 +349,20 @@ if p ~= old or note or d ~= dold or k ~= kold then
   if opact ~= '' then
     local au = 0
     if op == 'hold' or (op == 'disable' and ttl > 0) then au = now + ttl end
-    redis.call('PUBLISH', ch, 'act ' .. S(ep) .. ' ' .. S(v) .. ' ' .. opact .. ' ' .. S(au) .. ' ' .. reason)
+    local am = 'act ' .. S(ep) .. ' ' .. S(v) .. ' ' .. opact .. ' ' .. S(au) .. ' ' .. reason
+    redis.call('HSET', key, 'a', am)
+    redis.call('PUBLISH', ch, am)
   end
   redis.call('PUBLISH', ch, p .. '\n' .. d .. '\n' .. (note or '') .. '\n' .. k)
+end
+local mep, mv = tonumber(ARGV[29] or ''), tonumber(ARGV[30] or '')
+local seen = nil
+if mep ~= nil and mv ~= nil and (mep ~= ep or mv < v) then
+  local am = redis.call('HGET', key, 'a')
+  if am then
+    local aep, av = string.match(am, '^act (%d+) (%d+) ')
+    if aep == S(ep) and av == S(v) then seen = am end
+  end
 end
 x[#x + 1] = now
 x[#x + 1] = entry
@@ -348,6 +371,7 @@ x[#x + 1] = unc
 for i = 1, n do x[#x + 1] = du[i] end
 x[#x + 1] = nt
 x[#x + 1] = ca
+if seen then x[#x + 1] = seen end
 return x
 `
 

@@ -291,17 +291,17 @@ func (s *Store) register(m member) error {
 }
 
 // exec runs a script with the store timeout and marks the store down on any
-// error; while the store is down it fails at once.
-func (s *Store) exec(sc *rueidis.Lua, keys, args []string, nowIdx int) ([]int64, error) {
+// error; while the store is down it fails at once. tail: as for run.
+func (s *Store) exec(sc *rueidis.Lua, keys, args []string, nowIdx int, tail *string) ([]int64, error) {
 	if !s.up.Load() {
 		return nil, errStoreDown
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, s.timeout)
-	v, err := s.run(ctx, sc, keys, args, nowIdx)
+	v, err := s.run(ctx, sc, keys, args, nowIdx, tail)
 	if err != nil && retryable(err) && ctx.Err() == nil {
 		// A connection that broke while idle (a restarted store) fails its
 		// first command before sending it; the client redials for the second.
-		v, err = s.run(ctx, sc, keys, args, nowIdx)
+		v, err = s.run(ctx, sc, keys, args, nowIdx, tail)
 	}
 	cancel()
 	if err != nil {
@@ -321,12 +321,14 @@ func retryable(err error) bool {
 }
 
 // run runs a script and measures the clock offset from its reply, whose
-// element nowIdx holds the store's TIME in µs.
-func (s *Store) run(ctx context.Context, sc *rueidis.Lua, keys, args []string, nowIdx int) ([]int64, error) {
+// element nowIdx holds the store's TIME in µs. The reply is integers; with
+// tail non-nil its last element may be a string instead, stored in *tail
+// (see replyInts).
+func (s *Store) run(ctx context.Context, sc *rueidis.Lua, keys, args []string, nowIdx int, tail *string) ([]int64, error) {
 	t0 := time.Now()
 	res := sc.Exec(ctx, s.client, keys, args)
 	t1 := time.Now()
-	v, err := res.AsIntSlice()
+	v, err := replyInts(res, tail)
 	if err == nil && nowIdx >= len(v) {
 		err = errors.New("fleet: short script reply")
 	}

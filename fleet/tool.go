@@ -167,7 +167,7 @@ func (b *ToolBreaker) scriptArgs(op string, probe bool, gen uint64, at int64, tr
 	args := []string{op, k.args[0], k.args[1], k.args[2], b.ch,
 		flag(probe), strconv.FormatUint(gen, 10), strconv.FormatInt(at, 10), b.s.clock.arg(), flag(trip),
 		k.args[3], k.args[4], k.args[5], hint, flag(slow)}
-	v, err := b.s.exec(toolScript, b.keys, args, 7)
+	v, err := b.s.exec(toolScript, b.keys, args, 7, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (b *ToolBreaker) sync(ctx context.Context) error {
 	args := []string{"sync", k.args[0], k.args[1], k.args[2], b.ch, "0", "0", "0", b.s.clock.arg(), "0",
 		k.args[3], k.args[4], k.args[5], ""}
 	before := b.mirror.Load()
-	v, err := b.s.run(ctx, toolScript, b.keys, args, 7)
+	v, err := b.s.run(ctx, toolScript, b.keys, args, 7, nil)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
-# install.sh: sourced by gateway.sh and outage.sh. ensure_portkey NAME installs
-# the pinned Portkey gateway (npm ci in bench/portkey, from its
+# install.sh: sourced by gateway.sh, outage.sh and pool.sh. ensure_portkey NAME
+# installs the pinned Portkey gateway (npm ci in bench/portkey, from its
 # package-lock.json) when node_modules is missing; without npm, or if the
 # install fails, it says so (as NAME) and the benchmark skips Portkey.
 ensure_portkey() {

@@ -28,7 +28,12 @@
 //     back, next to the same request passed through to an anthropic
 //     upstream on the same scripted process (goal: at most 1.5× the added
 //     median), and a translated Messages stream's time to first content next
-//     to the same-wire stream's (goal: at most 1.2×).
+//     to the same-wire stream's (goal: at most 1.2×);
+//   - pools (GATEWAY.md §11): the median loopctl adds with a model whose
+//     primary is a pool of three members (three upstreams on the same
+//     scripted process) next to the one-entry model, in the same
+//     interleaved rounds of the same process (goal: at most 1.05×); skipped
+//     with a message when the loopctl binary does not accept pools:.
 //
 // Run it from bench/ (go run ./cmd/gateway, or ./gateway.sh); it takes
 // under two minutes with the default flags. It is a benchmark, not a test:
@@ -36,9 +41,9 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -46,6 +51,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/bench/internal/proc"
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 	"github.com/loopctl/loopctl-go/gateway"
 )
 
@@ -54,6 +60,19 @@ type target struct {
 	name   string
 	url    string // chat completions endpoint
 	header http.Header
+	model  string // the model requests name; "": bench
+}
+
+// body is the chat request t sends, streamed or not.
+func (t target) body(stream bool) []byte {
+	b := plainBody
+	if stream {
+		b = streamBody
+	}
+	if t.model != "" {
+		b = bytes.Replace(b, []byte(`"model":"bench"`), []byte(`"model":"`+t.model+`"`), 1)
+	}
+	return b
 }
 
 // flags are the command's flags.
@@ -88,10 +107,10 @@ func main() {
 	}
 	fl := parseFlags()
 	start := time.Now()
-	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
+	fmt.Printf("gateway benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, serve.LoadAvg())
 
 	defer proc.StopAll() // every child: the roles, loopctl and Portkey
-	targets, upURL, dir := startTargets(fl)
+	targets, pool, upURL, dir := startTargets(fl)
 	if dir != "" {
 		defer os.RemoveAll(dir)
 	}
@@ -114,6 +133,7 @@ func main() {
 	}
 	targets, pk = checkTargets(targets, pk)
 	sum := measureLatency(targets, fl)
+	poolRatio := measurePool(targets, pool, fl)
 	wires := measureWires(targets, fl.rounds, fl.perRound/2)
 	translated := measureTranslated(targets, fl.rounds, fl.perRound/2)
 	rate := measureThroughput(targets, fl)
@@ -128,13 +148,18 @@ func main() {
 	printTranslatedSummary(translated)
 	fmt.Printf("gateway: added median %d µs (%.2f× ReverseProxy), p99 %d µs, streaming TTFB added %d µs, %d req/s at p99 ≤ %s, %.0f allocs/request\n",
 		sum[0][0].Microseconds(), ratio, sum[0][2].Microseconds(), sum[1][0].Microseconds(), rate, spaced(fl.p99), a)
+	if poolRatio > 0 {
+		fmt.Printf("pool: added median with a 3-member pool %.2f× the one-entry model's (goal ≤ 1.05×)\n", poolRatio)
+	}
 }
 
 // startTargets starts the upstream (direct), the reverse proxy and, with
 // -loopctl, loopctl serve (with its config in dir, a new temporary directory
 // the caller removes; "" without -loopctl), and returns them as targets with
-// the upstream's API root. It fails the command when one does not start.
-func startTargets(fl flags) (targets []target, upURL, dir string) {
+// the upstream's API root, and loopctl's pool model as a target of its own
+// (name "", when there is none: no -loopctl, or a loopctl without pools).
+// It fails the command when one does not start.
+func startTargets(fl flags) (targets []target, pool target, upURL, dir string) {
 	start1 := func(c *child, err error) *child {
 		if err != nil {
 			fail(err)
@@ -148,11 +173,17 @@ func startTargets(fl flags) (targets []target, upURL, dir string) {
 	targets = append(targets, target{name: "proxy", url: "http://" + px.addr + "/v1/chat/completions"})
 	if fl.loopctl != "" {
 		dir, _ = os.MkdirTemp("", "gateway-bench")
-		gs := start1(startLoopctl(fl.cpus, fl.loopctl, dir, upURL))
+		gs, pooled, err := startLoopctl(fl.cpus, fl.loopctl, dir, upURL)
+		if err != nil {
+			fail(err)
+		}
 		targets = append(targets, target{name: "loopctl", url: "http://" + gs.addr + "/v1/chat/completions"})
+		if pooled {
+			pool = target{name: "loopctl-pool", url: "http://" + gs.addr + "/v1/chat/completions", model: "bench-pool"}
+		}
 	}
 	fmt.Printf("processes: upstream %s, proxy %s (pinned to cpus %q)\n", up.Pid(), px.Pid(), fl.cpus)
-	return targets, upURL, dir
+	return targets, pool, upURL, dir
 }
 
 // checkTargets has every target answer both kinds (non-streaming and
@@ -242,23 +273,6 @@ func reportAllocs(gw *gateway.Gateway, root string) float64 {
 	return a
 }
 
-// server is an http.Server on a loopback listener.
-type server struct {
-	*http.Server
-	ln net.Listener
-}
-
-// serve starts h on a fresh loopback port.
-func serve(h http.Handler) *server {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fail(err)
-	}
-	s := &server{Server: &http.Server{Handler: h, Addr: ln.Addr().String(), ReadHeaderTimeout: 10 * time.Second}, ln: ln}
-	go s.Serve(ln)
-	return s
-}
-
 // proxyTransport is the reverse proxy's transport: keep-alive with enough
 // idle connections for the load generator's concurrency.
 func proxyTransport() *http.Transport {
@@ -271,21 +285,6 @@ func proxyTransport() *http.Transport {
 // newClient returns a keep-alive client for sequential requests.
 func newClient() *http.Client {
 	return &http.Client{Transport: proxyTransport(), Timeout: 10 * time.Second}
-}
-
-// loadavg returns the 1-minute load average, for context.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil || len(b) < 4 {
-		return "load average unknown"
-	}
-	f := string(b)
-	for i, c := range f {
-		if c == ' ' {
-			return "load average " + f[:i] + " (1 min)"
-		}
-	}
-	return "load average unknown"
 }
 
 func fail(err error) {

@@ -13,6 +13,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 	"github.com/loopctl/loopctl-go/gateway"
 )
 
@@ -20,11 +21,7 @@ import (
 // whole body for a plain request, until the first body byte for a stream
 // (time to first byte); the rest of a stream is read and checked too.
 func once(c *http.Client, t target, stream bool) (time.Duration, error) {
-	body := plainBody
-	if stream {
-		body = streamBody
-	}
-	req, err := http.NewRequest("POST", t.url, bytes.NewReader(body))
+	req, err := http.NewRequest("POST", t.url, bytes.NewReader(t.body(stream)))
 	if err != nil {
 		return 0, err
 	}
@@ -96,12 +93,6 @@ func latencies(ts []target, stream bool, rounds, n int) (map[string][]time.Durat
 	return out, errs
 }
 
-// quantile returns the q-quantile of ds (sorted in place).
-func quantile(ds []time.Duration, q float64) time.Duration {
-	slices.Sort(ds)
-	return ds[int(q*float64(len(ds)-1)+0.5)]
-}
-
 // printLatency prints each target's median and p90 and the median it adds
 // over direct, and the gateway's added median as a multiple of the proxy's.
 // It returns loopctl's added median, the proxy's and loopctl's added p99.
@@ -121,7 +112,7 @@ func printLatency(ts []target, lat map[string][]time.Duration, errs map[string][
 		}
 	}
 	if len(lat["loopctl"]) > 0 {
-		p99 = quantile(lat["loopctl"], 0.99) - quantile(lat["direct"], 0.99)
+		p99 = serve.Quantile(lat["loopctl"], 0.99) - serve.Quantile(lat["direct"], 0.99)
 	}
 	return added["loopctl"], added["proxy"], p99
 }
@@ -135,16 +126,16 @@ func printTargets(ts []target, lat map[string][]time.Duration, errs map[string][
 		fmt.Printf("    direct: no answer (%d failed requests)\n", len(errs["direct"]))
 		return added
 	}
-	direct := quantile(lat["direct"], 0.5)
+	direct := serve.Quantile(lat["direct"], 0.5)
 	for _, t := range ts {
 		e := errs[t.name]
 		if len(lat[t.name]) == 0 {
 			fmt.Printf("    %-8s no answer (%d failed requests, first: %s)\n", t.name, len(e), first(e))
 			continue
 		}
-		med := quantile(lat[t.name], 0.5)
+		med := serve.Quantile(lat[t.name], 0.5)
 		added[t.name] = med - direct
-		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(quantile(lat[t.name], 0.9)), us(med-direct))
+		fmt.Printf("    %-8s median %8v  p90 %8v  added median %8v", t.name, us(med), us(serve.Quantile(lat[t.name], 0.9)), us(med-direct))
 		if len(e) > 0 {
 			fmt.Printf("  (%d failed requests, first: %s)", len(e), e[0])
 		}
@@ -187,10 +178,7 @@ type attacker struct {
 }
 
 func newAttacker(t target, stream bool) *attacker {
-	body := plainBody
-	if stream {
-		body = streamBody
-	}
+	body := t.body(stream)
 	hdr := http.Header{"Content-Type": {"application/json"}}
 	for k, v := range t.header {
 		hdr[k] = v
@@ -332,4 +320,40 @@ func (cannedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body:          io.NopCloser(strings.NewReader(completion)),
 		ContentLength: int64(len(completion)), Request: r,
 	}, nil
+}
+
+// measurePool prints the median loopctl adds with a three-member pool
+// (pool, a target of the same process) next to the one-entry model's, in
+// the same interleaved rounds, non-streaming and streaming, and returns
+// the non-streaming ratio of the two added medians (0 without a pool).
+func measurePool(targets []target, pool target, fl flags) float64 {
+	if pool.name == "" {
+		return 0
+	}
+	var ts []target
+	for _, t := range targets {
+		if t.name == "direct" || t.name == "loopctl" {
+			ts = append(ts, t)
+		}
+	}
+	ts = append(ts, pool)
+	fmt.Printf("\nPool: %d interleaved rounds x %d sequential requests (keep-alive), model bench (one entry) next to bench-pool (pool/p: 3 members)\n", fl.rounds, fl.perRound)
+	ratio := 0.0
+	for _, stream := range []bool{false, true} {
+		lat, errs := latencies(ts, stream, fl.rounds, fl.perRound)
+		kind := "non-streaming (whole response)"
+		if stream {
+			kind = "streaming (time to first byte)"
+		}
+		fmt.Printf("  %s\n", kind)
+		added := printTargets(ts, lat, errs)
+		if added["loopctl"] > 0 && added["loopctl-pool"] > 0 {
+			r := float64(added["loopctl-pool"]) / float64(added["loopctl"])
+			fmt.Printf("    loopctl-pool added / loopctl added = %.2fx (goal <= 1.05x)\n", r)
+			if !stream {
+				ratio = r
+			}
+		}
+	}
+	return ratio
 }

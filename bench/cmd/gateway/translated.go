@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // Translated requests (GATEWAY.md §8.9): a Messages request for model
@@ -249,8 +251,8 @@ func printGroup(g probeGroup, lat map[string][]time.Duration, errs map[string][]
 			fmt.Printf("    %-30s no answer (%d failed requests, first: %s)\n", p.name, len(errs[p.name]), first(errs[p.name]))
 			continue
 		}
-		r.median[p.name] = quantile(lat[p.name], 0.5)
-		fmt.Printf("    %-30s median %8v  p90 %8v", p.name, us(r.median[p.name]), us(quantile(lat[p.name], 0.9)))
+		r.median[p.name] = serve.Quantile(lat[p.name], 0.5)
+		fmt.Printf("    %-30s median %8v  p90 %8v", p.name, us(r.median[p.name]), us(serve.Quantile(lat[p.name], 0.9)))
 		if b, ok := r.median[p.base]; ok {
 			r.added[p.name] = r.median[p.name] - b
 			fmt.Printf("  added median %8v (over %s)", us(r.added[p.name]), p.base)

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loopctl/loopctl-go/bench/internal/proc"
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // The loopctl settings of the issue's table (SEMANTICS §3, §4, §7;
@@ -98,21 +98,6 @@ type loopctlProc struct {
 	child  *proc.Child
 }
 
-// checkConfig runs `loopctl serve --check` on a config file and returns
-// its problems ("" when it says OK).
-func checkConfig(ctx context.Context, bin, path string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "serve", "--check", "--config", path).CombinedOutput()
-	if err == nil {
-		return "", nil
-	}
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-		return strings.TrimSpace(string(out)), nil
-	}
-	return "", fmt.Errorf("loopctl serve --check: %v: %s", err, out)
-}
-
 // rejected returns the first line of a config check's problems that names
 // one of keys (the last part of each key path is matched), or "".
 func rejected(problems string, keys []string) string {
@@ -131,7 +116,7 @@ func writeChecked(ctx context.Context, bin, path, listen string, p pair, c runCo
 	if err := os.WriteFile(path, []byte(loopctlConfig(listen, p, c)), 0o600); err != nil {
 		return "", err
 	}
-	return checkConfig(ctx, bin, path)
+	return serve.Check(ctx, bin, path)
 }
 
 // settle writes and checks the config for c, dropping what this loopctl
@@ -190,30 +175,9 @@ func startLoopctl(ctx context.Context, bin, dir string, p pair, c runConfig, o o
 	if problems != "" {
 		return nil, note, fmt.Errorf("loopctl serve --check rejects the config:\n%s\nconfig:\n%s", problems, loopctlConfig(listen, p, c))
 	}
-	ch, err := proc.Start(exec.Command(bin, "serve", "--config", path, "--grace", "1s"))
+	ch, base, err := serve.Start(ctx, bin, path, listen)
 	if err != nil {
 		return nil, note, err
 	}
-	base := "http://" + listen
-	if err := proc.WaitReady(ctx, base+"/readyz", ch, 15*time.Second); err != nil {
-		ch.Stop()
-		return nil, note, fmt.Errorf("loopctl serve: %v; its log ends:\n%s", err, proc.Tail(ch.Log.String(), 1500))
-	}
 	return &loopctlProc{target: target{name: "loopctl", url: base + "/v1/chat/completions"}, child: ch}, note, nil
-}
-
-// buildLoopctl builds ./cmd/loopctl of the repository at repo into dir and
-// returns the binary's path.
-func buildLoopctl(ctx context.Context, repo, dir string, race bool) (string, error) {
-	bin := filepath.Join(dir, "loopctl")
-	args := []string{"build", "-o", bin}
-	if race {
-		args = append(args, "-race")
-	}
-	cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/loopctl")...)
-	cmd.Dir = repo
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/loopctl in %s: %v\n%s", repo, err, out)
-	}
-	return bin, nil
 }

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/loopctl/loopctl-go/bench/internal/proc"
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // options are the harness's settings (the flags).
@@ -234,9 +235,9 @@ func setup(ctx context.Context, o options, out io.Writer) (*env, func(), error) 
 			return nil, nil, err
 		}
 	}
-	fmt.Fprintf(out, "outage benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
+	fmt.Fprintf(out, "outage benchmark: GOMAXPROCS=%d, %s/%s, %s\n", runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, serve.LoadAvg())
 	if slices.Contains(o.targets, "loopctl") && e.loopctl == "" {
-		if e.loopctl, err = buildLoopctl(ctx, o.repo, dir, o.race); err != nil {
+		if e.loopctl, err = serve.Build(ctx, o.repo, dir, o.race); err != nil {
 			cleanup()
 			return nil, nil, err
 		}
@@ -251,13 +252,4 @@ func setup(ctx context.Context, o options, out io.Writer) (*env, func(), error) 
 		}
 	}
 	return e, cleanup, nil
-}
-
-// loadavg returns the 1-minute load average, for context.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return "load average " + f[0] + " (1 min)"
-	}
-	return "load average unknown"
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // TestTinyRun runs the harness in a tiny mode so that CI proves it works:
@@ -26,7 +28,7 @@ func TestTinyRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	repo, _ := filepath.Abs("../../..")
-	bin, err := buildLoopctl(ctx, repo, t.TempDir(), raceBuild)
+	bin, err := serve.Build(ctx, repo, t.TempDir(), raceBuild)
 	if err != nil {
 		t.Fatalf("%v\nhint: the harness needs the repository's loopctl: from %s, `go build ./cmd/loopctl` must work (go mod download fetches what is missing)", err, repo)
 	}

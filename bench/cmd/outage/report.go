@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // stats are a row's numbers.
@@ -53,8 +55,8 @@ func measure(r row, o options) stats {
 			out = append(out, rec.lat)
 		}
 	}
-	st.p50out, st.p99out = quantile(out, 0.5), quantile(out, 0.99)
-	st.p50in, st.p99in = quantile(in, 0.5), quantile(in, 0.99)
+	st.p50out, st.p99out = serve.Quantile(out, 0.5), serve.Quantile(out, 0.99)
+	st.p50in, st.p99in = serve.Quantile(in, 0.5), serve.Quantile(in, 0.99)
 	st.reasons = reasons(why)
 	st.sick, st.bound = sickPrimary(r, o)
 	if b, ok := partialBound(r, st.in); ok {
@@ -72,15 +74,6 @@ func measure(r row, o options) stats {
 	st.backGoal = !r.kind.back || (st.backOK && st.back <= cooldown+2*time.Second)
 	st.met = st.failOK && st.p99OK && st.sickOK && st.backGoal
 	return st
-}
-
-// quantile returns the q-quantile of ds (sorted in place; 0 if empty).
-func quantile(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[int(q*float64(len(ds)-1)+0.5)]
 }
 
 // reasons names the two commonest failures with their counts.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/faults"
 )
 
 // fault is how an upstream answers while it is broken.
@@ -29,18 +31,6 @@ const (
 // slowDelay is how long the slow fault waits before answering: under the
 // gateways' 3 s first-byte timeout.
 const slowDelay = 2 * time.Second
-
-// brownoutFails reports whether the nth request (from 0) a browned-out
-// upstream receives fails: the 2nd, 5th and 8th of every 10, so three in
-// ten fail and never two in a row (the 8th and the next 2nd are three
-// apart).
-func brownoutFails(n int) bool {
-	switch n % 10 {
-	case 1, 4, 7:
-		return true
-	}
-	return false
-}
 
 // arrival is one request an upstream received, as offsets from the run's
 // start: when it arrived, when the upstream was done with it, and whether
@@ -113,7 +103,7 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.mu.Lock()
 	f := u.fault
 	if f == brownout {
-		if !brownoutFails(u.nth) {
+		if !faults.BrownoutFails(u.nth) {
 			f = healthy // but logged as broken: the primary is sick, whatever this answer
 		}
 		u.nth++

@@ -17,6 +17,7 @@ var examplesDir = filepath.Join("..", "..", "..", "..", "examples")
 func TestExamplesCheck(t *testing.T) {
 	home := isolateCredentials(t)
 	for k, v := range map[string]string{"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a", "AZURE_OPENAI_API_KEY": "az",
+		"ANTHROPIC_API_KEY_B": "sk-b", "ANTHROPIC_API_KEY_C": "sk-c", "AZURE_OPENAI_API_KEY_EASTUS": "az-e", "AZURE_OPENAI_API_KEY_SWEDEN": "az-s",
 		"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"} {
 		t.Setenv(k, v)
 	}

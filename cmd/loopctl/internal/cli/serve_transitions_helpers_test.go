@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/loopctl/loopctl-go/fleet"
 	"github.com/loopctl/loopctl-go/gateway"
 	"github.com/loopctl/loopctl-go/llmtest"
 )
@@ -61,8 +63,13 @@ func loggingGateway(t *testing.T, cfg gateway.Config, store string) (*httptest.S
 	buf := &breakerLog{}
 	log := slog.New(slog.NewJSONHandler(buf, nil))
 	opts := gateway.Options{OnTransition: logTransitions(log)}
+	var st *fleet.Store
 	if store != "" {
-		_, closeStore, ok := fleetStore(gateway.Store{Redis: "redis://" + store, Prefix: "opsfleet"}, &opts, log, io.Discard)
+		var (
+			closeStore func()
+			ok         bool
+		)
+		st, closeStore, ok = fleetStore(gateway.Store{Redis: "redis://" + store, Prefix: "opsfleet"}, &opts, log, io.Discard)
 		if !ok {
 			t.Fatal("the store did not open")
 		}
@@ -73,9 +80,35 @@ func loggingGateway(t *testing.T, cfg gateway.Config, store string) (*httptest.S
 		t.Fatal(err)
 	}
 	t.Cleanup(gw.Close)
+	if st != nil {
+		joined(t, st) // the gateway's breakers registered
+	}
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	return srv, buf
+}
+
+// joined waits, bounded, until st has subscribed, re-read its breakers and
+// answers: a replica is part of the fleet only from then on. Before, an
+// act's messages may not reach it (its re-read after subscribing names the
+// act: fleet's TestFleetActOfAReRead), and under -race on a busy machine
+// its first call may exceed the 50 ms StoreTimeout, so that it runs
+// locally for a RetryInterval and joins with the store's state silently,
+// as any replica that was down does: no act of its own to log then.
+func joined(t *testing.T, st *fleet.Store) {
+	t.Helper()
+	end := time.Now().Add(5 * time.Second)
+	select {
+	case <-st.Ready():
+	case <-time.After(time.Until(end)):
+		t.Fatal("the replica's store did not subscribe within 5s")
+	}
+	for !st.Up() {
+		if time.Now().After(end) {
+			t.Fatal("the replica's store did not answer within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // postAs posts the JSON body to path on srv with key as its bearer token and
