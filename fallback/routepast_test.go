@@ -163,3 +163,20 @@ func sharedTwin(t fataler, m *Manager) *Manager {
 	}
 	return tw
 }
+
+// BenchmarkNextModel measures the pure read the gateway asks before each
+// attempt of a route with a pool (a tripped manager, the primary routed
+// past).
+func BenchmarkNextModel(b *testing.B) {
+	m := benchManager(b, true)
+	var a Attempts
+	if err := a.RoutePast(m, "a"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if got, ok := a.NextModel(m); !ok || got != "b" {
+			b.Fatalf("NextModel = %q, %v", got, ok)
+		}
+	}
+}
