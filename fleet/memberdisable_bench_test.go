@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -85,9 +84,5 @@ func BenchmarkMemberDisablePropagation(b *testing.B) {
 		calls += scriptCalls(b, srv) - before
 		b.StartTimer()
 	}
-	slices.Sort(delays)
-	q := func(f float64) float64 { return float64(delays[int(f*float64(len(delays)-1))].Microseconds()) }
-	b.ReportMetric(q(0.50), "p50-µs")
-	b.ReportMetric(q(0.99), "p99-µs")
-	b.ReportMetric(float64(calls)/float64(len(delays)), "scripts/disable")
+	reportPropagation(b, delays, calls, "scripts/disable")
 }

@@ -65,9 +65,17 @@ func BenchmarkFleetActPropagation(b *testing.B) {
 		calls += scriptCalls(b, srv) - before
 		b.StartTimer()
 	}
+	reportPropagation(b, delays, calls, "scripts/act")
+}
+
+// reportPropagation reports a propagation benchmark's figures: the p50 and
+// p99 of delays in µs, and the script calls per event (calls over the
+// events timed) as metric unit.
+func reportPropagation(b *testing.B, delays []time.Duration, calls int64, unit string) {
+	b.Helper()
 	slices.Sort(delays)
 	q := func(f float64) float64 { return float64(delays[int(f*float64(len(delays)-1))].Microseconds()) }
 	b.ReportMetric(q(0.50), "p50-µs")
 	b.ReportMetric(q(0.99), "p99-µs")
-	b.ReportMetric(float64(calls)/float64(len(delays)), "scripts/act")
+	b.ReportMetric(float64(calls)/float64(len(delays)), unit)
 }

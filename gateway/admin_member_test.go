@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -35,24 +34,11 @@ func poolAdminConfig() Config {
 	}
 }
 
-// newPoolFixture is newFixture for a config with pools.
+// newPoolFixture is newFixture for a config with pools, its upstream "up"
+// answering every request with "ok".
 func newPoolFixture(t *testing.T, cfg Config, opt Options) *fixture {
 	t.Helper()
-	up := llmtest.NewOpenAI(llmtest.Always(llmtest.Text("ok")))
-	cfg.Upstreams = append([]Upstream{{Name: "up", BaseURL: up.BaseURL(), APIKey: "sk-upstream"}}, cfg.Upstreams...)
-	gw, err := New(cfg, opt)
-	if err != nil {
-		up.Close()
-		t.Fatalf("New: %v", err)
-	}
-	srv := httptest.NewServer(gw)
-	f := &fixture{t: t, up: up, gw: gw, srv: srv}
-	t.Cleanup(func() {
-		srv.Close()
-		gw.Close()
-		up.Close()
-	})
-	return f
+	return newFixture(t, llmtest.Always(llmtest.Text("ok")), cfg, opt)
 }
 
 // trip opens the member breaker of ref with failures.

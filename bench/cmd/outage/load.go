@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // target is one gateway under test, as a client reaches it.
@@ -72,7 +74,7 @@ func (c *client) do(ctx context.Context, t target, stream bool) (rec record, sta
 	start := time.Now()
 	res, err := c.hc.Do(req)
 	if err != nil {
-		rec.lat, rec.why = time.Since(start), shortErr(err)
+		rec.lat, rec.why = time.Since(start), serve.ShortErr(err)
 		return rec, 0, nil, ""
 	}
 	defer res.Body.Close()
@@ -81,7 +83,7 @@ func (c *client) do(ctx context.Context, t target, stream bool) (rec record, sta
 	body = string(all)
 	switch {
 	case err != nil:
-		rec.why = fmt.Sprintf("HTTP %d, body cut: %s", res.StatusCode, shortErr(err))
+		rec.why = fmt.Sprintf("HTTP %d, body cut: %s", res.StatusCode, serve.ShortErr(err))
 	case res.StatusCode != 200:
 		rec.why = fmt.Sprintf("HTTP %d", res.StatusCode)
 	case stream && (!strings.Contains(body, `"po"`) || !strings.Contains(body, "[DONE]") || strings.Contains(body, `"error"`)):
@@ -98,23 +100,6 @@ func (c *client) do(ctx context.Context, t target, stream bool) (rec record, sta
 		rec.served = "backup"
 	}
 	return rec, res.StatusCode, res.Header, body
-}
-
-// shortErr names a transport error briefly (a client timeout as "timeout").
-func shortErr(err error) string {
-	s := err.Error()
-	switch {
-	case strings.Contains(s, "Client.Timeout") || strings.Contains(s, "deadline exceeded"):
-		return "client timeout"
-	case strings.Contains(s, "connection refused"):
-		return "connection refused"
-	case strings.Contains(s, "EOF") || strings.Contains(s, "connection reset"):
-		return "connection dropped"
-	}
-	if len(s) > 80 {
-		s = s[:80]
-	}
-	return s
 }
 
 // openLoop sends rate requests per second to t, from t0+from until

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/loopctl/loopctl-go/bench/internal/serve"
 )
 
 // sessions is the number of session keys the clients use.
@@ -97,7 +99,7 @@ func (c *client) do(ctx context.Context, t target, r record) record {
 	start := time.Now()
 	res, err := c.hc.Do(req)
 	if err != nil {
-		r.lat, r.why = time.Since(start), shortErr(err)
+		r.lat, r.why = time.Since(start), serve.ShortErr(err)
 		r.ttfc = r.lat
 		return r
 	}
@@ -110,7 +112,7 @@ func (c *client) do(ctx context.Context, t target, r record) record {
 	r.served = servedBy(all)
 	switch {
 	case err != nil:
-		r.why = fmt.Sprintf("HTTP %d, body cut: %s", res.StatusCode, shortErr(err))
+		r.why = fmt.Sprintf("HTTP %d, body cut: %s", res.StatusCode, serve.ShortErr(err))
 	case res.StatusCode != 200:
 		r.why = fmt.Sprintf("HTTP %d", res.StatusCode)
 	case r.served < 0:
@@ -164,23 +166,6 @@ func servedBy(body string) int {
 		}
 	}
 	return -1
-}
-
-// shortErr names a transport error briefly (a client timeout as "timeout").
-func shortErr(err error) string {
-	s := err.Error()
-	switch {
-	case strings.Contains(s, "Client.Timeout") || strings.Contains(s, "deadline exceeded"):
-		return "client timeout"
-	case strings.Contains(s, "connection refused"):
-		return "connection refused"
-	case strings.Contains(s, "EOF") || strings.Contains(s, "connection reset"):
-		return "connection dropped"
-	}
-	if len(s) > 80 {
-		s = s[:80]
-	}
-	return s
 }
 
 // plan is the load's requests before they are sent: request i is due at

@@ -2,7 +2,7 @@
 // binary built from this repository, a YAML config file checked with
 // `serve --check` first, and a process of its own (a proc.Child) on a
 // loopback port. It also holds the figures every harness prints the same
-// way: the machine's load average and latency quantiles.
+// way: the machine's load average, latency quantiles and short transport errors.
 package serve
 
 import (
@@ -86,4 +86,23 @@ func Quantile(ds []time.Duration, q float64) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[int(q*float64(len(ds)-1)+0.5)]
+}
+
+// ShortErr names a transport error briefly, for a benchmark's report: a
+// client timeout as "client timeout", a refused or dropped connection as
+// such, anything else cut at 80 bytes.
+func ShortErr(err error) string {
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "Client.Timeout") || strings.Contains(s, "deadline exceeded"):
+		return "client timeout"
+	case strings.Contains(s, "connection refused"):
+		return "connection refused"
+	case strings.Contains(s, "EOF") || strings.Contains(s, "connection reset"):
+		return "connection dropped"
+	}
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
 }
